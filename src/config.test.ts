@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from './config.ts';
+
+test('defaults when nothing is set', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8000);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.databaseUrl, undefined);
+  assert.match(config.dataDir, /\.data$/);
+  assert.equal(config.restAuth, 'required');
+  assert.equal(config.rateLimitPerSecond, 10);
+  assert.equal(config.authDevLogin, false);
+  assert.equal(config.github.apiUrl, 'https://api.github.com');
+  assert.ok(Object.isFrozen(config) && Object.isFrozen(config.github));
+});
+
+for (const [name, value] of [
+  ['PORT', 'eighty'],
+  ['PORT', '70000'],
+  ['PORT', '-1'],
+  ['DATABASE_URL', 'mysql://localhost/x'],
+  ['DATABASE_URL', 'not a url'],
+  ['REDIS_URL', 'http://localhost'],
+  ['LOG_LEVEL', 'loud'],
+  ['REST_AUTH', 'sometimes'],
+  ['RATE_LIMIT_PER_SECOND', '0'],
+  ['AUTH_DEV_LOGIN', 'maybe'],
+] as const) {
+  test(`a bad ${name} (${value}) is refused with a message naming it`, () => {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (error: unknown) => error instanceof ConfigError && error.variable === name && error.message.includes(name),
+    );
+  });
+}
+
+test('AUTH_DEV_LOGIN is refused in production', () => {
+  assert.throws(() => loadConfig({ AUTH_DEV_LOGIN: 'true', NODE_ENV: 'production' }), /AUTH_DEV_LOGIN/);
+  assert.equal(loadConfig({ AUTH_DEV_LOGIN: 'true' }).authDevLogin, true);
+});
+
+test('values are parsed and trimmed', () => {
+  const config = loadConfig({
+    PORT: ' 9001 ',
+    DATABASE_URL: 'postgres://u@h:5432/db',
+    REDIS_URL: 'redis://127.0.0.1:6379/',
+    REST_AUTH: 'OPTIONAL',
+    GITHUB_API_URL: 'http://127.0.0.1:9999/',
+  });
+  assert.equal(config.port, 9001);
+  assert.equal(config.databaseUrl, 'postgres://u@h:5432/db');
+  assert.equal(config.redisUrl, 'redis://127.0.0.1:6379');
+  assert.equal(config.restAuth, 'optional');
+  assert.equal(config.github.apiUrl, 'http://127.0.0.1:9999');
+});

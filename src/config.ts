@@ -1,0 +1,127 @@
+// The only module that reads process.env. Everything else receives a frozen Config.
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly redisUrl: string | undefined;
+  readonly logLevel: LogLevel;
+  readonly nodeEnv: string | undefined;
+  readonly isProduction: boolean;
+  readonly restAuth: 'required' | 'optional';
+  readonly rateLimitPerSecond: number;
+  readonly authDevLogin: boolean;
+  readonly github: {
+    readonly clientId: string | undefined;
+    readonly clientSecret: string | undefined;
+    readonly webUrl: string;
+    readonly apiUrl: string;
+    readonly token: string | undefined;
+  };
+  /** Load the bundled dataset into an empty database on start. */
+  readonly autoImport: boolean;
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: readonly string[], fallback?: string): string | undefined {
+  const raw = text(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = text(env, 'NODE_ENV');
+  const isProduction = nodeEnv === 'production';
+  const authDevLogin = bool(env, 'AUTH_DEV_LOGIN', false);
+  if (authDevLogin && isProduction) {
+    throw new ConfigError('AUTH_DEV_LOGIN', 'cannot be enabled when NODE_ENV=production');
+  }
+  const config: Config = {
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(text(env, 'DATA_DIR') ?? './.data'),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    nodeEnv,
+    isProduction,
+    restAuth: oneOf(env, 'REST_AUTH', ['required', 'optional'] as const, 'required'),
+    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
+    authDevLogin,
+    github: {
+      clientId: text(env, 'GITHUB_CLIENT_ID'),
+      clientSecret: text(env, 'GITHUB_CLIENT_SECRET'),
+      webUrl: url(env, 'GITHUB_WEB_URL', ['http:', 'https:'], 'https://github.com')!,
+      apiUrl: url(env, 'GITHUB_API_URL', ['http:', 'https:'], 'https://api.github.com')!,
+      token: text(env, 'GITHUB_TOKEN'),
+    },
+    autoImport: bool(env, 'AUTO_IMPORT', true),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) {
+    if (inner && typeof inner === 'object') deepFreeze(inner as object);
+  }
+  return Object.freeze(value);
+}

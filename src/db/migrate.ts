@@ -1,0 +1,50 @@
+import { Migrator, type Migration, type MigrationProvider, type MigrationResult } from 'kysely';
+import type { Db } from './index.ts';
+import * as m0001 from './migrations/0001_data_model.ts';
+
+// Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
+const migrations: Record<string, Migration> = {
+  '0001_data_model': m0001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export class MigrationError extends Error {
+  constructor(
+    readonly migration: string | undefined,
+    cause: unknown,
+  ) {
+    super(`Migration ${migration ?? '(unknown)'} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = 'MigrationError';
+  }
+}
+
+function migrator(db: Db): Migrator {
+  return new Migrator({ db, provider });
+}
+
+/** Applies every pending migration; returns the names applied. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const { error, results } = await migrator(db).migrateToLatest();
+  return check(error, results);
+}
+
+export async function migrateDown(db: Db): Promise<string[]> {
+  const { error, results } = await migrator(db).migrateDown();
+  return check(error, results);
+}
+
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const all = await migrator(db).getMigrations();
+  return all.filter((m) => !m.executedAt).map((m) => m.name);
+}
+
+function check(error: unknown, results: MigrationResult[] | undefined): string[] {
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new MigrationError(failed?.migrationName, error);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
