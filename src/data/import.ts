@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { readOwaspData, writeOwaspData, type OwaspReport } from './owasp/owasp.import.ts';
+import { changedRows } from './report.ts';
 import { readGithubData, writeGithubData, type GithubReport } from './github/github.import.ts';
 
 export const BUNDLED_DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data');
@@ -19,6 +20,8 @@ export interface ImportSources {
 export interface ImportReport {
   owasp: OwaspReport;
   github: GithubReport;
+  /** False when the database already held exactly this data. */
+  changed: boolean;
   dataVersion: number;
   durationMs: number;
 }
@@ -27,16 +30,31 @@ export function sourcesFrom(dir: string = BUNDLED_DATA_DIR): ImportSources {
   return { owaspDir: path.join(dir, 'owasp'), githubDir: path.join(dir, 'github') };
 }
 
+// Serializes imports and syncs across processes and instances sharing one database.
+const IMPORT_LOCK = 727_001;
+
 export async function importDataset(db: Db, sources: ImportSources = sourcesFrom()): Promise<ImportReport> {
+  return (await runImport(db, sources, false))!;
+}
+
+/** Imports only into a database that has never been loaded (first start); null when it had data. */
+export async function importIfEmpty(db: Db, sources: ImportSources = sourcesFrom()): Promise<ImportReport | null> {
+  return runImport(db, sources, true);
+}
+
+async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean): Promise<ImportReport | null> {
   const started = performance.now();
   const owaspData = await readOwaspData(sources.owaspDir);
   const githubData = await readGithubData(sources.githubDir);
   return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
+    if (onlyIfEmpty && (await readDataVersion(trx)) > 0) return null;
     // GitHub first: leaders may link to the members it stores.
     const github = await writeGithubData(trx, githubData);
     const owasp = await writeOwaspData(trx, owaspData);
-    const dataVersion = await bumpDataVersion(trx);
-    return { owasp, github, dataVersion, durationMs: Math.round(performance.now() - started) };
+    const changed = changedRows(github) + changedRows(owasp) > 0;
+    const dataVersion = changed || onlyIfEmpty ? await bumpDataVersion(trx) : await readDataVersion(trx);
+    return { owasp, github, changed, dataVersion, durationMs: Math.round(performance.now() - started) };
   });
 }
 

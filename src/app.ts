@@ -1,0 +1,54 @@
+// buildApp returns the whole service as a Fastify instance that never listens: server.ts, the
+// tests, the CLI and the benchmark all build the same app.
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
+import type { Database } from './db/index.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
+import { statusRoutes } from './status/status.routes.ts';
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  /** A pino logger to use instead of one built from the config (server.ts shares its own; tests capture logs). */
+  logger?: FastifyBaseLogger;
+}
+
+// Never log credentials: API keys, cookies, tokens.
+export const REDACTED_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'req.headers["x-csrftoken"]',
+  'res.headers["set-cookie"]',
+];
+
+export async function buildApp({ config, database, logger }: AppOptions) {
+  const app = Fastify({
+    ...(logger
+      ? { loggerInstance: logger }
+      : { logger: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } }),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Let requests finish on close; idle keep-alive sockets are closed at once.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('config', config);
+  app.decorate('database', database);
+
+  registerErrorHandling(app);
+  registerMethodNotAllowed(app);
+  await app.register(statusRoutes);
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    database: Database;
+  }
+}

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { importDataset, sourcesFrom } from '../data/import.ts';
+import { openConfiguredDatabase } from '../startup.ts';
+import { countRecords } from './status.queries.ts';
+
+export const USAGE = `Usage: cds <command> [options]
+
+Commands:
+  serve                 start the service (same as npm start)
+  migrate               apply pending database migrations
+  import [--from DIR]   import a dataset (DIR holds owasp/ and github/; default: the bundled data)
+  status                print the number of stored records per resource
+
+The database is DATABASE_URL when set, else the embedded one under DATA_DIR.
+`;
+
+export class UsageError extends Error {}
+
+export async function runCommand(config: Config, command: string, args: string[]): Promise<number> {
+  const parse = (options: ParseArgsConfig['options'] = {}) => {
+    try {
+      return parseArgs({ args, options, allowPositionals: false, strict: true });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+  };
+  switch (command) {
+    case 'migrate': {
+      parse();
+      return withDatabase(config, async (db) => {
+        const applied = await migrateToLatest(db);
+        process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+      });
+    }
+    case 'import': {
+      const { values } = parse({ from: { type: 'string' } });
+      const from = values.from === undefined ? undefined : path.resolve(String(values.from));
+      return withDatabase(config, async (db) => {
+        await migrateToLatest(db);
+        const report = await importDataset(db, sourcesFrom(from));
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        process.stderr.write(
+          `imported in ${report.durationMs} ms; ${report.changed ? `data version ${report.dataVersion}` : 'nothing changed'}\n`,
+        );
+      });
+    }
+    case 'status': {
+      parse();
+      return withDatabase(config, async (db) => {
+        const counts = await countRecords(db);
+        const width = Math.max(...Object.keys(counts).map((k) => k.length));
+        for (const [name, count] of Object.entries(counts)) process.stdout.write(`${name.padEnd(width)}  ${count}\n`);
+      });
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function withDatabase(config: Config, work: (db: import('../db/index.ts').Db) => Promise<void>): Promise<number> {
+  const database = await openConfiguredDatabase(config);
+  try {
+    await work(database.db);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

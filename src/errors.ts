@@ -1,0 +1,55 @@
+// The one error vocabulary. Handlers throw these; the error handler in app.ts turns them into bodies.
+
+export interface ParamError {
+  loc: (string | number)[];
+  msg: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.message === 'string' ? body.message : String(body.detail ?? 'error'));
+    this.name = 'AppError';
+  }
+}
+
+/** 400: a query or path parameter is invalid. */
+export class InvalidRequestError extends AppError {
+  constructor(errors: ParamError[]) {
+    super(400, { message: 'Invalid request', errors });
+  }
+}
+
+export function invalidParam(location: 'query' | 'path', name: string, msg: string): InvalidRequestError {
+  return new InvalidRequestError([{ loc: [location, name], msg }]);
+}
+
+/** 404 for a detail record: `{"message": "Chapter not found"}`. */
+export class NotFoundError extends AppError {
+  constructor(resource: string) {
+    super(404, { message: `${resource} not found` });
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor() {
+    super(503, { message: 'Service unavailable' }, { 'retry-after': '5' });
+  }
+}
+
+// Error codes and messages of node-postgres and PGlite that mean "the database is not there",
+// as opposed to a bug in a query: those become 503 and the pool reconnects on the next request.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (typeof message !== 'string') return false;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|PGlite is closed|connect ECONNREFUSED/i.test(
+    message,
+  );
+}

@@ -1,0 +1,58 @@
+// Starts the service: config, database, app, listen, and a graceful stop on SIGTERM/SIGINT.
+import pino from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { buildApp, REDACTED_PATHS } from './app.ts';
+import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
+const log = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+const started = performance.now();
+
+const database = await openConfiguredDatabase(config).catch((error: unknown) => fail('cannot open the database', error));
+await prepareDatabase(database, config, log).catch((error: unknown) => fail('cannot prepare the database', error));
+const app = await buildApp({ config, database, logger: log });
+
+try {
+  await app.listen({ port: config.port, host: config.host });
+} catch (error) {
+  await database.close();
+  fail(`cannot listen on ${config.host}:${config.port}`, error);
+}
+log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'stopping: finishing in-flight requests');
+  const timer = setTimeout(() => {
+    log.error('shutdown timed out; exiting');
+    process.exit(1);
+  }, config.shutdownTimeoutMs);
+  timer.unref();
+  try {
+    await app.close();
+    await database.close();
+    log.info('stopped');
+    process.exit(0);
+  } catch (error) {
+    log.error({ err: error }, 'error while stopping');
+    process.exit(1);
+  }
+}
+process.once('SIGTERM', () => void stop('SIGTERM'));
+process.once('SIGINT', () => void stop('SIGINT'));
+
+function fail(message: string, error: unknown): never {
+  log.fatal({ err: error }, message);
+  process.stderr.write(`${message}: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

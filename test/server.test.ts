@@ -1,0 +1,59 @@
+// The server as a process: configuration errors, first start on an empty database, graceful stop.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDb, type TestDatabase } from './helpers.ts';
+import { exited, freePort, run, ROOT, startServer, waitFor200 } from './process.ts';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+for (const [name, value] of [
+  ['PORT', 'not-a-port'],
+  ['DATABASE_URL', 'mysql://x'],
+  ['REST_AUTH', 'sometimes'],
+] as const) {
+  test(`a bad ${name} stops start-up with a message naming it`, async () => {
+    const result = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], { [name]: value });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, new RegExp(`Invalid configuration: ${name}`));
+  });
+}
+
+test('AUTH_DEV_LOGIN with NODE_ENV=production refuses to start', async () => {
+  const result = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
+    AUTH_DEV_LOGIN: 'true',
+    NODE_ENV: 'production',
+  });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /AUTH_DEV_LOGIN/);
+});
+
+test('first start migrates and loads the bundled data, restarts reuse it, SIGTERM stops cleanly', async () => {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-server-'));
+  cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+  let database: TestDatabase | undefined;
+  if (process.env.DATABASE_URL) {
+    database = await createTestDb({ migrate: false });
+    cleanups.push(() => database!.drop());
+  }
+  const env = { DATA_DIR: dataDir, DATABASE_URL: database?.url };
+
+  for (const round of ['empty', 'populated']) {
+    const port = await freePort();
+    const server = startServer({ ...env, PORT: String(port) });
+    try {
+      await waitFor200(`http://127.0.0.1:${port}/status/`, 120_000);
+      const status = await (await fetch(`http://127.0.0.1:${port}/status/`)).json();
+      assert.equal(status.status, 'ok', round);
+      assert.equal(status.data_version, 1, `${round}: the data is loaded once, not again on restart`);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    assert.equal(await exited(server), 0, `${round}: exit code after SIGTERM\n${server.output()}`);
+  }
+});
