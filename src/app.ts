@@ -7,6 +7,8 @@ import type { Database } from './db/index.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
+import { registerOpenApi } from './plugins/openapi.ts';
+import { apiV0 } from './api/v0/index.ts';
 
 export interface AppOptions {
   config: Config;
@@ -42,7 +44,9 @@ export async function buildApp({ config, database, logger }: AppOptions) {
 
   registerErrorHandling(app);
   registerMethodNotAllowed(app);
+  await registerOpenApi(app);
   await app.register(statusRoutes);
+  await app.register(apiV0, { prefix: '/api/v0' });
   return app;
 }
 

@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { Static } from '@sinclair/typebox';
+import type { Db } from '../../../db/index.ts';
+import type { OrderTerm } from '../common/ordering.ts';
+import { fetchPage, type Page } from '../common/pagination.ts';
+import { stripPrefix } from '../common/keys.ts';
+import type { ChapterFilters } from './chapters.schemas.ts';
+
+// The interface: an active chapter has is_active true and both coordinates.
+function activeChapters(db: Db) {
+  return db
+    .selectFrom('chapters')
+    .where('is_active', '=', true)
+    .where('latitude', 'is not', null)
+    .where('longitude', 'is not', null);
+}
+
+export function listChapters(db: Db, query: Static<typeof ChapterFilters>, order: OrderTerm[], page: Page) {
+  let q = activeChapters(db).select(['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at']);
+  if (query.country !== undefined) q = q.where(sql`lower(country)`, '=', query.country.toLowerCase());
+  if (query.latitude_gte !== undefined) q = q.where('latitude', '>=', query.latitude_gte);
+  if (query.latitude_lte !== undefined) q = q.where('latitude', '<=', query.latitude_lte);
+  if (query.longitude_gte !== undefined) q = q.where('longitude', '>=', query.longitude_gte);
+  if (query.longitude_lte !== undefined) q = q.where('longitude', '<=', query.longitude_lte);
+  return fetchPage(q, order, page);
+}
+
+export async function getChapter(db: Db, chapterId: string) {
+  const chapter = await activeChapters(db)
+    .select(['id', 'key', 'name', 'latitude', 'longitude', 'country', 'region', 'created_at', 'updated_at'])
+    .where(sql`lower(key)`, '=', stripPrefix(chapterId, 'www-chapter-'))
+    .executeTakeFirst();
+  if (!chapter) return undefined;
+  const leaders = await db
+    .selectFrom('entity_leaders')
+    .innerJoin('leaders', 'leaders.id', 'entity_leaders.leader_id')
+    .select(['leaders.key', 'leaders.name'])
+    .where('entity_leaders.chapter_id', '=', chapter.id)
+    .orderBy('entity_leaders.position')
+    .orderBy('entity_leaders.id')
+    .execute();
+  return { ...chapter, leaders };
+}

@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, LeaderRef, Nullable, StringFilter, Latitude, Longitude } from '../common/schemas.ts';
+
+export const ChapterItem = Type.Object(
+  {
+    key: Type.String({ description: 'Chapter key, without the `www-chapter-` prefix.' }),
+    name: Type.String(),
+    latitude: Nullable(Type.Number()),
+    longitude: Nullable(Type.Number()),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+  },
+  { title: 'ChapterListItem' },
+);
+
+export const ChapterDetail = Type.Object(
+  {
+    key: Type.String({ description: 'Chapter key, without the `www-chapter-` prefix.' }),
+    name: Type.String(),
+    latitude: Nullable(Type.Number()),
+    longitude: Nullable(Type.Number()),
+    country: Type.String(),
+    region: Type.String(),
+    leaders: Type.Array(LeaderRef),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+  },
+  { title: 'Chapter' },
+);
+
+export const ChapterFilters = Type.Object({
+  country: StringFilter('Country name, case-insensitive exact match.'),
+  latitude_gte: Latitude('Minimum latitude.'),
+  latitude_lte: Latitude('Maximum latitude.'),
+  longitude_gte: Longitude('Minimum longitude.'),
+  longitude_lte: Longitude('Maximum longitude.'),
+});
+
+export const ChapterParams = Type.Object({
+  chapter_id: Type.String({ maxLength: 200, description: 'The key, with or without the `www-chapter-` prefix.' }),
+});

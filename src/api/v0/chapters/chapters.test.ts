@@ -1,0 +1,55 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { chapter } from '../../../../test/factories.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await buildTestApp();
+  const db = t.database.db;
+  await chapter(db, { key: 'london', name: 'OWASP London', country: 'United Kingdom', region: 'Europe', latitude: 51.5, longitude: -0.12 });
+  await chapter(db, { key: 'lisbon', name: 'OWASP Lisbon', country: 'Portugal', latitude: 38.7, longitude: -9.1 });
+  await chapter(db, { key: 'asleep', name: 'Inactive', is_active: false });
+  await chapter(db, { key: 'nowhere', name: 'No coordinates', latitude: null, longitude: null });
+});
+after(() => t.close());
+
+const get = (url: string) => t.app.inject({ method: 'GET', url });
+
+test('the list shows only active chapters with coordinates, in the envelope', async () => {
+  const res = await get('/api/v0/chapters/');
+  assert.equal(res.statusCode, 200);
+  const body = res.json();
+  assert.deepEqual(
+    body.items.map((c: { key: string }) => c.key).sort(),
+    ['lisbon', 'london'],
+  );
+  assert.equal(body.count, 2);
+  assert.equal(body.total_count, 2);
+  assert.deepEqual(Object.keys(body.items[0]).sort(), ['created_at', 'key', 'latitude', 'longitude', 'name', 'updated_at']);
+  assert.match(body.items[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
+});
+
+test('detail accepts the key with or without the prefix, any case; inactive is 404', async () => {
+  for (const id of ['london', 'LONDON', 'www-chapter-london', 'WWW-Chapter-London']) {
+    const res = await get(`/api/v0/chapters/${id}`);
+    assert.equal(res.statusCode, 200, id);
+    assert.equal(res.json().key, 'london');
+    assert.deepEqual(res.json().leaders, []);
+  }
+  for (const id of ['asleep', 'nowhere', 'paris']) {
+    const res = await get(`/api/v0/chapters/${id}`);
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), { message: 'Chapter not found' });
+  }
+});
+
+test('invalid parameters are 400 with the contract body', async () => {
+  for (const query of ['page=0', 'page=x', 'limit=101', 'limit=0', 'limit=1e2', 'ordering=name', 'latitude_gte=91', 'longitude_lte=abc']) {
+    const res = await get(`/api/v0/chapters/?${query}`);
+    assert.equal(res.statusCode, 400, query);
+    const body = res.json();
+    assert.equal(body.message, 'Invalid request');
+    assert.ok(Array.isArray(body.errors) && body.errors.length > 0 && Array.isArray(body.errors[0].loc), query);
+  }
+});

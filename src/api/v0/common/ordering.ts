@@ -1,0 +1,39 @@
+// `ordering`: one allowed value or several separated by commas, `-` for descending.
+// Every ordering ends with the primary key so that pages never overlap or skip records.
+import { invalidParam } from '../../../errors.ts';
+
+export interface OrderTerm {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+export interface OrderingSpec {
+  /** Public ordering names mapped to the SQL column they sort by. */
+  fields: Record<string, string>;
+  /** The default, written as the public parameter would be (`-created_at,-updated_at`). */
+  default: string;
+  /** The primary-key column used as the tie-breaker. */
+  tieBreaker: string;
+}
+
+export function allowedOrderings(spec: OrderingSpec): string[] {
+  return Object.keys(spec.fields).flatMap((name) => [name, `-${name}`]);
+}
+
+export function parseOrdering(spec: OrderingSpec, value: string | undefined): OrderTerm[] {
+  const terms: OrderTerm[] = [];
+  const seen = new Set<string>();
+  for (const part of (value ?? spec.default).split(',')) {
+    const token = part.trim();
+    const name = token.startsWith('-') ? token.slice(1) : token;
+    const column = Object.hasOwn(spec.fields, name) ? spec.fields[name] : undefined;
+    if (!column || seen.has(name)) {
+      throw invalidParam('query', 'ordering', `must be one or more of: ${allowedOrderings(spec).join(', ')} (comma-separated, no repeats)`);
+    }
+    seen.add(name);
+    terms.push({ column, direction: token.startsWith('-') ? 'desc' : 'asc' });
+  }
+  // The tie-breaker follows the direction of the last term, so that a reversed ordering is the exact reverse.
+  terms.push({ column: spec.tieBreaker, direction: terms.at(-1)?.direction ?? 'asc' });
+  return terms;
+}

@@ -1,0 +1,89 @@
+// Page/limit pagination with the envelope of the contract and an RFC 8288 Link header.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { invalidParam } from '../../../errors.ts';
+import type { OrderTerm } from './ordering.ts';
+
+export const MAX_LIMIT = 100;
+
+export interface PageQuery {
+  page?: number;
+  limit?: number;
+  page_size?: number;
+}
+
+export interface Page {
+  page: number;
+  limit: number;
+}
+
+export function pageOf(query: PageQuery): Page {
+  if (query.limit !== undefined && query.page_size !== undefined && query.limit !== query.page_size) {
+    throw invalidParam('query', 'page_size', 'is an alias of limit; give one of them or equal values');
+  }
+  return { page: query.page ?? 1, limit: query.limit ?? query.page_size ?? MAX_LIMIT };
+}
+
+export interface Envelope<T> {
+  items: T[];
+  count: number;
+  total_count: number;
+  current_page: number;
+  total_pages: number;
+  has_next: boolean;
+  has_previous: boolean;
+}
+
+/**
+ * Runs a filtered query for one page. The total comes from a window count on the same query, so a
+ * page costs one round trip; a page past the end (no rows to carry the count) costs a second one.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function fetchPage<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  order: OrderTerm[],
+  { page, limit }: Page,
+): Promise<{ rows: O[]; count: number }> {
+  let ordered = query.select(sql<string>`count(*) over ()`.as('__total'));
+  for (const term of order) ordered = ordered.orderBy(sql.ref(term.column), term.direction);
+  const rows = (await ordered
+    .limit(limit)
+    .offset((page - 1) * limit)
+    .execute()) as (O & { __total: string })[];
+  if (rows.length > 0) return { rows, count: Number(rows[0]!.__total) };
+  if (page === 1) return { rows: [], count: 0 };
+  const total = await query
+    .clearSelect()
+    .select(sql<string>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  return { rows: [], count: Number((total as { n: string }).n) };
+}
+
+export function envelope<T>(items: T[], count: number, { page, limit }: Page): Envelope<T> {
+  const totalPages = Math.max(1, Math.ceil(count / limit));
+  return {
+    items,
+    count,
+    total_count: count,
+    current_page: page,
+    total_pages: totalPages,
+    has_next: page < totalPages,
+    has_previous: page > 1,
+  };
+}
+
+export function setLinkHeader(request: FastifyRequest, reply: FastifyReply, body: Envelope<unknown>, page: Page): void {
+  const [path, search = ''] = request.url.split('?') as [string, string?];
+  const link = (target: number, rel: string) => {
+    const params = new URLSearchParams(search);
+    params.delete('page_size');
+    params.set('limit', String(page.limit));
+    params.set('page', String(target));
+    return `<${path}?${params.toString()}>; rel="${rel}"`;
+  };
+  const links = [link(1, 'first')];
+  if (body.has_previous) links.push(link(Math.min(page.page - 1, body.total_pages), 'prev'));
+  if (body.has_next) links.push(link(page.page + 1, 'next'));
+  links.push(link(body.total_pages, 'last'));
+  reply.header('link', links.join(', '));
+}

@@ -1,0 +1,51 @@
+// Normalizes raw query strings before schema validation, driven by each route's own schema:
+// the contract wants stricter integers than AJV's coercion (`1e2` is not a page number), wider
+// booleans (yes/no/on/off), case-insensitive enumerations, and empty values treated as absent.
+import type { FastifyRequest } from 'fastify';
+import { InvalidRequestError, type ParamError } from '../../../errors.ts';
+
+interface PropertySchema {
+  type?: string;
+  enum?: unknown[];
+  anyOf?: PropertySchema[];
+  const?: unknown;
+}
+
+const INTEGER = /^[+]?\d{1,15}$/;
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+const TRUE = new Set(['true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+function isEnum(schema: PropertySchema): boolean {
+  return Array.isArray(schema.enum) || (schema.anyOf?.every((s) => s.const !== undefined) ?? false);
+}
+
+export async function normalizeQuery(request: FastifyRequest): Promise<void> {
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, PropertySchema> } | undefined;
+  const properties = schema?.properties;
+  const query = request.query as Record<string, unknown>;
+  if (!properties || !query || typeof query !== 'object') return;
+  const errors: ParamError[] = [];
+  for (const [name, raw] of Object.entries(query)) {
+    const property = properties[name];
+    if (!property || typeof raw !== 'string') continue;
+    const value = raw.trim();
+    if (value === '') {
+      delete query[name];
+    } else if (property.type === 'integer') {
+      if (!INTEGER.test(value)) errors.push({ loc: ['query', name], msg: 'must be an integer' });
+      else query[name] = value;
+    } else if (property.type === 'number') {
+      if (!DECIMAL.test(value)) errors.push({ loc: ['query', name], msg: 'must be a decimal number' });
+      else query[name] = value;
+    } else if (property.type === 'boolean') {
+      const lower = value.toLowerCase();
+      if (TRUE.has(lower)) query[name] = 'true';
+      else if (FALSE.has(lower)) query[name] = 'false';
+      else errors.push({ loc: ['query', name], msg: 'must be a boolean: true/false, 1/0, yes/no, on/off' });
+    } else if (isEnum(property)) {
+      query[name] = value.toLowerCase();
+    }
+  }
+  if (errors.length > 0) throw new InvalidRequestError(errors);
+}

@@ -1,0 +1,96 @@
+// The two shapes of every REST operation: a paged list and a detail. Each resource declares its
+// schemas, ordering and query functions; the request handling is the same everywhere.
+import type { FastifyInstance } from 'fastify';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Db } from '../../../db/index.ts';
+import { NotFoundError } from '../../../errors.ts';
+import { ERROR_RESPONSES, ErrorMessage, ListBody, orderingParam, PageParams, Query } from './schemas.ts';
+import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
+import { envelope, pageOf, setLinkHeader, type Page } from './pagination.ts';
+import { normalizeQuery } from './query.ts';
+
+interface Operation {
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+}
+
+export interface ListDefinition<F extends TObject, Row, Item extends TSchema> extends Operation {
+  filters: F;
+  item: Item;
+  itemName: string;
+  ordering: OrderingSpec;
+  /** The default ordering when it depends on the filters (events with is_upcoming). */
+  defaultOrdering?: (query: Static<F>) => string;
+  fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: Page) => Promise<{ rows: Row[]; count: number }>;
+  present: (row: Row) => Static<Item>;
+}
+
+export function listRoute<F extends TObject, Row, Item extends TSchema>(
+  app: FastifyInstance,
+  def: ListDefinition<F, Row, Item>,
+): void {
+  const querystring = Query({
+    ...def.filters.properties,
+    ...PageParams,
+    ordering: orderingParam(allowedOrderings(def.ordering), def.ordering.default),
+  });
+  app.get(
+    def.path,
+    {
+      preValidation: normalizeQuery,
+      schema: {
+        operationId: def.operationId,
+        summary: def.summary,
+        ...(def.description ? { description: def.description } : {}),
+        tags: [def.tag],
+        querystring,
+        response: { 200: ListBody(def.item, def.itemName), ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number };
+      const page = pageOf(query);
+      const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
+      const { rows, count } = await def.fetch(app.database.db, query, order, page);
+      const body = envelope(rows.map(def.present), count, page);
+      setLinkHeader(request, reply, body, page);
+      return body;
+    },
+  );
+}
+
+export interface DetailDefinition<P extends TObject, Row, Body extends TSchema> extends Operation {
+  params: P;
+  response: Body;
+  /** `Chapter` in `{"message": "Chapter not found"}`. */
+  resource: string;
+  fetch: (db: Db, params: Static<P>) => Promise<Row | undefined>;
+  present: (row: Row) => Static<Body>;
+}
+
+export function detailRoute<P extends TObject, Row, Body extends TSchema>(
+  app: FastifyInstance,
+  def: DetailDefinition<P, Row, Body>,
+): void {
+  app.get(
+    def.path,
+    {
+      schema: {
+        operationId: def.operationId,
+        summary: def.summary,
+        ...(def.description ? { description: def.description } : {}),
+        tags: [def.tag],
+        params: def.params,
+        response: { 200: def.response, 404: ErrorMessage, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const row = await def.fetch(app.database.db, request.params as Static<P>);
+      if (row === undefined) throw new NotFoundError(def.resource);
+      return def.present(row);
+    },
+  );
+}

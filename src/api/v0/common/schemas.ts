@@ -1,0 +1,72 @@
+// Schemas shared by every REST route: they validate, document (OpenAPI) and serialize.
+import { Type, type TSchema, type TProperties } from '@sinclair/typebox';
+import { MAX_LIMIT } from './pagination.ts';
+
+/** ISO 8601 with offset on the wire; the serializer accepts the driver's Date objects. */
+export const DateTime = (description?: string) =>
+  Type.Unsafe<Date | string>(Type.String({ format: 'date-time', ...(description ? { description } : {}) }));
+export const DateOnly = (description?: string) => Type.String({ format: 'date', ...(description ? { description } : {}) });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const PageParams = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1, description: 'Page number, from 1.' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Records per page, 1 to ${MAX_LIMIT}; default ${MAX_LIMIT}.` }),
+  ),
+  page_size: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: 'Alias of `limit` (sent by the reference SDK).' }),
+  ),
+};
+
+export function orderingParam(allowed: string[], defaultValue: string) {
+  return Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: `One or more of ${allowed.map((v) => `\`${v}\``).join(', ')}, comma-separated; \`-\` means descending. Default \`${defaultValue}\`.`,
+    }),
+  );
+}
+
+export const StringFilter = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
+export const BooleanFilter = (description: string) => Type.Optional(Type.Boolean({ description }));
+export const Latitude = (description: string) => Type.Optional(Type.Number({ minimum: -90, maximum: 90, description }));
+export const Longitude = (description: string) => Type.Optional(Type.Number({ minimum: -180, maximum: 180, description }));
+
+export const Query = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+
+export function ListBody<T extends TSchema>(item: T, name: string) {
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      count: Type.Integer({ description: 'Records matching the filters.' }),
+      total_count: Type.Integer({ description: 'Same as `count`.' }),
+      current_page: Type.Integer(),
+      total_pages: Type.Integer(),
+      has_next: Type.Boolean(),
+      has_previous: Type.Boolean(),
+    },
+    { $id: undefined, title: `Paged${name}List` },
+  );
+}
+
+export const ErrorMessage = Type.Object({ message: Type.String() }, { title: 'ErrorMessage' });
+export const InvalidRequest = Type.Object(
+  {
+    message: Type.Literal('Invalid request'),
+    errors: Type.Array(
+      Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String() }),
+    ),
+  },
+  { title: 'InvalidRequest' },
+);
+export const Detail = Type.Object({ detail: Type.String() }, { title: 'ErrorDetail' });
+
+/** The error responses every REST operation can give. */
+export const ERROR_RESPONSES = {
+  400: InvalidRequest,
+  401: Detail,
+  429: Detail,
+  503: ErrorMessage,
+};
+
+export const LeaderRef = Type.Object({ key: Type.String(), name: Type.String() }, { title: 'Leader' });

@@ -1,0 +1,57 @@
+// REST v0: the explicit list of resources. Adding one is one folder and one line here.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { chapterRoutes } from './chapters/chapters.routes.ts';
+import { committeeRoutes } from './committees/committees.routes.ts';
+import { eventRoutes } from './events/events.routes.ts';
+import { issueRoutes } from './issues/issues.routes.ts';
+import { labelRoutes } from './labels/labels.routes.ts';
+import { memberRoutes } from './members/members.routes.ts';
+import { milestoneRoutes } from './milestones/milestones.routes.ts';
+import { organizationRoutes } from './organizations/organizations.routes.ts';
+import { projectRoutes } from './projects/projects.routes.ts';
+import { releaseRoutes } from './releases/releases.routes.ts';
+import { repositoryRoutes } from './repositories/repositories.routes.ts';
+import { sponsorRoutes } from './sponsors/sponsors.routes.ts';
+
+const resources = [
+  chapterRoutes,
+  committeeRoutes,
+  eventRoutes,
+  issueRoutes,
+  labelRoutes,
+  memberRoutes,
+  milestoneRoutes,
+  organizationRoutes,
+  projectRoutes,
+  releaseRoutes,
+  repositoryRoutes,
+  sponsorRoutes,
+];
+
+const Welcome = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  docs: Type.String(),
+  openapi: Type.String(),
+  attribution: Type.String(),
+});
+
+export const ATTRIBUTION =
+  'Community data © OWASP Foundation and the contributors to OWASP/owasp.github.io, used under CC BY-SA 4.0. ' +
+  'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
+
+export async function apiV0(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/',
+    { schema: { hide: true, response: { 200: Welcome } } },
+    async () => ({
+      name: 'OWASP community data API',
+      version: 'v0',
+      docs: '/api/v0/docs',
+      openapi: '/api/v0/openapi.json',
+      attribution: ATTRIBUTION,
+    }),
+  );
+  for (const resource of resources) await app.register(resource);
+}
