@@ -1,0 +1,55 @@
+// The same migrations on PGlite and PostgreSQL: up, idempotent re-run, constraints, down, up again.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { migrateDown, migrateToLatest, pendingMigrations } from '../src/db/migrate.ts';
+import { createTestDb, type TestDatabase } from './helpers.ts';
+
+const TABLES = [
+  'app_meta', 'chapters', 'committees', 'entity_leaders', 'events', 'issue_assignees', 'issue_labels', 'issues',
+  'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects', 'releases',
+  'repositories', 'sponsors',
+];
+
+let t: TestDatabase;
+before(async () => {
+  t = await createTestDb({ migrate: false });
+});
+after(() => t.drop());
+
+async function tables(): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    SELECT table_name AS name FROM information_schema.tables
+    WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely_%' ORDER BY 1`.execute(t.db);
+  return rows.map((r) => r.name);
+}
+
+test('migrations apply on an empty database, then there is nothing left to apply', async () => {
+  assert.deepEqual(await pendingMigrations(t.db), ['0001_data_model']);
+  assert.deepEqual(await migrateToLatest(t.db), ['0001_data_model']);
+  assert.deepEqual(await tables(), TABLES);
+  assert.deepEqual(await migrateToLatest(t.db), []);
+  assert.deepEqual(await pendingMigrations(t.db), []);
+});
+
+test('public identifiers are unique case-insensitively', async () => {
+  const chapter = { name: 'x', related_urls: '[]', contribution_data: '{}', contribution_stats: '{}', created_at: '2020-01-01', updated_at: '2020-01-01' };
+  await t.db.insertInto('chapters').values({ ...chapter, key: 'london' }).execute();
+  await assert.rejects(t.db.insertInto('chapters').values({ ...chapter, key: 'London' }).execute(), /duplicate key|unique/i);
+  await t.db.insertInto('organizations').values({ github_id: 1, login: 'OWASP' }).execute();
+  await assert.rejects(t.db.insertInto('organizations').values({ github_id: 2, login: 'owasp' }).execute(), /duplicate key|unique/i);
+});
+
+test('check constraints refuse impossible values', async () => {
+  const base = { name: 'x', related_urls: '[]', contribution_data: '{}', contribution_stats: '{}', created_at: '2020-01-01', updated_at: '2020-01-01' };
+  await assert.rejects(t.db.insertInto('chapters').values({ ...base, key: 'far', latitude: 91 }).execute(), /check/i);
+  const event = { key: 'e', name: 'e', category: 'global' as const, created_at: '2020-01-01', updated_at: '2020-01-01' };
+  await assert.rejects(t.db.insertInto('events').values({ ...event, start_date: '2020-02-02', end_date: '2020-02-01' }).execute(), /check/i);
+});
+
+test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0001_data_model']);
+  assert.deepEqual(await tables(), []);
+  assert.deepEqual(await migrateToLatest(t.db), ['0001_data_model']);
+  assert.deepEqual(await tables(), TABLES);
+});
