@@ -9,6 +9,9 @@ import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { apiV0 } from './api/v0/index.ts';
+import { registerSessions } from './plugins/session.ts';
+import { registerGraphql } from './graphql/index.ts';
+import { authRoutes } from './auth/auth.routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -45,7 +48,10 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   registerErrorHandling(app);
   registerMethodNotAllowed(app);
   await registerOpenApi(app);
+  await registerSessions(app);
   await app.register(statusRoutes);
+  await registerGraphql(app);
+  await app.register(authRoutes);
   await app.register(apiV0, { prefix: '/api/v0' });
   return app;
 }

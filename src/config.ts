@@ -22,6 +22,9 @@ export interface Config {
     readonly apiUrl: string;
     readonly token: string | undefined;
   };
+  /** The service's public address (for the OAuth callback); derived from each request when unset. */
+  readonly publicUrl: string | undefined;
+  readonly sessionTtlHours: number;
   /** Load the bundled dataset into an empty database on start. */
   readonly autoImport: boolean;
   readonly shutdownTimeoutMs: number;
@@ -113,6 +116,8 @@ export function loadConfig(env: Env = process.env): Config {
       apiUrl: url(env, 'GITHUB_API_URL', ['http:', 'https:'], 'https://api.github.com')!,
       token: text(env, 'GITHUB_TOKEN'),
     },
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
+    sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 24 * 365),
     autoImport: bool(env, 'AUTO_IMPORT', true),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   };

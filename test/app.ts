@@ -16,7 +16,8 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const database = await createTestDb();
   if (options.importBundled) await importDataset(database.db);
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
+  // Resource tests read anonymously; the authentication tests set REST_AUTH=required themselves.
+  const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', ...options.env });
   const app = await buildApp({ config, database });
   await app.ready();
   return {

@@ -6,10 +6,11 @@ import { migrateDown, migrateToLatest, pendingMigrations } from '../src/db/migra
 import { createTestDb, type TestDatabase } from './helpers.ts';
 
 const TABLES = [
-  'app_meta', 'chapters', 'committees', 'entity_leaders', 'events', 'issue_assignees', 'issue_labels', 'issues',
-  'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects', 'releases',
-  'repositories', 'sponsors',
+  'api_keys', 'app_meta', 'chapters', 'committees', 'entity_leaders', 'events', 'issue_assignees', 'issue_labels',
+  'issues', 'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects',
+  'releases', 'repositories', 'sessions', 'sponsors', 'users',
 ];
+const ALL = ['0001_data_model', '0002_accounts'];
 
 let t: TestDatabase;
 before(async () => {
@@ -25,8 +26,8 @@ async function tables(): Promise<string[]> {
 }
 
 test('migrations apply on an empty database, then there is nothing left to apply', async () => {
-  assert.deepEqual(await pendingMigrations(t.db), ['0001_data_model']);
-  assert.deepEqual(await migrateToLatest(t.db), ['0001_data_model']);
+  assert.deepEqual(await pendingMigrations(t.db), ALL);
+  assert.deepEqual(await migrateToLatest(t.db), ALL);
   assert.deepEqual(await tables(), TABLES);
   assert.deepEqual(await migrateToLatest(t.db), []);
   assert.deepEqual(await pendingMigrations(t.db), []);
@@ -48,8 +49,9 @@ test('check constraints refuse impossible values', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0002_accounts']);
   assert.deepEqual(await migrateDown(t.db), ['0001_data_model']);
   assert.deepEqual(await tables(), []);
-  assert.deepEqual(await migrateToLatest(t.db), ['0001_data_model']);
+  assert.deepEqual(await migrateToLatest(t.db), ALL);
   assert.deepEqual(await tables(), TABLES);
 });

@@ -1,10 +1,12 @@
 import { Migrator, type Migration, type MigrationProvider, type MigrationResult } from 'kysely';
 import type { Db } from './index.ts';
 import * as m0001 from './migrations/0001_data_model.ts';
+import * as m0002 from './migrations/0002_accounts.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
 const migrations: Record<string, Migration> = {
   '0001_data_model': m0001,
+  '0002_accounts': m0002,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

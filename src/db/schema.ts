@@ -263,6 +263,39 @@ export interface EntityLeaderTable {
   position: Generated<number>;
 }
 
+export interface UserTable {
+  id: Id;
+  github_id: Ref | null;
+  login: string;
+  name: Generated<string>;
+  avatar_url: Generated<string>;
+  email: Generated<string>;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+  last_login_at: Timestamp | null;
+}
+
+export interface SessionTable {
+  id: Id;
+  digest: string;
+  user_id: Ref;
+  created_at: DefaultTimestamp;
+  expires_at: Timestamp;
+}
+
+export interface ApiKeyTable {
+  id: Id;
+  uuid: Generated<string>;
+  user_id: Ref;
+  name: string;
+  digest: string;
+  is_revoked: Generated<boolean>;
+  revoked_at: Timestamp | null;
+  created_at: DefaultTimestamp;
+  expires_at: Timestamp;
+  last_used_at: Timestamp | null;
+}
+
 export interface DB {
   app_meta: AppMetaTable;
   chapters: ChapterTable;
@@ -282,4 +315,7 @@ export interface DB {
   releases: ReleaseTable;
   leaders: LeaderTable;
   entity_leaders: EntityLeaderTable;
+  users: UserTable;
+  sessions: SessionTable;
+  api_keys: ApiKeyTable;
 }

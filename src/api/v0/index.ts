@@ -1,6 +1,7 @@
 // REST v0: the explicit list of resources. Adding one is one folder and one line here.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { registerRestAuth } from '../../plugins/rest-auth.ts';
 import { chapterRoutes } from './chapters/chapters.routes.ts';
 import { committeeRoutes } from './committees/committees.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
@@ -42,9 +43,10 @@ export const ATTRIBUTION =
   'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
 
 export async function apiV0(app: FastifyInstance): Promise<void> {
+  registerRestAuth(app);
   app.get(
     '/',
-    { schema: { hide: true, response: { 200: Welcome } } },
+    { config: { public: true }, schema: { hide: true, response: { 200: Welcome } } },
     async () => ({
       name: 'OWASP community data API',
       version: 'v0',

@@ -1,0 +1,83 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/index.ts';
+
+const PUBLIC_COLUMNS = ['uuid', 'name', 'created_at', 'expires_at', 'is_revoked', 'last_used_at'] as const;
+
+/** Valid keys: not revoked and not expired. */
+function validKeys(db: Db, userId: string) {
+  return db
+    .selectFrom('api_keys')
+    .where('user_id', '=', userId)
+    .where('is_revoked', '=', false)
+    .where('expires_at', '>', sql<Date>`now()`);
+}
+
+export function listValidKeys(db: Db, userId: string) {
+  return validKeys(db, userId).select(PUBLIC_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+export async function countValidKeys(db: Db, userId: string): Promise<number> {
+  const row = await validKeys(db, userId).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/**
+ * Inserts a key unless the user already has `limit` valid ones. The user's row is locked for the
+ * transaction, so concurrent creations by one user are counted one after the other.
+ */
+export async function insertKeyWithinLimit(
+  db: Db,
+  values: { userId: string; name: string; digest: string; expiresAt: Date },
+  limit: number,
+) {
+  return db.transaction().execute(async (trx) => {
+    await trx.selectFrom('users').select('id').where('id', '=', values.userId).forUpdate().executeTakeFirstOrThrow();
+    if ((await countValidKeys(trx, values.userId)) >= limit) return undefined;
+    return trx
+      .insertInto('api_keys')
+      .values({ user_id: values.userId, name: values.name, digest: values.digest, expires_at: values.expiresAt })
+      .returning(PUBLIC_COLUMNS)
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** Revokes one of the user's keys; false when the user has no key with that uuid. */
+export async function revokeKey(db: Db, userId: string, uuid: string): Promise<boolean> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ is_revoked: true, revoked_at: sql`coalesce(revoked_at, now())` })
+    .where('user_id', '=', userId)
+    .where('uuid', '=', uuid)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function findKeyByUuid(db: Db, uuid: string) {
+  return db.selectFrom('api_keys').select(['id', 'user_id', ...PUBLIC_COLUMNS]).where('uuid', '=', uuid).executeTakeFirst();
+}
+
+/** The valid key with this digest, if any. */
+export function findValidKeyByDigest(db: Db, digest: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'user_id'])
+    .where('digest', '=', digest)
+    .where('is_revoked', '=', false)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+}
+
+export async function recordLastUsed(db: Db, uses: Map<string, Date>): Promise<void> {
+  if (uses.size === 0) return;
+  const values = [...uses].map(([id, at]) => sql`(${id}::bigint, ${at.toISOString()}::timestamptz)`);
+  await sql`
+    UPDATE api_keys SET last_used_at = v.at
+    FROM (VALUES ${sql.join(values)}) AS v(id, at)
+    WHERE api_keys.id = v.id AND (api_keys.last_used_at IS NULL OR api_keys.last_used_at < v.at)
+  `.execute(db);
+}
+
+export function findKeysOfUser(db: Db, userId: string) {
+  return db.selectFrom('api_keys').select(PUBLIC_COLUMNS).where('user_id', '=', userId).orderBy('id').execute();
+}

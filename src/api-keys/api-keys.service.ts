@@ -1,0 +1,63 @@
+// The rules of API keys: name and expiry checks, the active-key limit, revocation, authentication.
+import type { Db } from '../db/index.ts';
+import { generateApiKey, isWellFormedApiKey, sha256Hex } from './api-keys.format.ts';
+import { findValidKeyByDigest, insertKeyWithinLimit, revokeKey } from './api-keys.queries.ts';
+
+export const MAX_ACTIVE_KEYS = 3;
+export const MAX_NAME_LENGTH = 100;
+
+export const MESSAGES = {
+  created: 'API key created successfully.',
+  revoked: 'API key revoked successfully.',
+  notFound: 'API key not found.',
+  nameRequired: 'Name is required',
+  nameTooLong: 'Name too long',
+  invalidDate: 'Expiry date must be in future',
+  limitReached: `You can have at most ${MAX_ACTIVE_KEYS} active API keys.`,
+} as const;
+
+export type ResultCode = 'SUCCESS' | 'INVALID_NAME' | 'INVALID_DATE' | 'LIMIT_REACHED' | 'NOT_FOUND';
+
+export interface ApiKeyRecord {
+  uuid: string;
+  name: string;
+  created_at: Date;
+  expires_at: Date;
+  is_revoked: boolean;
+  last_used_at: Date | null;
+}
+
+export type CreateResult =
+  | { ok: true; code: 'SUCCESS'; message: string; rawKey: string; apiKey: ApiKeyRecord }
+  | { ok: false; code: ResultCode; message: string; rawKey: null; apiKey: null };
+
+const failure = (code: ResultCode, message: string): CreateResult => ({ ok: false, code, message, rawKey: null, apiKey: null });
+
+export async function createApiKey(db: Db, userId: string, rawName: string, expiresAt: Date, now = new Date()): Promise<CreateResult> {
+  const name = rawName.trim();
+  if (name.length === 0) return failure('INVALID_NAME', MESSAGES.nameRequired);
+  if ([...name].length > MAX_NAME_LENGTH) return failure('INVALID_NAME', MESSAGES.nameTooLong);
+  if (!(expiresAt.getTime() > now.getTime())) return failure('INVALID_DATE', MESSAGES.invalidDate);
+  const { raw, digest } = generateApiKey();
+  const apiKey = await insertKeyWithinLimit(db, { userId, name, digest, expiresAt }, MAX_ACTIVE_KEYS);
+  if (!apiKey) return failure('LIMIT_REACHED', MESSAGES.limitReached);
+  return { ok: true, code: 'SUCCESS', message: MESSAGES.created, rawKey: raw, apiKey };
+}
+
+export async function revokeApiKey(db: Db, userId: string, uuid: string) {
+  // Someone else's key and an unknown uuid are the same answer, so uuids cannot be probed.
+  if (!(await revokeKey(db, userId, uuid))) return { ok: false, code: 'NOT_FOUND' as const, message: MESSAGES.notFound };
+  return { ok: true, code: 'SUCCESS' as const, message: MESSAGES.revoked };
+}
+
+export interface KeyIdentity {
+  keyId: string;
+  userId: string;
+}
+
+/** The identity behind a raw key, or null for a malformed, unknown, revoked or expired one. */
+export async function authenticateApiKey(db: Db, raw: string): Promise<KeyIdentity | null> {
+  if (!isWellFormedApiKey(raw)) return null;
+  const key = await findValidKeyByDigest(db, sha256Hex(raw));
+  return key ? { keyId: key.id, userId: key.user_id } : null;
+}

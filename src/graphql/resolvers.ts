@@ -1,0 +1,73 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import mercurius from 'mercurius';
+import type { Db } from '../db/index.ts';
+import type { Config } from '../config.ts';
+import { createApiKey, revokeApiKey, type ApiKeyRecord } from '../api-keys/api-keys.service.ts';
+import { countValidKeys, listValidKeys } from '../api-keys/api-keys.queries.ts';
+import { signInWithGithubToken } from '../auth/sign-in.ts';
+import { endSession, type SessionUser } from '../auth/sessions.ts';
+import { SESSION_COOKIE } from '../plugins/session.ts';
+import { DateTime, UUID } from './scalars.ts';
+
+export interface Context {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  db: Db;
+  config: Config;
+}
+
+const UNAUTHORIZED = 'You must be logged in to perform this action.';
+
+async function requireUser(context: Context): Promise<SessionUser> {
+  const user = await context.request.sessionUser();
+  if (!user) throw new mercurius.ErrorWithProps(UNAUTHORIZED, { code: 'UNAUTHORIZED' });
+  return user;
+}
+
+const apiKeyNode = (key: ApiKeyRecord) => ({
+  id: Buffer.from(`ApiKeyNode:${key.uuid}`).toString('base64'),
+  uuid: key.uuid,
+  name: key.name,
+  createdAt: key.created_at,
+  expiresAt: key.expires_at,
+  isRevoked: key.is_revoked,
+  lastUsedAt: key.last_used_at,
+});
+
+const userNode = (user: SessionUser) => ({ login: user.login, name: user.name, avatarUrl: user.avatar_url });
+
+export const resolvers = {
+  DateTime,
+  UUID,
+  Query: {
+    apiKeys: async (_: unknown, __: unknown, context: Context) =>
+      (await listValidKeys(context.db, (await requireUser(context)).id)).map(apiKeyNode),
+    activeApiKeyCount: async (_: unknown, __: unknown, context: Context) =>
+      countValidKeys(context.db, (await requireUser(context)).id),
+    me: async (_: unknown, __: unknown, context: Context) => {
+      const user = await context.request.sessionUser();
+      return user ? userNode(user) : null;
+    },
+  },
+  Mutation: {
+    createApiKey: async (_: unknown, args: { name: string; expiresAt: Date }, context: Context) => {
+      const user = await requireUser(context);
+      const result = await createApiKey(context.db, user.id, args.name, args.expiresAt);
+      return { ...result, apiKey: result.apiKey ? apiKeyNode(result.apiKey) : null };
+    },
+    revokeApiKey: async (_: unknown, args: { uuid: string }, context: Context) =>
+      revokeApiKey(context.db, (await requireUser(context)).id, args.uuid),
+    githubAuth: async (_: unknown, args: { accessToken: string }, context: Context) => {
+      const result = await signInWithGithubToken(context.db, context.config, args.accessToken);
+      if (!result.ok) return { ok: false, message: result.message, user: null };
+      context.reply.startSessionCookies(result.session.id, result.session.expiresAt);
+      return { ok: true, message: 'Signed in successfully.', user: userNode(result.user) };
+    },
+    logoutUser: async (_: unknown, __: unknown, context: Context) => {
+      await requireUser(context);
+      await endSession(context.db, context.request.cookies[SESSION_COOKIE]!);
+      context.reply.clearSessionCookies();
+      return { ok: true, code: 'SUCCESS', message: 'Logged out successfully.' };
+    },
+  },
+};

@@ -1,0 +1,12 @@
+// Small server-rendered pages. Everything interpolated is escaped.
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+export function errorPage(message: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign-in problem · OWASP community data</title><link rel="stylesheet" href="/static/site.css"></head>
+<body><main class="page"><h1>Sign-in problem</h1><p role="alert">${escapeHtml(message)}</p>
+<p><a href="/settings/api-keys">Back to API keys</a></p></main></body></html>`;
+}

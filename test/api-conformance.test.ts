@@ -1,0 +1,150 @@
+// Checks across every REST operation, driven by the OpenAPI document itself:
+// every operation is documented, and a real response of each validates against its schema;
+// paging through every list, in every ordering, neither repeats nor loses a record.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { buildTestApp, type TestApp } from './app.ts';
+
+interface Operation {
+  operationId: string;
+  summary?: string;
+  parameters?: { name: string; in: string; description?: string; schema?: Record<string, unknown> }[];
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+type OpenApi = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+const LISTS = ['chapters', 'committees', 'events', 'issues', 'labels', 'members', 'milestones', 'organizations', 'projects', 'releases', 'repositories', 'sponsors'];
+const DETAILS = ['chapter', 'committee', 'event', 'issue', 'member', 'milestone', 'organization', 'project', 'release', 'repository', 'sponsor'];
+
+let t: TestApp;
+let doc: OpenApi;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+
+before(async () => {
+  t = await buildTestApp({ importBundled: true });
+  doc = (await t.app.inject({ method: 'GET', url: '/api/v0/openapi.json' })).json();
+  ajv.addSchema(doc, 'openapi');
+});
+after(() => t.close());
+
+function operations(): [string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods)
+      .filter(([method]) => method === 'get')
+      .map(([, op]) => [path, op] as [string, Operation]),
+  );
+}
+
+function validate(path: string, status: string, body: unknown): void {
+  const pointer = ['paths', path, 'get', 'responses', status, 'content', 'application/json', 'schema']
+    .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
+    .join('/');
+  const check = ajv.getSchema(`openapi#/${pointer}`);
+  assert.ok(check, `no schema for ${status} of ${path}`);
+  assert.ok(check(body), `${path} ${status}: ${ajv.errorsText(check.errors)}`);
+}
+
+/** A real set of path parameters for each detail operation, read from the imported data. */
+async function detailParams(): Promise<Record<string, Record<string, string>>> {
+  const db = t.database.db;
+  const one = async <T>(query: Promise<T[]>) => (await query)[0]!;
+  const repoOf = (table: 'issues' | 'milestones' | 'releases', column: 'number' | 'tag_name') =>
+    one(
+      sql<Record<string, string>>`SELECT r.owner_login AS organization_id, r.name AS repository_id, x.${sql.ref(column)}::text AS value
+        FROM ${sql.table(table)} x JOIN repositories r ON r.id = x.repository_id ORDER BY x.id LIMIT 1`
+        .execute(db)
+        .then((r) => r.rows),
+    );
+  const firstKey = async (table: 'chapters' | 'committees' | 'projects') =>
+    (await one(db.selectFrom(table).select('key').where('is_active', '=', true)
+      .$if(table === 'chapters', (q) => q.where(sql<boolean>`latitude IS NOT NULL`)).orderBy('id').limit(1).execute())).key;
+  const issue = await repoOf('issues', 'number');
+  const milestone = await repoOf('milestones', 'number');
+  const release = await repoOf('releases', 'tag_name');
+  const repo = await one(db.selectFrom('repositories').select(['owner_login', 'name']).orderBy('id').limit(1).execute());
+  return {
+    get_chapter: { chapter_id: await firstKey('chapters') },
+    get_committee: { committee_id: await firstKey('committees') },
+    get_project: { project_id: await firstKey('projects') },
+    get_event: { event_id: (await one(db.selectFrom('events').select('key').limit(1).execute())).key },
+    get_sponsor: { sponsor_id: (await one(db.selectFrom('sponsors').select('key').limit(1).execute())).key },
+    get_member: { member_id: (await one(db.selectFrom('members').select('login').limit(1).execute())).login },
+    get_organization: { organization_id: (await one(db.selectFrom('organizations').select('login').limit(1).execute())).login },
+    get_repository: { organization_id: repo.owner_login, repository_id: repo.name },
+    get_issue: { organization_id: issue.organization_id!, repository_id: issue.repository_id!, issue_id: issue.value! },
+    get_milestone: { organization_id: milestone.organization_id!, repository_id: milestone.repository_id!, milestone_id: milestone.value! },
+    get_release: { organization_id: release.organization_id!, repository_id: release.repository_id!, release_id: release.value! },
+  };
+}
+
+const fill = (path: string, params: Record<string, string>) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? 'missing'));
+
+test('the document is OpenAPI 3.1 and lists every operation with an id and a summary', () => {
+  assert.equal(doc.openapi, '3.1.0');
+  const ids = operations().map(([, op]) => op.operationId).sort();
+  assert.deepEqual(ids, [...LISTS.map((r) => `list_${r}`), ...DETAILS.map((r) => `get_${r}`)].sort());
+  for (const [path, op] of operations()) {
+    assert.ok(op.summary, `${op.operationId} has no summary`);
+    for (const status of ['200', '400']) assert.ok(op.responses[status], `${path} does not document ${status}`);
+  }
+});
+
+test('a real response of every operation validates against the document', async () => {
+  const params = await detailParams();
+  for (const [path, op] of operations()) {
+    const url = op.operationId.startsWith('get_') ? fill(path, params[op.operationId]!) : path;
+    const res = await t.app.inject({ method: 'GET', url });
+    assert.equal(res.statusCode, 200, `${op.operationId} ${url}: ${res.body}`);
+    assert.match(res.headers['content-type'] as string, /^application\/json/);
+    validate(path, '200', res.json());
+    if (op.operationId.startsWith('list_')) {
+      assert.ok(res.json().count > 0, `${op.operationId}: the bundled data leaves it empty`);
+      const bad = await t.app.inject({ method: 'GET', url: `${path}?page=0` });
+      assert.equal(bad.statusCode, 400);
+      validate(path, '400', bad.json());
+    } else {
+      const missing = fill(path, Object.fromEntries(Object.keys(params[op.operationId]!).map((k) => [k, k.endsWith('_id') && /issue|milestone/.test(k) ? '999999' : 'no-such-record'])));
+      const res404 = await t.app.inject({ method: 'GET', url: missing });
+      assert.equal(res404.statusCode, 404, `${op.operationId} ${missing}`);
+      validate(path, '404', res404.json());
+    }
+  }
+});
+
+function orderingValues(op: Operation): string[] {
+  const description = op.parameters?.find((p) => p.name === 'ordering')?.description ?? '';
+  const list = description.split('Default')[0] ?? '';
+  return [...list.matchAll(/`(-?[a-z_]+)`/g)].map((m) => m[1]!);
+}
+
+async function all(path: string, query: string, limit: number): Promise<{ items: unknown[]; count: number }> {
+  const items: unknown[] = [];
+  let count = 0;
+  for (let page = 1; ; page++) {
+    const res = await t.app.inject({ method: 'GET', url: `${path}?${query}&limit=${limit}&page=${page}` });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    count = body.count;
+    items.push(...body.items);
+    if (!body.has_next) return { items, count };
+  }
+}
+
+test('paging through every list in every ordering neither repeats nor loses a record', async () => {
+  for (const [path, op] of operations().filter(([, o]) => o.operationId.startsWith('list_'))) {
+    const orderings = orderingValues(op);
+    assert.ok(orderings.length >= 2, `${op.operationId} documents no ordering values`);
+    for (const ordering of ['', ...orderings]) {
+      const query = ordering ? `ordering=${ordering}` : '';
+      const whole = await all(path, query, 100);
+      const small = await all(path, query, 7);
+      assert.equal(whole.items.length, whole.count, `${op.operationId} ${ordering}: items vs count`);
+      assert.deepEqual(small.items, whole.items, `${op.operationId} ${ordering}: pages of 7 differ from pages of 100`);
+    }
+  }
+});

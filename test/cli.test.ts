@@ -1,0 +1,79 @@
+// The cds command as an operator runs it: exit codes, messages, and its effect on the database.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDb, type TestDatabase } from './helpers.ts';
+import { ROOT, runCli } from './process.ts';
+
+let env: Record<string, string | undefined>;
+let tmp: string;
+let database: TestDatabase | undefined;
+
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-cli-'));
+  if (process.env.DATABASE_URL) database = await createTestDb({ migrate: false });
+  env = { DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: database?.url };
+});
+after(async () => {
+  await database?.drop();
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+function counts(stdout: string): Record<string, number> {
+  return Object.fromEntries(stdout.trim().split('\n').map((line) => {
+    const [name, value] = line.trim().split(/\s+/);
+    return [name, Number(value)];
+  }));
+}
+
+test('usage errors exit 2 with a message on stderr', async () => {
+  for (const args of [[], ['frobnicate'], ['import', '--nope'], ['status', 'extra']]) {
+    const result = await runCli(args, env);
+    assert.equal(result.code, 2, args.join(' '));
+    assert.match(result.stderr + result.stdout, /Usage: cds/);
+  }
+});
+
+test('a bad configuration exits 1 naming the variable', async () => {
+  const result = await runCli(['status'], { ...env, DATABASE_URL: 'mysql://nope' });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /DATABASE_URL/);
+});
+
+test('migrate, then status on an empty database, then import, then status again', async () => {
+  const migrate = await runCli(['migrate'], env);
+  assert.equal(migrate.code, 0, migrate.stderr);
+  assert.match(migrate.stderr, /applied: 0001_data_model, 0002_accounts/);
+  assert.match((await runCli(['migrate'], env)).stderr, /up to date/);
+
+  const empty = await runCli(['status'], env);
+  assert.equal(empty.code, 0, empty.stderr);
+  assert.equal(counts(empty.stdout).chapters, 0);
+
+  const imported = await runCli(['import'], env);
+  assert.equal(imported.code, 0, imported.stderr);
+  const report = JSON.parse(imported.stdout);
+  assert.equal(report.changed, true);
+
+  const full = counts((await runCli(['status'], env)).stdout);
+  for (const name of ['chapters', 'committees', 'events', 'projects', 'sponsors', 'organizations', 'members',
+    'repositories', 'issues', 'labels', 'milestones', 'releases']) {
+    assert.ok(full[name]! > 0, `${name} is empty after import`);
+  }
+
+  const again = await runCli(['import'], env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout).changed, false);
+  assert.match(again.stderr, /nothing changed/);
+});
+
+test('importing from a folder with a malformed file exits 1 naming the file', async () => {
+  const bad = path.join(tmp, 'bad');
+  await fs.cp(path.join(ROOT, 'data'), bad, { recursive: true });
+  await fs.writeFile(path.join(bad, 'owasp', 'chapters.json'), '[{"name": "broken"');
+  const result = await runCli(['import', '--from', bad], env);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /chapters\.json/);
+});
