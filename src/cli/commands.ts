@@ -5,6 +5,7 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { importDataset, sourcesFrom } from '../data/import.ts';
 import { openConfiguredDatabase } from '../startup.ts';
 import { countRecords } from './status.queries.ts';
+import { runKeysCommand } from './keys.ts';
 
 export const USAGE = `Usage: cds <command> [options]
 
@@ -13,6 +14,11 @@ Commands:
   migrate               apply pending database migrations
   import [--from DIR]   import a dataset (DIR holds owasp/ and github/; default: the bundled data)
   status                print the number of stored records per resource
+  keys create --user LOGIN --name NAME --expires-in DAYS
+                        create an API key for a user (prints the raw key once, on stdout)
+  keys list --user LOGIN
+                        list a user's keys (all of them, with their state)
+  keys revoke UUID      revoke a key
 
 The database is DATABASE_URL when set, else the embedded one under DATA_DIR.
 `;
@@ -55,12 +61,14 @@ export async function runCommand(config: Config, command: string, args: string[]
         for (const [name, count] of Object.entries(counts)) process.stdout.write(`${name.padEnd(width)}  ${count}\n`);
       });
     }
+    case 'keys':
+      return runKeysCommand(config, args);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
 
-async function withDatabase(config: Config, work: (db: import('../db/index.ts').Db) => Promise<void>): Promise<number> {
+export async function withDatabase(config: Config, work: (db: import('../db/index.ts').Db) => Promise<void>): Promise<number> {
   const database = await openConfiguredDatabase(config);
   try {
     await work(database.db);

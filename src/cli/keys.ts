@@ -1,0 +1,81 @@
+// cds keys …: API key administration for operators (the same rules as the GraphQL mutations).
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { createApiKey, revokeApiKey } from '../api-keys/api-keys.service.ts';
+import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
+import { findUserByLogin } from '../auth/users.queries.ts';
+import { UsageError, withDatabase } from './commands.ts';
+
+class CommandFailed extends Error {}
+
+function parse(args: string[], options: ParseArgsConfig['options'], positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+    if (parsed.positionals.length !== positionals) throw new Error(`expected ${positionals} argument(s)`);
+    return parsed;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export async function runKeysCommand(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  try {
+    switch (sub) {
+      case 'create': {
+        const { values } = parse(rest, { user: { type: 'string' }, name: { type: 'string' }, 'expires-in': { type: 'string' } });
+        const login = required(values, 'user');
+        const name = required(values, 'name');
+        const days = required(values, 'expires-in');
+        if (!/^\d+$/.test(days) || Number(days) < 1 || Number(days) > 3650) throw new UsageError('--expires-in must be a number of days, 1 to 3650');
+        return await withDatabase(config, async (db) => {
+          await migrateToLatest(db);
+          const user = await findUserByLogin(db, login);
+          if (!user) throw new CommandFailed(`no user with login "${login}" (users are created when they first sign in)`);
+          const result = await createApiKey(db, user.id, name, new Date(Date.now() + Number(days) * 86_400_000));
+          if (!result.ok) throw new CommandFailed(`${result.code}: ${result.message}`);
+          process.stdout.write(`${result.rawKey}\n`);
+          process.stderr.write(`created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`);
+        });
+      }
+      case 'list': {
+        const { values } = parse(rest, { user: { type: 'string' } });
+        const login = required(values, 'user');
+        return await withDatabase(config, async (db) => {
+          const user = await findUserByLogin(db, login);
+          if (!user) throw new CommandFailed(`no user with login "${login}"`);
+          const now = Date.now();
+          for (const key of await findKeysOfUser(db, user.id)) {
+            const state = key.is_revoked ? 'revoked' : key.expires_at.getTime() <= now ? 'expired' : 'active';
+            const used = key.last_used_at ? key.last_used_at.toISOString() : 'never';
+            process.stdout.write(`${key.uuid}\t${state}\t${key.expires_at.toISOString()}\t${used}\t${key.name}\n`);
+          }
+        });
+      }
+      case 'revoke': {
+        const { positionals } = parse(rest, {}, 1);
+        const uuid = positionals[0]!.toLowerCase();
+        if (!/^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/.test(uuid)) throw new UsageError('UUID must be a key uuid');
+        return await withDatabase(config, async (db) => {
+          const key = await findKeyByUuid(db, uuid);
+          if (!key) throw new CommandFailed('API key not found.');
+          await revokeApiKey(db, key.user_id, uuid);
+          process.stderr.write(`revoked ${uuid}\n`);
+        });
+      }
+      default:
+        throw new UsageError(`unknown keys command "${sub ?? ''}"`);
+    }
+  } catch (error) {
+    if (!(error instanceof CommandFailed)) throw error;
+    process.stderr.write(`cds: ${error.message}\n`);
+    return 1;
+  }
+}

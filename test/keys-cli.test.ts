@@ -1,0 +1,69 @@
+// cds keys: the operator's way to create, list and revoke keys.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase, pgliteDir } from '../src/db/index.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { upsertLocalUser } from '../src/auth/users.queries.ts';
+import { authenticateApiKey } from '../src/api-keys/api-keys.service.ts';
+import { createTestDb, type TestDatabase } from './helpers.ts';
+import { runCli } from './process.ts';
+
+let tmp: string;
+let database: TestDatabase | undefined;
+let env: Record<string, string | undefined>;
+
+async function withDb<T>(work: (db: import('../src/db/index.ts').Db) => Promise<T>): Promise<T> {
+  const opened = database ? undefined : await openDatabase({ dataDir: pgliteDir(env.DATA_DIR!) });
+  try {
+    return await work(database ? database.db : opened!.db);
+  } finally {
+    await opened?.close();
+  }
+}
+
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-keys-'));
+  if (process.env.DATABASE_URL) database = await createTestDb();
+  env = { DATA_DIR: tmp, DATABASE_URL: database?.url };
+  await withDb(async (db) => {
+    await migrateToLatest(db);
+    await upsertLocalUser(db, 'operator-user');
+  });
+});
+after(async () => {
+  await database?.drop();
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+test('create prints the raw key once; list shows it active; revoke makes it revoked', async () => {
+  const created = await runCli(['keys', 'create', '--user', 'operator-user', '--name', 'ci', '--expires-in', '30'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const raw = created.stdout.trim();
+  assert.match(raw, /^cds_[A-Za-z0-9_-]{49}$/);
+  assert.ok(!created.stderr.includes(raw));
+  assert.ok(await withDb((db) => authenticateApiKey(db, raw)));
+
+  const listed = await runCli(['keys', 'list', '--user', 'operator-user'], env);
+  assert.equal(listed.code, 0, listed.stderr);
+  const [uuid, state, , , name] = listed.stdout.trim().split('\t');
+  assert.equal(state, 'active');
+  assert.equal(name, 'ci');
+  assert.ok(!listed.stdout.includes(raw));
+
+  const revoked = await runCli(['keys', 'revoke', uuid!], env);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.match((await runCli(['keys', 'list', '--user', 'operator-user'], env)).stdout, /\trevoked\t/);
+  assert.equal(await withDb((db) => authenticateApiKey(db, raw)), null);
+});
+
+test('failures exit 1, usage errors exit 2', async () => {
+  assert.equal((await runCli(['keys', 'create', '--user', 'nobody', '--name', 'x', '--expires-in', '5'], env)).code, 1);
+  assert.equal((await runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], env)).code, 1);
+  assert.equal((await runCli(['keys', 'create', '--user', 'operator-user', '--name', '   ', '--expires-in', '5'], env)).code, 2);
+  assert.equal((await runCli(['keys', 'create', '--user', 'operator-user', '--name', 'x', '--expires-in', 'soon'], env)).code, 2);
+  assert.equal((await runCli(['keys', 'revoke', 'not-a-uuid'], env)).code, 2);
+  assert.equal((await runCli(['keys', 'frob'], env)).code, 2);
+});
