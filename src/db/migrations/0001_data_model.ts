@@ -75,6 +75,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     );
     CREATE UNIQUE INDEX projects_key_uq ON projects (lower(key));
     CREATE INDEX projects_level_idx ON projects (level);
+    CREATE INDEX projects_name_idx ON projects (name, id);
     CREATE INDEX projects_created_at_idx ON projects (created_at, id);
     CREATE INDEX projects_updated_at_idx ON projects (updated_at, id);
 

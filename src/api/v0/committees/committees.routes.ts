@@ -1,4 +1,36 @@
 import type { FastifyInstance } from 'fastify';
+import { detailRoute, listRoute } from '../common/routes.ts';
+import { CommitteeDetail, CommitteeFilters, CommitteeItem, CommitteeParams } from './committees.schemas.ts';
+import { getCommittee, listCommittees } from './committees.queries.ts';
 
-// Placeholder: routes of /committees/ are being written.
-export async function committeeRoutes(_app: FastifyInstance): Promise<void> {}
+export async function committeeRoutes(app: FastifyInstance): Promise<void> {
+  listRoute(app, {
+    path: '/committees/',
+    operationId: 'list_committees',
+    summary: 'List committees',
+    description: 'Active committees.',
+    tag: 'Community',
+    filters: CommitteeFilters,
+    item: CommitteeItem,
+    itemName: 'Committee',
+    ordering: {
+      fields: { created_at: 'created_at', updated_at: 'updated_at' },
+      default: '-created_at',
+      tieBreaker: 'id',
+    },
+    fetch: listCommittees,
+    present: (row) => row,
+  });
+
+  detailRoute(app, {
+    path: '/committees/:committee_id',
+    operationId: 'get_committee',
+    summary: 'Get committee',
+    tag: 'Community',
+    params: CommitteeParams,
+    response: CommitteeDetail,
+    resource: 'Committee',
+    fetch: (db, params) => getCommittee(db, params.committee_id),
+    present: (committee) => committee,
+  });
+}

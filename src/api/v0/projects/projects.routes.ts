@@ -1,4 +1,36 @@
 import type { FastifyInstance } from 'fastify';
+import { detailRoute, listRoute } from '../common/routes.ts';
+import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams } from './projects.schemas.ts';
+import { getProject, listProjects } from './projects.queries.ts';
 
-// Placeholder: routes of /projects/ are being written.
-export async function projectRoutes(_app: FastifyInstance): Promise<void> {}
+export async function projectRoutes(app: FastifyInstance): Promise<void> {
+  listRoute(app, {
+    path: '/projects/',
+    operationId: 'list_projects',
+    summary: 'List projects',
+    description: 'Active projects.',
+    tag: 'Community',
+    filters: ProjectFilters,
+    item: ProjectItem,
+    itemName: 'Project',
+    ordering: {
+      fields: { created_at: 'created_at', updated_at: 'updated_at', name: 'name' },
+      default: '-created_at',
+      tieBreaker: 'id',
+    },
+    fetch: listProjects,
+    present: (row) => row,
+  });
+
+  detailRoute(app, {
+    path: '/projects/:project_id',
+    operationId: 'get_project',
+    summary: 'Get project',
+    tag: 'Community',
+    params: ProjectParams,
+    response: ProjectDetail,
+    resource: 'Project',
+    fetch: (db, params) => getProject(db, params.project_id),
+    present: ({ id: _id, ...project }) => project,
+  });
+}

@@ -1,0 +1,23 @@
+import { sql } from 'kysely';
+import type { Static } from '@sinclair/typebox';
+import type { Db } from '../../../db/index.ts';
+import type { OrderTerm } from '../common/ordering.ts';
+import { fetchPage, type Page } from '../common/pagination.ts';
+import { stripPrefix } from '../common/keys.ts';
+import type { CommitteeFilters } from './committees.schemas.ts';
+
+// The contract: lists and details show active committees only; an inactive one is 404 like a missing one.
+function activeCommittees(db: Db) {
+  return db.selectFrom('committees').where('is_active', '=', true);
+}
+
+export function listCommittees(db: Db, _query: Static<typeof CommitteeFilters>, order: OrderTerm[], page: Page) {
+  return fetchPage(activeCommittees(db).select(['key', 'name', 'created_at', 'updated_at']), order, page);
+}
+
+export function getCommittee(db: Db, committeeId: string) {
+  return activeCommittees(db)
+    .select(['key', 'name', 'description', 'created_at', 'updated_at'])
+    .where(sql`lower(key)`, '=', stripPrefix(committeeId, 'www-committee-'))
+    .executeTakeFirst();
+}

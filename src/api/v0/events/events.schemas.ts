@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { BooleanFilter, DateOnly, Latitude, Longitude, Nullable } from '../common/schemas.ts';
+
+const fields = {
+  key: Type.String({ description: 'Event key (a slug).' }),
+  name: Type.String(),
+  start_date: DateOnly(),
+  end_date: Nullable(DateOnly('Null when the record has no end date.')),
+  latitude: Nullable(Type.Number({ description: 'Null when the location could not be placed.' })),
+  longitude: Nullable(Type.Number({ description: 'Null when the location could not be placed.' })),
+  url: Type.String({ description: 'Event information or registration address.' }),
+};
+
+export const EventItem = Type.Object(fields, { title: 'EventListItem' });
+
+export const EventDetail = Type.Object(
+  {
+    key: fields.key,
+    name: fields.name,
+    description: Type.String(),
+    start_date: fields.start_date,
+    end_date: fields.end_date,
+    latitude: fields.latitude,
+    longitude: fields.longitude,
+    url: fields.url,
+  },
+  { title: 'Event' },
+);
+
+export const EventFilters = Type.Object({
+  is_upcoming: BooleanFilter(
+    'true: only events whose end date (or start date, without an end date) is today (UTC) or later; ' +
+      'it also changes the default ordering to `start_date,end_date`. false or absent: all events.',
+  ),
+  latitude_gte: Latitude('Minimum latitude.'),
+  latitude_lte: Latitude('Maximum latitude.'),
+  longitude_gte: Longitude('Minimum longitude.'),
+  longitude_lte: Longitude('Maximum longitude.'),
+});
+
+export const EventParams = Type.Object({
+  event_id: Type.String({ maxLength: 200, description: 'The event key, case-insensitive.' }),
+});

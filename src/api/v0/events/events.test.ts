@@ -1,0 +1,170 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Selectable } from 'kysely';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import type { EventTable } from '../../../db/schema.ts';
+import {
+  assertInvalidQuery,
+  assertOrderings,
+  assertPagination,
+  assertUnknownOrdering,
+  event,
+  expectedOrder,
+  utcDate,
+} from '../../../../test/factories-community.ts';
+
+const PATH = '/api/v0/events/';
+const ALLOWED = ['start_date', '-start_date', 'end_date', '-end_date', 'latitude', '-latitude', 'longitude', '-longitude'];
+
+type Event = Selectable<EventTable>;
+let t: TestApp;
+let events: Event[];
+before(async () => {
+  t = await buildTestApp();
+  const db = t.database.db;
+  const at = (key: string, start: number, end: number | null, latitude: number | null = null, longitude: number | null = null) =>
+    event(db, { key, start_date: utcDate(start), end_date: end === null ? null : utcDate(end), latitude, longitude });
+  // Relative to today (UTC): ended, ending today, ongoing, one-day events without an end date, future.
+  // Some share dates or coordinates, and keys run against the ids, so only the id can break those ties.
+  events = [
+    await event(db, {
+      key: 'AppSec-Past',
+      name: 'AppSec Past',
+      description: 'A conference.',
+      url: 'https://example.org/appsec',
+      start_date: utcDate(-10),
+      end_date: utcDate(-8),
+      latitude: 51.5,
+      longitude: -0.12,
+    }),
+    await at('ended-yesterday', -3, -1),
+    await at('ongoing', -5, 5, 40, 10),
+    await at('ends-today', -2, 0, 40, -74),
+    await at('single-today', 0, null, -33.9, 151),
+    await at('single-past', -4, null, 40, 151),
+    await at('future-b', 10, 12, 35.7, 139.7),
+    await at('future-a', 10, 12),
+    await at('future-c', 10, 11, 35.7, 10),
+    await at('future-null', 20, null, -33.9, -74),
+  ];
+});
+after(() => t.close());
+
+const get = (url: string) => t.app.inject({ method: 'GET', url });
+const keys = (res: { json(): { items: { key: string }[] } }) => res.json().items.map((i) => i.key);
+const inOrder = (rows: Event[], ordering: string) => expectedOrder(rows, ordering).map((e) => e.key);
+const upcoming = () => events.filter((e) => (e.end_date ?? e.start_date) >= utcDate(0));
+
+test('the list shows every event, by -start_date,-end_date by default, with the list item fields', async () => {
+  for (const url of [PATH, '/api/v0/events', `${PATH}?ordering=`]) {
+    const res = await get(url);
+    assert.equal(res.statusCode, 200, url);
+    assert.deepEqual(keys(res), inOrder(events, '-start_date,-end_date'), url);
+    assert.equal(res.json().count, events.length);
+  }
+  const items = (await get(PATH)).json().items;
+  const past = events[0]!;
+  assert.deepEqual(items.find((i: { key: string }) => i.key === 'AppSec-Past'), {
+    key: 'AppSec-Past',
+    name: 'AppSec Past',
+    start_date: past.start_date,
+    end_date: past.end_date,
+    latitude: 51.5,
+    longitude: -0.12,
+    url: 'https://example.org/appsec',
+  });
+  const placeless = items.find((i: { key: string }) => i.key === 'future-null');
+  assert.equal(placeless.end_date, null);
+  assert.match(placeless.start_date, /^\d{4}-\d\d-\d\d$/);
+  assert.deepEqual(Object.keys(items.find((i: { key: string }) => i.key === 'future-a')).sort(), [
+    'end_date', 'key', 'latitude', 'longitude', 'name', 'start_date', 'url',
+  ]);
+});
+
+test('every ordering, ascending and descending (nulls last going up), several comma-separated; id breaks ties', async () => {
+  await assertOrderings(get, PATH, events, [...ALLOWED, 'start_date,-end_date', '-latitude,longitude', 'end_date,start_date,latitude']);
+});
+
+test('an unknown ordering is 400 naming the allowed values', async () => {
+  await assertUnknownOrdering(get, PATH, ALLOWED);
+});
+
+test('is_upcoming=true: events ending today (UTC) or later, or starting then without an end date; soonest first', async () => {
+  assert.deepEqual(upcoming().map((e) => e.key).sort(), ['ends-today', 'future-a', 'future-b', 'future-c', 'future-null', 'ongoing', 'single-today']);
+  for (const value of ['true', 'TRUE', 'yes', '1', 'On']) {
+    const res = await get(`${PATH}?is_upcoming=${value}`);
+    assert.equal(res.statusCode, 200, value);
+    assert.deepEqual(keys(res), inOrder(upcoming(), 'start_date,end_date'), value);
+    assert.equal(res.json().count, upcoming().length);
+  }
+  const explicit = await get(`${PATH}?is_upcoming=true&ordering=-end_date`);
+  assert.deepEqual(keys(explicit), inOrder(upcoming(), '-end_date'));
+});
+
+test('is_upcoming false, absent or empty: every event in the default ordering; anything else is 400', async () => {
+  for (const query of ['is_upcoming=false', 'is_upcoming=No', 'is_upcoming=0', 'is_upcoming=off', 'is_upcoming=', '']) {
+    const res = await get(`${PATH}?${query}`);
+    assert.equal(res.statusCode, 200, query);
+    assert.deepEqual(keys(res), inOrder(events, '-start_date,-end_date'), query);
+  }
+  for (const bad of ['maybe', '2', 'tru']) assertInvalidQuery(await get(`${PATH}?is_upcoming=${bad}`), 'is_upcoming', bad);
+});
+
+test('coordinate bounds are inclusive, combine, skip events without coordinates, and are checked', async () => {
+  const cases: [string, (e: Event) => boolean][] = [
+    ['latitude_gte=40', (e) => e.latitude !== null && e.latitude >= 40],
+    ['latitude_lte=35.7', (e) => e.latitude !== null && e.latitude <= 35.7],
+    ['longitude_gte=10', (e) => e.longitude !== null && e.longitude >= 10],
+    ['longitude_lte=-0.12', (e) => e.longitude !== null && e.longitude <= -0.12],
+    ['latitude_gte=-34&latitude_lte=%2B40&longitude_gte=-74&longitude_lte=100.0', (e) =>
+      e.latitude !== null && e.longitude !== null && e.latitude >= -34 && e.latitude <= 40 && e.longitude >= -74 && e.longitude <= 100],
+    ['latitude_gte=&longitude_lte=', () => true],
+  ];
+  for (const [query, match] of cases) {
+    const res = await get(`${PATH}?${query}`);
+    assert.equal(res.statusCode, 200, query);
+    assert.deepEqual(keys(res), inOrder(events.filter(match), '-start_date,-end_date'), query);
+  }
+  const upcomingNorth = await get(`${PATH}?is_upcoming=true&latitude_gte=40`);
+  assert.deepEqual(keys(upcomingNorth), inOrder(upcoming().filter((e) => e.latitude !== null && e.latitude >= 40), 'start_date,end_date'));
+  for (const [name, bad] of [['latitude_gte', '91'], ['latitude_lte', '-90.5'], ['longitude_gte', '181'], ['longitude_lte', 'abc'], ['latitude_gte', '1e1']]) {
+    assertInvalidQuery(await get(`${PATH}?${name}=${bad}`), name!, `${name}=${bad}`);
+  }
+});
+
+test('pagination: pages, past the end, limit and page_size bounds, Link header', async () => {
+  await assertPagination(get, PATH, inOrder(events, '-start_date,-end_date'));
+});
+
+test('detail: the key in any case; the detail fields; a missing key is 404', async () => {
+  const past = events[0]!;
+  for (const id of ['AppSec-Past', 'appsec-past', 'APPSEC-PAST']) {
+    const res = await get(`/api/v0/events/${id}`);
+    assert.equal(res.statusCode, 200, id);
+    assert.deepEqual(res.json(), {
+      key: 'AppSec-Past',
+      name: 'AppSec Past',
+      description: 'A conference.',
+      start_date: past.start_date,
+      end_date: past.end_date,
+      latitude: 51.5,
+      longitude: -0.12,
+      url: 'https://example.org/appsec',
+    });
+  }
+  const bare = (await get('/api/v0/events/future-null')).json();
+  assert.deepEqual([bare.end_date, bare.latitude, bare.longitude, bare.description, bare.url], [null, -33.9, -74, '', '']);
+  for (const id of ['nothing', 'www-event-appsec-past']) {
+    const res = await get(`/api/v0/events/${id}`);
+    assert.equal(res.statusCode, 404, id);
+    assert.deepEqual(res.json(), { message: 'Event not found' });
+  }
+});
+
+test('HEAD answers the list and the detail with 200 and no body', async () => {
+  for (const url of [PATH, '/api/v0/events/appsec-past']) {
+    const res = await t.app.inject({ method: 'HEAD', url });
+    assert.equal(res.statusCode, 200, url);
+    assert.equal(res.body, '');
+  }
+});

@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+import type { ProjectLevel } from '../../../db/schema.ts';
+import { DateTime, LeaderRef } from '../common/schemas.ts';
+
+export const PROJECT_LEVELS: readonly ProjectLevel[] = ['flagship', 'production', 'lab', 'incubator', 'other'];
+
+// A plain `enum` (not a union of literals) gives one validation error naming the allowed values,
+// and lets the query normalization lower-case the parameter.
+const Level = (description: string) => Type.Unsafe<ProjectLevel>(Type.String({ enum: [...PROJECT_LEVELS], description }));
+
+const Key = () => Type.String({ description: 'Project key, without the `www-project-` prefix.' });
+
+export const ProjectItem = Type.Object(
+  {
+    key: Key(),
+    name: Type.String(),
+    level: Level('Project level.'),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+  },
+  { title: 'ProjectListItem' },
+);
+
+export const ProjectDetail = Type.Object(
+  {
+    key: Key(),
+    name: Type.String(),
+    level: Level('Project level.'),
+    description: Type.String(),
+    leaders: Type.Array(LeaderRef),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+  },
+  { title: 'Project' },
+);
+
+export const ProjectFilters = Type.Object({
+  level: Type.Optional(Level('Project level, case-insensitive.')),
+  q: Type.Optional(Type.String({ maxLength: 1000, description: 'Structured search (see the API description)' })),
+});
+
+export const ProjectParams = Type.Object({
+  project_id: Type.String({ maxLength: 200, description: 'The key, with or without the `www-project-` prefix.' }),
+});
