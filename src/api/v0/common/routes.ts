@@ -8,6 +8,7 @@ import { ERROR_RESPONSES, ErrorMessage, ListBody, orderingParam, PageParams, Que
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
 import { envelope, pageOf, setLinkHeader, type Page } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
+import { strictIntegerParams } from './params.ts';
 
 interface Operation {
   path: string;
@@ -78,6 +79,7 @@ export function detailRoute<P extends TObject, Row, Body extends TSchema>(
   app.get(
     def.path,
     {
+      preValidation: strictIntegerParams,
       schema: {
         operationId: def.operationId,
         summary: def.summary,

@@ -1,4 +1,26 @@
 import type { FastifyInstance } from 'fastify';
+import { listRoute } from '../common/routes.ts';
+import { LabelFilters, LabelItem } from './labels.schemas.ts';
+import { listLabels } from './labels.queries.ts';
 
-// Placeholder: routes of /labels/ are being written.
-export async function labelRoutes(_app: FastifyInstance): Promise<void> {}
+export async function labelRoutes(app: FastifyInstance): Promise<void> {
+  listRoute(app, {
+    path: '/labels/',
+    operationId: 'list_labels',
+    summary: 'List labels',
+    description:
+      'Issue labels of the mirrored GitHub repositories. Default ordering `-nest_created_at`: ' +
+      'the labels this service stored most recently first (the interface states no default).',
+    tag: 'GitHub',
+    filters: LabelFilters,
+    item: LabelItem,
+    itemName: 'Label',
+    ordering: {
+      fields: { nest_created_at: 'labels.nest_created_at', nest_updated_at: 'labels.nest_updated_at' },
+      default: '-nest_created_at',
+      tieBreaker: 'labels.id',
+    },
+    fetch: listLabels,
+    present: (row) => row,
+  });
+}

@@ -1,4 +1,36 @@
 import type { FastifyInstance } from 'fastify';
+import { detailRoute, listRoute } from '../common/routes.ts';
+import { OrganizationDetail, OrganizationFilters, OrganizationItem, OrganizationParams } from './organizations.schemas.ts';
+import { getOrganization, listOrganizations } from './organizations.queries.ts';
 
-// Placeholder: routes of /organizations/ are being written.
-export async function organizationRoutes(_app: FastifyInstance): Promise<void> {}
+export async function organizationRoutes(app: FastifyInstance): Promise<void> {
+  listRoute(app, {
+    path: '/organizations/',
+    operationId: 'list_organizations',
+    summary: 'List organizations',
+    description: 'GitHub organizations mirrored by the service. Those without dates come first in descending date orders.',
+    tag: 'GitHub',
+    filters: OrganizationFilters,
+    item: OrganizationItem,
+    itemName: 'Organization',
+    ordering: {
+      fields: { created_at: 'organizations.created_at', updated_at: 'organizations.updated_at' },
+      default: '-created_at',
+      tieBreaker: 'organizations.id',
+    },
+    fetch: listOrganizations,
+    present: (row) => row,
+  });
+
+  detailRoute(app, {
+    path: '/organizations/:organization_id',
+    operationId: 'get_organization',
+    summary: 'Get organization',
+    tag: 'GitHub',
+    params: OrganizationParams,
+    response: OrganizationDetail,
+    resource: 'Organization',
+    fetch: (db, params) => getOrganization(db, params.organization_id),
+    present: (row) => row,
+  });
+}

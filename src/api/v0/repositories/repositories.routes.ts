@@ -1,4 +1,36 @@
 import type { FastifyInstance } from 'fastify';
+import { detailRoute, listRoute } from '../common/routes.ts';
+import { RepositoryDetail, RepositoryFilters, RepositoryItem, RepositoryParams } from './repositories.schemas.ts';
+import { getRepository, listRepositories } from './repositories.queries.ts';
 
-// Placeholder: routes of /repositories/ are being written.
-export async function repositoryRoutes(_app: FastifyInstance): Promise<void> {}
+export async function repositoryRoutes(app: FastifyInstance): Promise<void> {
+  listRoute(app, {
+    path: '/repositories/',
+    operationId: 'list_repositories',
+    summary: 'List repositories',
+    description: 'Repositories mirrored from GitHub, optionally of one organization.',
+    tag: 'GitHub',
+    filters: RepositoryFilters,
+    item: RepositoryItem,
+    itemName: 'Repository',
+    ordering: {
+      fields: { created_at: 'repositories.created_at', updated_at: 'repositories.updated_at' },
+      default: '-created_at,-updated_at',
+      tieBreaker: 'repositories.id',
+    },
+    fetch: listRepositories,
+    present: (row) => row,
+  });
+
+  detailRoute(app, {
+    path: '/repositories/:organization_id/:repository_id',
+    operationId: 'get_repository',
+    summary: 'Get repository',
+    tag: 'GitHub',
+    params: RepositoryParams,
+    response: RepositoryDetail,
+    resource: 'Repository',
+    fetch: (db, params) => getRepository(db, { organization: params.organization_id, repository: params.repository_id }),
+    present: (row) => row,
+  });
+}

@@ -1,0 +1,27 @@
+// Number path segments (issue and milestone numbers) must be plain digits. AJV's coercion would read
+// `1e2` as 100 and `0x10` as 16, serving another record instead of the 400 the contract asks for.
+// Every detail route runs it (see routes.ts).
+import type { FastifyRequest } from 'fastify';
+import { invalidParam } from '../../../errors.ts';
+
+const DIGITS = /^\d+$/;
+
+interface ParamsSchema {
+  properties?: Record<string, { type?: string }>;
+}
+
+/** preValidation hook: rejects integer-typed path parameters that are not written as digits. */
+export async function strictIntegerParams(request: FastifyRequest): Promise<void> {
+  const properties = (request.routeOptions.schema?.params as ParamsSchema | undefined)?.properties;
+  const params = request.params as Record<string, unknown> | undefined;
+  if (!properties || !params) return;
+  for (const [name, schema] of Object.entries(properties)) {
+    const value = params[name];
+    if (schema.type === 'integer' && typeof value === 'string' && !DIGITS.test(value)) {
+      throw invalidParam('path', name, 'must be an integer');
+    }
+  }
+}
+
+/** Numbers are PostgreSQL integers: anything larger is a 400, never a database error. */
+export const NUMBER_RANGE = { minimum: 1, maximum: 2_147_483_647 };

@@ -1,0 +1,128 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { issue, organization, repository } from '../../../../test/factories.ts';
+import {
+  assertDateTime,
+  assertHead,
+  assertInvalid,
+  assertOrderings,
+  assertPagination,
+  day,
+  expectedOrder,
+  keysOf,
+} from '../../../../test/factories-github.ts';
+
+let t: TestApp;
+type Tracked = { id: number; title: string; state: 'open' | 'closed'; created_at: string; updated_at: string };
+const rows: Tracked[] = [];
+
+before(async () => {
+  t = await buildTestApp();
+  const db = t.database.db;
+  const owasp = await organization(db, { login: 'OWASP' });
+  const nest = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Nest' });
+  const other = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Other' });
+  // A repository of the same name under another owner: the organization filter must tell them apart.
+  const octoNest = await repository(db, { owner_login: 'octo-org', name: 'Nest' });
+  // Equal created_at and updated_at values on purpose, so the id tie-breaker decides.
+  const specs = [
+    [nest, 1, 'a', 'open', 3, 5],
+    [nest, 2, 'b', 'closed', 1, 5],
+    [other, 1, 'c', 'open', 3, 6],
+    [octoNest, 1, 'd', 'closed', 2, 5],
+    [nest, 3, 'e', 'open', 1, 7],
+    [other, 2, 'f', 'open', 3, 6],
+    [octoNest, 2, 'g', 'open', 2, 4],
+  ] as const;
+  for (const [repository_id, number, title, state, created, updated] of specs) {
+    const values = { title, state, created_at: day(created), updated_at: day(updated) };
+    const id = await issue(db, { repository_id, number, body: `Body of ${title}`, url: `https://github.com/x/${title}`, ...values });
+    rows.push({ id: Number(id), ...values });
+  }
+});
+after(() => t.close());
+
+const get = (url: string) => t.app.inject({ method: 'GET', url });
+const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const LIST = '/api/v0/issues/';
+const titles = (url: string) => keysOf(get, url, 'title');
+const ordered = (which: string[]) => expectedOrder(rows, '-created_at,-updated_at').map((r) => r.title).filter((x) => which.includes(x));
+
+test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
+  await assertOrderings(get, LIST, rows, 'title', ['created_at', 'updated_at'], '-created_at,-updated_at');
+});
+
+test('an item has exactly title, state, url, created_at, updated_at', async () => {
+  const res = await get(LIST);
+  const item = res.json().items[0];
+  assert.deepEqual(Object.keys(item).sort(), ['created_at', 'state', 'title', 'updated_at', 'url']);
+  assertDateTime(item.created_at);
+  assertDateTime(item.updated_at);
+});
+
+test('organization and repository filters: case-insensitive, combined, empty ignored', async () => {
+  const all = ordered(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  for (const value of ['OWASP', 'owasp', 'oWaSp']) {
+    assert.deepEqual(await titles(`${LIST}?organization=${value}`), ordered(['a', 'b', 'c', 'e', 'f']), value);
+  }
+  assert.deepEqual(await titles(`${LIST}?repository=NEST`), ordered(['a', 'b', 'd', 'e', 'g']));
+  assert.deepEqual(await titles(`${LIST}?organization=octo-org&repository=nest`), ordered(['d', 'g']));
+  assert.deepEqual(await titles(`${LIST}?organization=owasp&repository=other&state=open`), ordered(['c', 'f']));
+  assert.deepEqual(await titles(`${LIST}?organization=nobody`), []);
+  assert.deepEqual(await titles(`${LIST}?organization=&repository=`), all);
+  assertInvalid(await get(`${LIST}?organization=${'x'.repeat(201)}`), 'query', 'organization');
+  assertInvalid(await get(`${LIST}?repository=${'x'.repeat(201)}`), 'query', 'repository');
+});
+
+test('state filter: open or closed, any case; empty ignored; anything else → 400', async () => {
+  assert.deepEqual(await titles(`${LIST}?state=closed`), ordered(['b', 'd']));
+  assert.deepEqual(await titles(`${LIST}?state=OPEN`), ordered(['a', 'c', 'e', 'f', 'g']));
+  assert.deepEqual(await titles(`${LIST}?state=`), ordered(['a', 'b', 'c', 'd', 'e', 'f', 'g']));
+  for (const value of ['merged', 'all', '1']) assertInvalid(await get(`${LIST}?state=${value}`), 'query', 'state', value);
+});
+
+test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
+  await assertPagination(get, LIST, ordered(['a', 'b', 'c', 'd', 'e', 'f', 'g']), 'title');
+  assert.equal((await get(`${LIST}?state=closed&limit=1&page=3`)).json().total_pages, 2);
+});
+
+test('detail: found by organization, repository and number, any case of the names', async () => {
+  for (const [url, title] of [
+    ['/api/v0/issues/OWASP/Nest/1', 'a'],
+    ['/api/v0/issues/owasp/NEST/1', 'a'],
+    ['/api/v0/issues/octo-org/nest/1', 'd'],
+    ['/api/v0/issues/Owasp/other/2', 'f'],
+    ['/api/v0/issues/OWASP/Nest/01', 'a'],
+  ] as const) {
+    const res = await get(url);
+    assert.equal(res.statusCode, 200, url);
+    assert.equal(res.json().title, title, url);
+  }
+  const body = (await get('/api/v0/issues/OWASP/Nest/2')).json();
+  assert.deepEqual(body, {
+    title: 'b',
+    state: 'closed',
+    body: 'Body of b',
+    url: 'https://github.com/x/b',
+    created_at: new Date(day(1)).toISOString(),
+    updated_at: new Date(day(5)).toISOString(),
+  });
+});
+
+test('detail: unknown → 404 "Issue not found"; a non-integer number → 400', async () => {
+  for (const url of ['OWASP/Nest/99', 'nobody/Nest/1', 'OWASP/missing/1', 'octo-org/Other/1']) {
+    const res = await get(`/api/v0/issues/${url}`);
+    assert.equal(res.statusCode, 404, url);
+    assert.deepEqual(res.json(), { message: 'Issue not found' });
+  }
+  for (const number of ['abc', '1.5', '1e2', '-1', '0x1', '%201', '1%20', '0', '99999999999']) {
+    assertInvalid(await get(`/api/v0/issues/OWASP/Nest/${number}`), 'path', 'issue_id', number);
+  }
+});
+
+test('HEAD on the list and the detail', async () => {
+  await assertHead(get, head, LIST);
+  await assertHead(get, head, '/api/v0/issues/OWASP/Nest/1');
+  assert.equal((await head('/api/v0/issues/OWASP/Nest/99')).statusCode, 404);
+});

@@ -1,0 +1,123 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { organization, repository } from '../../../../test/factories.ts';
+import {
+  assertDateTime,
+  assertHead,
+  assertInvalid,
+  assertOrderings,
+  assertPagination,
+  day,
+  expectedOrder,
+  keysOf,
+  release,
+} from '../../../../test/factories-github.ts';
+
+let t: TestApp;
+type Tracked = { id: number; name: string; tag_name: string; published_at: string | null; created_at: string };
+const rows: Tracked[] = [];
+
+before(async () => {
+  t = await buildTestApp();
+  const db = t.database.db;
+  const owasp = await organization(db, { login: 'OWASP' });
+  const nest = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Nest' });
+  const other = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Other' });
+  const octoNest = await repository(db, { owner_login: 'octo-org', name: 'Nest' });
+  // Equal and null dates on purpose; the same tag in two repositories; tags differing only in case.
+  const specs = [
+    [nest, 'v1.0.0', 'n1', 5, 3],
+    [nest, 'v1.1.0', 'n2', null, 4],
+    [other, 'release/2.0', 'n3', 5, 2],
+    [octoNest, 'v1.0.0', 'n4', 6, 4],
+    [nest, 'V1.0.0', 'n5', 5, 3],
+    [other, 'v2.0.0-rc.1', 'n6', null, 4],
+  ] as const;
+  for (const [repository_id, tag_name, name, published, created] of specs) {
+    const values = { name, tag_name, published_at: published === null ? null : day(published), created_at: day(created) };
+    rows.push({ id: await release(db, { repository_id, description: `Notes of ${name}`, ...values }), ...values });
+  }
+});
+after(() => t.close());
+
+const get = (url: string) => t.app.inject({ method: 'GET', url });
+const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const LIST = '/api/v0/releases/';
+const names = (url: string) => keysOf(get, url, 'name');
+const ordered = (which: string[]) => expectedOrder(rows, '-published_at,-created_at').map((r) => r.name).filter((x) => which.includes(x));
+const ALL = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
+
+test('orderings: default -published_at,-created_at (unpublished first), each value both ways, unknown → 400', async () => {
+  await assertOrderings(get, LIST, rows, 'name', ['created_at', 'published_at'], '-published_at,-created_at');
+  assert.deepEqual((await names(LIST)).slice(0, 2), ['n6', 'n2']);
+});
+
+test('an item has exactly name, tag_name, published_at, created_at; published_at null when unpublished', async () => {
+  const items = (await get(LIST)).json().items;
+  assert.deepEqual(Object.keys(items[0]).sort(), ['created_at', 'name', 'published_at', 'tag_name']);
+  assert.equal(items[0].published_at, null);
+  assertDateTime(items.at(-1).published_at);
+  assertDateTime(items[0].created_at);
+});
+
+test('tag_name filter is exact and case-sensitive; empty ignored', async () => {
+  assert.deepEqual(await names(`${LIST}?tag_name=v1.0.0`), ordered(['n1', 'n4']));
+  assert.deepEqual(await names(`${LIST}?tag_name=V1.0.0`), ['n5']);
+  assert.deepEqual(await names(`${LIST}?tag_name=release%2F2.0`), ['n3']);
+  assert.deepEqual(await names(`${LIST}?tag_name=v1`), []);
+  assert.deepEqual(await names(`${LIST}?tag_name=`), ordered(ALL));
+  assertInvalid(await get(`${LIST}?tag_name=${'v'.repeat(201)}`), 'query', 'tag_name');
+});
+
+test('organization and repository filters: case-insensitive, combined, empty ignored', async () => {
+  assert.deepEqual(await names(`${LIST}?organization=owasp`), ordered(['n1', 'n2', 'n3', 'n5', 'n6']));
+  assert.deepEqual(await names(`${LIST}?repository=NEST`), ordered(['n1', 'n2', 'n4', 'n5']));
+  assert.deepEqual(await names(`${LIST}?organization=Octo-Org&repository=nest&tag_name=v1.0.0`), ['n4']);
+  assert.deepEqual(await names(`${LIST}?organization=&repository=`), ordered(ALL));
+  assert.deepEqual(await names(`${LIST}?organization=octo-org&repository=other`), []);
+  assertInvalid(await get(`${LIST}?repository=${'x'.repeat(201)}`), 'query', 'repository');
+});
+
+test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
+  await assertPagination(get, LIST, ordered(ALL), 'name');
+});
+
+test('detail: every Release field; names case-insensitive, the tag exact; dots and %2F in tags', async () => {
+  const res = await get('/api/v0/releases/owasp/NEST/v1.0.0');
+  assert.equal(res.statusCode, 200);
+  assert.deepEqual(res.json(), {
+    name: 'n1',
+    tag_name: 'v1.0.0',
+    description: 'Notes of n1',
+    published_at: new Date(day(5)).toISOString(),
+    created_at: new Date(day(3)).toISOString(),
+  });
+  for (const [url, name] of [
+    ['OWASP/Nest/V1.0.0', 'n5'],
+    ['octo-org/Nest/v1.0.0', 'n4'],
+    ['OWASP/Other/release%2F2.0', 'n3'],
+    ['OWASP/Other/v2.0.0-rc.1', 'n6'],
+  ]) {
+    const detail = await get(`/api/v0/releases/${url}`);
+    assert.equal(detail.statusCode, 200, url);
+    assert.equal(detail.json().name, name, url);
+  }
+  assert.equal((await get('/api/v0/releases/OWASP/Nest/v1.1.0')).json().published_at, null);
+});
+
+test('detail: unknown → 404 "Release not found"; a raw slash in the tag is not a route', async () => {
+  for (const url of ['OWASP/Nest/v9', 'OWASP/Nest/V1.1.0', 'OWASP/Other/v1.0.0', 'nobody/Nest/v1.0.0']) {
+    const res = await get(`/api/v0/releases/${url}`);
+    assert.equal(res.statusCode, 404, url);
+    assert.deepEqual(res.json(), { message: 'Release not found' });
+  }
+  const raw = await get('/api/v0/releases/OWASP/Other/release/2.0');
+  assert.equal(raw.statusCode, 404);
+  assert.deepEqual(raw.json(), { message: 'Not found' });
+});
+
+test('HEAD on the list and the detail', async () => {
+  await assertHead(get, head, LIST);
+  await assertHead(get, head, '/api/v0/releases/OWASP/Nest/v1.0.0');
+});

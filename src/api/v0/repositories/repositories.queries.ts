@@ -1,0 +1,60 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Static } from '@sinclair/typebox';
+import type { Db } from '../../../db/index.ts';
+import type { DB } from '../../../db/schema.ts';
+import type { OrderTerm } from '../common/ordering.ts';
+import { fetchPage, type Page } from '../common/pagination.ts';
+import type { RepositoryFilters } from './repositories.schemas.ts';
+
+export interface RepositoryScope {
+  organization?: string;
+  repository?: string;
+}
+
+export const isScoped = (scope: RepositoryScope) => scope.organization !== undefined || scope.repository !== undefined;
+
+/**
+ * Narrows a query that has `repositories` joined to the given owner login and repository name.
+ * lower() on both sides matches the index on (lower(owner_login), lower(name)).
+ */
+export function whereRepository<TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  scope: RepositoryScope,
+): SelectQueryBuilder<DB, TB, O> {
+  let q = query;
+  if (scope.organization !== undefined) q = q.where(sql`lower(repositories.owner_login)`, '=', scope.organization.toLowerCase());
+  if (scope.repository !== undefined) q = q.where(sql`lower(repositories.name)`, '=', scope.repository.toLowerCase());
+  return q;
+}
+
+/**
+ * The structured search of `q`. Not implemented yet: the parameter is accepted and validated
+ * (length) so clients can send it, and the query comes back unchanged.
+ */
+export function applySearch<O>(query: SelectQueryBuilder<DB, 'repositories', O>, _q: string | undefined) {
+  return query;
+}
+
+export function listRepositories(db: Db, query: Static<typeof RepositoryFilters>, order: OrderTerm[], page: Page) {
+  let q = db.selectFrom('repositories').select(['repositories.name', 'repositories.created_at', 'repositories.updated_at']);
+  q = whereRepository(q, { organization: query.organization_id });
+  q = applySearch(q, query.q);
+  return fetchPage(q, order, page);
+}
+
+export function getRepository(db: Db, scope: Required<RepositoryScope>) {
+  const q = db
+    .selectFrom('repositories')
+    .select([
+      'repositories.name',
+      'repositories.description',
+      'repositories.commits_count',
+      'repositories.contributors_count',
+      'repositories.forks_count',
+      'repositories.stars_count',
+      'repositories.open_issues_count',
+      'repositories.created_at',
+      'repositories.updated_at',
+    ]);
+  return whereRepository(q, scope).executeTakeFirst();
+}

@@ -1,0 +1,45 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, StringFilter } from '../common/schemas.ts';
+
+export const RepositoryItem = Type.Object(
+  {
+    name: Type.String({ description: 'Repository name, unique within its organization.' }),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+  },
+  { title: 'RepositoryListItem' },
+);
+
+export const RepositoryDetail = Type.Object(
+  {
+    name: Type.String({ description: 'Repository name, unique within its organization.' }),
+    description: Type.String(),
+    commits_count: Type.Integer(),
+    contributors_count: Type.Integer(),
+    forks_count: Type.Integer(),
+    stars_count: Type.Integer(),
+    open_issues_count: Type.Integer(),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+  },
+  { title: 'Repository' },
+);
+
+export const RepositoryFilters = Type.Object({
+  organization_id: StringFilter('Organization login (the owner in the URL), case-insensitive exact match.'),
+  q: Type.Optional(Type.String({ maxLength: 1000, description: 'Structured search (see the API description).' })),
+});
+
+/** The two path segments that name a repository; issues, milestones and releases nest under them. */
+export const RepositoryPath = {
+  organization_id: Type.String({ maxLength: 200, description: 'Organization login, case-insensitive.' }),
+  repository_id: Type.String({ maxLength: 200, description: 'Repository name, case-insensitive.' }),
+};
+
+export const RepositoryParams = Type.Object(RepositoryPath);
+
+/** The list filters of issues, milestones and releases that select repositories. */
+export const RepositoryScopeFilters = {
+  organization: StringFilter('Organization login (the repository owner), case-insensitive exact match.'),
+  repository: StringFilter('Repository name, case-insensitive exact match.'),
+};

@@ -1,0 +1,115 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { organization, repository } from '../../../../test/factories.ts';
+import {
+  assertDateTime,
+  assertHead,
+  assertInvalid,
+  assertOrderings,
+  assertPagination,
+  day,
+  expectedOrder,
+  keysOf,
+} from '../../../../test/factories-github.ts';
+
+let t: TestApp;
+type Tracked = { id: number; name: string; created_at: string; updated_at: string };
+const rows: Tracked[] = [];
+
+before(async () => {
+  t = await buildTestApp();
+  const db = t.database.db;
+  const owasp = await organization(db, { login: 'OWASP' });
+  const octo = await organization(db, { login: 'octo-org' });
+  // Equal dates on purpose (the id breaks ties); `Nest` twice under different owners; a personal repository.
+  const specs = [
+    ['OWASP', owasp, 'Nest', 3, 5],
+    ['OWASP', owasp, 'www-project', 1, 5],
+    ['octo-org', octo, 'nest', 2, 5],
+    ['OWASP', owasp, 'Other', 3, 6],
+    ['octo-org', octo, 'hello-world', 1, 7],
+    ['OWASP', owasp, 'zap', 3, 6],
+    ['someone', null, 'dotfiles', 2, 4],
+  ] as const;
+  for (const [owner_login, organization_id, name, created, updated] of specs) {
+    const values = { name, created_at: day(created), updated_at: day(updated) };
+    const id = await repository(db, { owner_login, organization_id, description: `${owner_login}/${name}`, ...values });
+    rows.push({ id: Number(id), ...values });
+  }
+  await db
+    .updateTable('repositories')
+    .set({ commits_count: 1200, contributors_count: 40, forks_count: 90, stars_count: 1500, open_issues_count: 17 })
+    .where('name', '=', 'Nest')
+    .execute();
+});
+after(() => t.close());
+
+const get = (url: string) => t.app.inject({ method: 'GET', url });
+const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const LIST = '/api/v0/repositories/';
+const names = (url: string) => keysOf(get, url, 'name');
+const ordered = (which: string[]) => expectedOrder(rows, '-created_at,-updated_at').map((r) => r.name).filter((x) => which.includes(x));
+const ALL = ['Nest', 'www-project', 'nest', 'Other', 'hello-world', 'zap', 'dotfiles'];
+
+test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
+  await assertOrderings(get, LIST, rows, 'name', ['created_at', 'updated_at'], '-created_at,-updated_at');
+});
+
+test('an item has exactly name, created_at, updated_at', async () => {
+  const item = (await get(LIST)).json().items[0];
+  assert.deepEqual(Object.keys(item).sort(), ['created_at', 'name', 'updated_at']);
+  assertDateTime(item.created_at);
+  assertDateTime(item.updated_at);
+});
+
+test('organization_id filter: the owner login, case-insensitive; empty ignored', async () => {
+  assert.deepEqual(await names(`${LIST}?organization_id=owasp`), ordered(['Nest', 'www-project', 'Other', 'zap']));
+  assert.deepEqual(await names(`${LIST}?organization_id=OCTO-ORG`), ordered(['nest', 'hello-world']));
+  assert.deepEqual(await names(`${LIST}?organization_id=someone`), ['dotfiles']);
+  assert.deepEqual(await names(`${LIST}?organization_id=owas`), []);
+  assert.deepEqual(await names(`${LIST}?organization_id=`), ordered(ALL));
+  assertInvalid(await get(`${LIST}?organization_id=${'x'.repeat(201)}`), 'query', 'organization_id');
+});
+
+test('q is accepted up to 1,000 characters (search not applied yet); longer → 400', async () => {
+  assert.deepEqual(await names(`${LIST}?q=${encodeURIComponent('stars:>100 name:"OWASP Nest"')}`), ordered(ALL));
+  assert.deepEqual(await names(`${LIST}?q=&organization_id=octo-org`), ordered(['nest', 'hello-world']));
+  assert.equal((await get(`${LIST}?q=${'a'.repeat(1000)}`)).statusCode, 200);
+  assertInvalid(await get(`${LIST}?q=${'a'.repeat(1001)}`), 'query', 'q');
+});
+
+test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
+  await assertPagination(get, LIST, ordered(ALL), 'name');
+});
+
+test('detail: every Repository field, names in any case; 404 "Repository not found"', async () => {
+  for (const path of ['OWASP/Nest', 'owasp/NEST', 'Owasp/nest']) {
+    const res = await get(`/api/v0/repositories/${path}`);
+    assert.equal(res.statusCode, 200, path);
+    assert.deepEqual(res.json(), {
+      name: 'Nest',
+      description: 'OWASP/Nest',
+      commits_count: 1200,
+      contributors_count: 40,
+      forks_count: 90,
+      stars_count: 1500,
+      open_issues_count: 17,
+      created_at: new Date(day(3)).toISOString(),
+      updated_at: new Date(day(5)).toISOString(),
+    });
+  }
+  const octoNest = (await get('/api/v0/repositories/OCTO-ORG/Nest')).json();
+  assert.equal(octoNest.description, 'octo-org/nest');
+  assert.equal(octoNest.stars_count, 0);
+  for (const path of ['OWASP/hello-world', 'nobody/Nest', 'OWASP/Nes']) {
+    const res = await get(`/api/v0/repositories/${path}`);
+    assert.equal(res.statusCode, 404, path);
+    assert.deepEqual(res.json(), { message: 'Repository not found' });
+  }
+});
+
+test('HEAD on the list and the detail', async () => {
+  await assertHead(get, head, LIST);
+  await assertHead(get, head, '/api/v0/repositories/OWASP/Nest');
+});
