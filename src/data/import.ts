@@ -52,7 +52,7 @@ async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean): 
     // GitHub first: leaders may link to the members it stores.
     const github = await writeGithubData(trx, githubData);
     const owasp = await writeOwaspData(trx, owaspData);
-    const changed = changedRows(github) + changedRows(owasp) > 0;
+    const changed = changedRows(github) + changedRows(owasp.counts) > 0;
     const dataVersion = changed || onlyIfEmpty ? await bumpDataVersion(trx) : await readDataVersion(trx);
     return { owasp, github, changed, dataVersion, durationMs: Math.round(performance.now() - started) };
   });

@@ -1,14 +1,5 @@
-// Placeholder replaced by the GitHub importer (issue 2).
-import type { Db } from '../../db/index.ts';
-import type { ResourceCounts } from '../report.ts';
-
-export type GithubReport = Record<string, ResourceCounts>;
-export type GithubData = unknown;
-
-export async function readGithubData(_dir: string): Promise<GithubData> {
-  return {};
-}
-
-export async function writeGithubData(_db: Db, _data: GithubData): Promise<GithubReport> {
-  return {};
-}
+// The GitHub part of the dataset import: recorded GitHub REST responses (data/github/) → the GitHub
+// tables. The live sync reuses the mappers (github.mapping.ts) and the writer.
+export { readGithubData } from './github.read.ts';
+export { writeGithubData, type GithubCounts, type GithubReport } from './github.write.ts';
+export type { GithubData } from './github.records.ts';

@@ -1,14 +1,5 @@
-// Placeholder replaced by the OWASP importer (issue 2).
-import type { Db } from '../../db/index.ts';
-import type { ResourceCounts } from '../report.ts';
-
-export type OwaspReport = Record<string, ResourceCounts>;
-export type OwaspData = unknown;
-
-export async function readOwaspData(_dir: string): Promise<OwaspData> {
-  return {};
-}
-
-export async function writeOwaspData(_db: Db, _data: OwaspData): Promise<OwaspReport> {
-  return {};
-}
+// The OWASP website data importer: chapters, committees, projects, events, sponsors and leaders
+// from the `_data` files of OWASP/owasp.github.io. Reading validates everything before any write.
+export { readOwaspData } from './owasp.read.ts';
+export { writeOwaspData } from './owasp.write.ts';
+export type { OwaspData, OwaspReport, OwaspResource } from './owasp.types.ts';

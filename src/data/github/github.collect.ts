@@ -1,0 +1,120 @@
+// Gathers GitHub records from any number of responses, embedded objects included (an issue brings its
+// author, assignees, milestone and labels). Issues, labels, milestones and releases name their repository
+// only by address, so they wait in `pending` until every repository has been seen.
+import { Fields, isApiObject, repositoryOfUrl } from './github.fields.ts';
+import { assigneesOf, isIdLess, mapMember, mapOrganization, mapRepository } from './github.mapping.ts';
+import type { GithubData, MemberRecord, OrganizationRecord, RepositoryRecord } from './github.records.ts';
+import { resolvePending } from './github.resolve.ts';
+import { Versions } from './github.versions.ts';
+
+/** A repository-scoped object and the repository (`owner/name`) it belongs to. */
+export interface Pending {
+  api: unknown;
+  source: string;
+  repository: string;
+}
+
+/** The labels a response says an issue has, replacing those embedded in older copies of the issue. */
+export interface IssueLabels {
+  repository: string;
+  number: number;
+  labels: Pending[];
+}
+
+export interface Membership {
+  organization: { login: string } | { githubId: number };
+  memberGithubId: number;
+}
+
+export class GithubCollector {
+  readonly organizations = new Versions<OrganizationRecord>();
+  readonly members = new Versions<MemberRecord>();
+  readonly repositories = new Versions<RepositoryRecord>();
+  readonly pending = {
+    issues: [] as Pending[],
+    labels: [] as Pending[],
+    milestones: [] as Pending[],
+    releases: [] as Pending[],
+  };
+  readonly issueLabels: IssueLabels[] = [];
+  readonly memberships: Membership[] = [];
+  /** Pull requests met among issues: not stored, and neither are the objects embedded in them. */
+  pullRequests = 0;
+
+  organization(value: unknown, source: string): OrganizationRecord {
+    return this.organizations.add(mapOrganization(value, source), value);
+  }
+
+  member(value: unknown, source: string): MemberRecord {
+    return this.members.add(mapMember(value, source), value);
+  }
+
+  /** A user, bot or organization (repository owners and webhook senders can be any of them). */
+  account(value: unknown, source: string): void {
+    if (isApiObject(value) && value.type === 'Organization') this.organization(value, source);
+    else this.member(value, source);
+  }
+
+  repository(value: unknown, source: string): void {
+    this.repositories.add(mapRepository(value, source), value);
+    const f = new Fields(value, 'repository', source);
+    this.account(f.api.owner, source);
+    if (f.has('organization')) this.account(f.api.organization, source);
+  }
+
+  issue(value: unknown, source: string, context?: string): void {
+    const f = new Fields(value, 'issue', source);
+    if (f.api.pull_request !== undefined) {
+      this.pullRequests += 1;
+      return;
+    }
+    const repository = repositoryOf(f, 'repository_url', context);
+    this.pending.issues.push({ api: value, source, repository });
+    if (f.has('user')) this.member(f.api.user, source);
+    for (const user of assigneesOf(f)) this.member(user, source);
+    if (f.has('milestone')) this.milestone(f.api.milestone, source, repository);
+    for (const label of f.list('labels')) this.#label(label, source, repository, true);
+  }
+
+  label(value: unknown, source: string, context?: string): void {
+    this.#label(value, source, context, false);
+  }
+
+  labelsOfIssue(values: unknown[], source: string, repository: string, number: number): void {
+    const labels = values.map((value) => this.#label(value, source, repository, false));
+    this.issueLabels.push({ repository, number, labels });
+  }
+
+  milestone(value: unknown, source: string, context?: string): void {
+    const f = new Fields(value, 'milestone', source);
+    this.pending.milestones.push({ api: value, source, repository: repositoryOf(f, 'url', context) });
+    if (f.has('creator')) this.member(f.api.creator, source);
+  }
+
+  release(value: unknown, source: string, context?: string): void {
+    const f = new Fields(value, 'release', source);
+    this.pending.releases.push({ api: value, source, repository: repositoryOf(f, 'url', context) });
+    if (f.has('author')) this.member(f.api.author, source);
+  }
+
+  membership(organization: Membership['organization'], user: unknown, source: string): void {
+    this.memberships.push({ organization, memberGithubId: this.member(user, source).github_id });
+  }
+
+  finish(): GithubData {
+    return resolvePending(this);
+  }
+
+  // Labels embedded in issues may lack an id (2016 responses); those are matched by name later.
+  #label(value: unknown, source: string, context: string | undefined, embedded: boolean): Pending {
+    const f = new Fields(value, 'label', source);
+    const pending = { api: value, source, repository: repositoryOf(f, 'url', context) };
+    if (!(embedded && isIdLess(value))) this.pending.labels.push(pending);
+    return pending;
+  }
+}
+
+// The object's API address names its repository; without one, the request it answers does.
+function repositoryOf(f: Fields, key: string, context: string | undefined): string {
+  return repositoryOfUrl(f.api[key]) ?? context ?? f.fail(`no "${key}" naming its repository`);
+}

@@ -1,0 +1,95 @@
+// SQL of the GitHub import (and of the sync that reuses it). A batch travels as one JSON document per
+// statement: any number of rows is one round trip, and the column types come from the table itself.
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.ts';
+import type { GithubResource } from './github.records.ts';
+
+export type Row = Record<string, unknown> & { github_id: number };
+export type PairTable = 'issue_labels' | 'issue_assignees' | 'organization_members';
+
+const PAIR_COLUMNS: Record<PairTable, [owner: string, other: string]> = {
+  issue_labels: ['issue_id', 'label_id'],
+  issue_assignees: ['issue_id', 'member_id'],
+  organization_members: ['organization_id', 'member_id'],
+};
+
+export interface UpsertResult {
+  inserted: number;
+  updated: number;
+  /** Row ids of the inserted and updated rows. */
+  changed: Set<string>;
+}
+
+/**
+ * Inserts new rows and updates existing ones (by `github_id`) only where a value differs, so an
+ * unchanged row keeps its `nest_updated_at` and is not counted. All rows must have the same keys.
+ */
+export async function upsertByGithubId(db: Db, table: GithubResource, rows: Row[]): Promise<UpsertResult> {
+  if (rows.length === 0) return { inserted: 0, updated: 0, changed: new Set() };
+  const columns = Object.keys(rows[0]!);
+  const values = columns.filter((column) => column !== 'github_id');
+  // RETURNING skips rows the WHERE left alone; `xmax = 0` tells an inserted row from an updated one.
+  const refs = (prefix: string, names: string[]) => sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
+  const { rows: written } = await sql<{ id: string; inserted: boolean }>`
+    INSERT INTO ${sql.table(table)} AS t (${sql.join(columns.map((column) => sql.ref(column)))})
+    SELECT ${refs('r', columns)}
+    FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(rows)}::jsonb) AS r
+    ON CONFLICT (github_id) DO UPDATE
+    SET ${sql.join(values.map((column) => sql`${sql.ref(column)} = ${sql.ref(`excluded.${column}`)}`))},
+      nest_updated_at = now()
+    WHERE (${refs('t', values)}) IS DISTINCT FROM (${refs('excluded', values)})
+    RETURNING id, (xmax = 0) AS inserted
+  `.execute(db);
+  const inserted = written.filter((row) => row.inserted).length;
+  return { inserted, updated: written.length - inserted, changed: new Set(written.map((row) => row.id)) };
+}
+
+/** Row ids of the stored records among `githubIds`, keyed by GitHub id. */
+export async function rowIdsByGithubId(
+  db: Db,
+  table: GithubResource,
+  githubIds: number[],
+): Promise<Map<number, string>> {
+  if (githubIds.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; github_id: string }>`
+    SELECT id, github_id FROM ${sql.table(table)} WHERE github_id = ANY(${[...new Set(githubIds)]}::bigint[])
+  `.execute(db);
+  return new Map(rows.map((row) => [Number(row.github_id), row.id]));
+}
+
+/**
+ * Adds the missing pairs and, when `owners` is given, deletes the other pairs of those owners.
+ * Returns the owners (row ids) whose pairs changed.
+ */
+export async function syncPairs(
+  db: Db,
+  table: PairTable,
+  pairs: [string, string][],
+  owners?: string[],
+): Promise<Set<string>> {
+  const [owner, other] = PAIR_COLUMNS[table].map((column) => sql.ref(column));
+  const [pairOwners, pairOthers] = [pairs.map((pair) => pair[0]), pairs.map((pair) => pair[1])];
+  const removed = owners
+    ? sql`DELETE FROM ${sql.table(table)} AS p WHERE p.${owner} = ANY(${owners}::bigint[])
+        AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.owner = p.${owner} AND w.other = p.${other})
+        RETURNING p.${owner} AS owner`
+    : sql`SELECT NULL::bigint AS owner WHERE false`;
+  const { rows } = await sql<{ owner: string }>`
+    WITH wanted AS (
+      SELECT * FROM unnest(${pairOwners}::bigint[], ${pairOthers}::bigint[]) AS w (owner, other)
+    ),
+    removed AS (${removed}),
+    added AS (
+      INSERT INTO ${sql.table(table)} (${owner}, ${other}) SELECT owner, other FROM wanted
+      ON CONFLICT DO NOTHING RETURNING ${owner} AS owner
+    )
+    SELECT owner FROM removed UNION SELECT owner FROM added
+  `.execute(db);
+  return new Set(rows.map((row) => row.owner));
+}
+
+/** Marks rows as changed by this service when only their links (labels, assignees, members) changed. */
+export async function touchRows(db: Db, table: GithubResource, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`UPDATE ${sql.table(table)} SET nest_updated_at = now() WHERE id = ANY(${ids}::bigint[])`.execute(db);
+}

@@ -1,0 +1,79 @@
+// Reads the recorded GitHub responses listed in manifest.json and turns them into records. Nothing is
+// written: a bad file stops the import before the database is touched.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ImportError } from '../errors.ts';
+import { GithubCollector } from './github.collect.ts';
+import { isApiObject } from './github.fields.ts';
+import type { GithubData } from './github.records.ts';
+import { collectResponse } from './github.responses.ts';
+
+const MANIFEST = 'manifest.json';
+
+interface ManifestEntry {
+  file: string;
+  requests: string[];
+  shape?: 'object' | 'array';
+  count?: number;
+}
+
+export async function readGithubData(dir: string): Promise<GithubData> {
+  const collector = new GithubCollector();
+  for (const entry of await readManifest(dir)) {
+    const body = await readJson(dir, entry.file);
+    checkShape(entry, body);
+    collectResponse(collector, entry.requests[0]!, body, entry.file);
+  }
+  return collector.finish();
+}
+
+async function readManifest(dir: string): Promise<ManifestEntry[]> {
+  const manifest = await readJson(dir, MANIFEST);
+  if (!Array.isArray(manifest)) throw new ImportError(MANIFEST, undefined, 'expected a list of files');
+  return manifest.map((entry, index) => {
+    const record = `entry ${index + 1}`;
+    if (!isApiObject(entry) || typeof entry.file !== 'string' || !isInside(entry.file)) {
+      throw new ImportError(MANIFEST, record, '"file" must be a path inside the folder');
+    }
+    const requests = entry.requests;
+    if (!Array.isArray(requests) || requests.length === 0 || !requests.every((r) => typeof r === 'string')) {
+      throw new ImportError(MANIFEST, `${record} (${entry.file})`, '"requests" must list the request(s) answered');
+    }
+    const shape = entry.shape === 'object' || entry.shape === 'array' ? entry.shape : undefined;
+    const count = typeof entry.count === 'number' ? entry.count : undefined;
+    return { file: entry.file, requests, shape, count };
+  });
+}
+
+function isInside(file: string): boolean {
+  const normalized = path.normalize(file);
+  return !path.isAbsolute(normalized) && !normalized.startsWith('..') && normalized !== '.';
+}
+
+async function readJson(dir: string, file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, file), 'utf8');
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    const detail = file === MANIFEST ? 'missing' : 'listed in manifest.json but missing';
+    throw new ImportError(file, undefined, missing ? detail : `unreadable: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ImportError(file, undefined, `not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+// The manifest records what each response looked like; a body that disagrees is not that response.
+function checkShape(entry: ManifestEntry, body: unknown): void {
+  const shape = Array.isArray(body) ? 'array' : isApiObject(body) ? 'object' : typeof body;
+  if (entry.shape !== undefined && shape !== entry.shape) {
+    const expected = entry.shape === 'array' ? 'an array' : 'an object';
+    throw new ImportError(entry.file, undefined, `expected ${expected}, found ${shape}`);
+  }
+  if (entry.count !== undefined && Array.isArray(body) && body.length !== entry.count) {
+    throw new ImportError(entry.file, undefined, `expected ${entry.count} records, found ${body.length}`);
+  }
+}

@@ -1,0 +1,97 @@
+// Once every response has been read: ties issues, labels, milestones and releases to repositories by
+// name, picks one version of each, and resolves labels and memberships given by name or login.
+import { describe, Fields } from './github.fields.ts';
+import { isIdLess, mapIssue, mapLabel, mapMilestone, mapRelease } from './github.mapping.ts';
+import type { GithubCollector, Pending } from './github.collect.ts';
+import type { GithubData, GithubResource, IssueRecord, OrganizationMemberRecord } from './github.records.ts';
+import { Versions } from './github.versions.ts';
+
+type Mapper<T> = (value: unknown, source: string, repositoryGithubId: number) => T;
+
+export function resolvePending(collected: GithubCollector): GithubData {
+  const skipped = new Map<GithubResource, Set<string>>();
+  const skip = (resource: GithubResource, key: string) => {
+    skipped.set(resource, (skipped.get(resource) ?? new Set()).add(key));
+  };
+  const repositoryIds = new Map<string, number>();
+  for (const { owner_login, name, github_id } of collected.repositories.records()) {
+    repositoryIds.set(`${owner_login}/${name}`.toLowerCase(), github_id);
+  }
+
+  // A record whose repository is not in the source cannot be stored (repository_id is NOT NULL).
+  function resolve<T extends { github_id: number }>(resource: GithubResource, mapper: Mapper<T>, list: Pending[]) {
+    const versions = new Versions<T>();
+    for (const { api, source, repository } of list) {
+      const repositoryId = repositoryIds.get(repository.toLowerCase());
+      if (repositoryId === undefined) skip(resource, describe(resource, api));
+      else versions.add(mapper(api, source, repositoryId), api);
+    }
+    return versions;
+  }
+
+  const milestones = resolve('milestones', mapMilestone, collected.pending.milestones);
+  const labels = resolve('labels', mapLabel, collected.pending.labels);
+  const releases = resolve('releases', mapRelease, collected.pending.releases);
+  const labelIds = new Map<string, number>();
+  for (const { repository_github_id, name, github_id } of labels.records()) {
+    labelIds.set(`${repository_github_id}/${name.toLowerCase()}`, github_id);
+  }
+
+  const mapIssueWithLabels: Mapper<IssueRecord> = (value, source, repositoryId) => {
+    const issue = mapIssue(value, source, repositoryId);
+    for (const label of new Fields(value, 'issue', source).list('labels').filter(isIdLess)) {
+      const name = new Fields(label, 'label', source).requiredText('name');
+      const id = labelIds.get(`${repositoryId}/${name.toLowerCase()}`);
+      if (id === undefined) skip('labels', `${repositoryId}/${name}`);
+      else issue.label_github_ids.push(id);
+    }
+    return issue;
+  };
+  const issues = resolve('issues', mapIssueWithLabels, collected.pending.issues);
+
+  const issuesByNumber = new Map(issues.records().map((i) => [`${i.repository_github_id}#${i.number}`, i]));
+  for (const { repository, number, labels: given } of collected.issueLabels) {
+    const repositoryId = repositoryIds.get(repository.toLowerCase());
+    const issue = issuesByNumber.get(`${repositoryId}#${number}`);
+    if (issue === undefined || repositoryId === undefined) continue;
+    issue.label_github_ids = given.map((label) => mapLabel(label.api, label.source, repositoryId).github_id);
+  }
+  for (const issue of issues.records()) {
+    issue.label_github_ids = [...new Set(issue.label_github_ids)];
+    issue.assignee_github_ids = [...new Set(issue.assignee_github_ids)];
+  }
+
+  const count = (resource: GithubResource) => skipped.get(resource)?.size ?? 0;
+  return {
+    organizations: collected.organizations.records(),
+    members: collected.members.records(),
+    repositories: collected.repositories.records(),
+    milestones: milestones.records(),
+    issues: issues.records(),
+    labels: labels.records(),
+    releases: releases.records(),
+    organizationMembers: resolveMemberships(collected),
+    skipped: {
+      organizations: 0,
+      members: 0,
+      repositories: 0,
+      issues: count('issues'),
+      labels: count('labels'),
+      milestones: count('milestones'),
+      releases: count('releases'),
+    },
+  };
+}
+
+// A member list names its organization by login (the request path); a webhook payload gives its id.
+// Memberships of an organization absent from the source are dropped.
+function resolveMemberships(collected: GithubCollector): OrganizationMemberRecord[] {
+  const byLogin = new Map(collected.organizations.records().map((o) => [o.login.toLowerCase(), o.github_id]));
+  const pairs = new Map<string, OrganizationMemberRecord>();
+  for (const { organization, memberGithubId } of collected.memberships) {
+    const id = 'githubId' in organization ? organization.githubId : byLogin.get(organization.login.toLowerCase());
+    if (id === undefined) continue;
+    pairs.set(`${id}/${memberGithubId}`, { organization_github_id: id, member_github_id: memberGithubId });
+  }
+  return [...pairs.values()];
+}

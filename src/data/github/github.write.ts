@@ -1,0 +1,128 @@
+// Stores GitHub records, parents first, turning GitHub-id references into row ids. Run it inside a
+// transaction. Nothing is ever deleted or deactivated (the tables have no is_active column), except
+// the labels and assignees an issue no longer has.
+import type { Db } from '../../db/index.ts';
+import { emptyCounts, type ResourceCounts } from '../report.ts';
+import {
+  rowIdsByGithubId, syncPairs, touchRows, upsertByGithubId, type PairTable, type Row,
+} from './github.queries.ts';
+import { GITHUB_RESOURCES, type GithubData, type GithubResource, type IssueRecord } from './github.records.ts';
+
+/** `skipped`: records not stored because their repository is unknown, or labels without any id. */
+export type GithubCounts = ResourceCounts & { skipped: number };
+export type GithubReport = Record<GithubResource, GithubCounts>;
+
+type Ids = Map<number, string>;
+type Pair = [string, string];
+
+export async function writeGithubData(db: Db, data: GithubData): Promise<GithubReport> {
+  const run = new WriteRun(db, data);
+  const organizations = await run.store('organizations', data.organizations, (o) => ({ ...o }));
+  const members = await run.store('members', data.members, (m) => ({ ...m }));
+  const owners = await run.lookup('organizations', data.repositories.map((r) => r.owner_github_id));
+  const repositories = await run.store('repositories', data.repositories, ({ owner_github_id, ...r }) => ({
+    ...r,
+    organization_id: refer(owners, owner_github_id),
+  }));
+  const people = await run.lookup('members', [
+    ...[...data.milestones, ...data.issues].map((record) => record.author_github_id),
+    ...data.issues.flatMap((issue) => issue.assignee_github_ids),
+    ...data.releases.map((release) => release.author_github_id),
+  ]);
+  // A record whose repository is not stored cannot be (repository_id is NOT NULL): it is skipped.
+  const inRepository = (githubId: number, row: Row): Row | null => {
+    const repositoryId = repositories.get(githubId);
+    return repositoryId === undefined ? null : { ...row, repository_id: repositoryId };
+  };
+
+  const milestones = await run.store('milestones', data.milestones, (milestone) => {
+    const { repository_github_id, author_github_id, ...columns } = milestone;
+    return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
+  });
+  const issues = await run.store('issues', data.issues, (issue) => {
+    const { repository_github_id, author_github_id, milestone_github_id, ...rest } = issue;
+    const { label_github_ids: _labels, assignee_github_ids: _assignees, ...columns } = rest;
+    const author_id = refer(people, author_github_id);
+    const milestone_id = refer(milestones, milestone_github_id);
+    return inRepository(repository_github_id, { ...columns, author_id, milestone_id });
+  });
+  const labels = await run.store('labels', data.labels, ({ repository_github_id, ...columns }) =>
+    inRepository(repository_github_id, columns),
+  );
+
+  const stored = data.issues.filter((issue) => issues.has(issue.github_id));
+  const issueRowIds = stored.map((issue) => issues.get(issue.github_id)!);
+  const labelPairs = pairs(stored, issues, (issue) => issue.label_github_ids, labels);
+  const assigneePairs = pairs(stored, issues, (issue) => issue.assignee_github_ids, people);
+  await run.link('issues', 'issue_labels', labelPairs, issueRowIds);
+  await run.link('issues', 'issue_assignees', assigneePairs, issueRowIds);
+  const memberships = data.organizationMembers.flatMap(({ organization_github_id, member_github_id }) => {
+    const [organization, member] = [organizations.get(organization_github_id), members.get(member_github_id)];
+    return organization && member ? [[organization, member] as Pair] : [];
+  });
+  await run.link('organizations', 'organization_members', memberships);
+
+  await run.store('releases', data.releases, (release) => {
+    const { repository_github_id, author_github_id, ...columns } = release;
+    return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
+  });
+  return run.report;
+}
+
+class WriteRun {
+  readonly report: GithubReport;
+  /** Row ids inserted or updated in this run, per table. */
+  readonly #changed = new Map<GithubResource, Set<string>>();
+
+  constructor(
+    readonly db: Db,
+    data: GithubData,
+  ) {
+    const counts = (resource: GithubResource) => ({
+      ...emptyCounts(), total: data[resource].length, skipped: data.skipped[resource],
+    });
+    this.report = Object.fromEntries(GITHUB_RESOURCES.map((r) => [r, counts(r)])) as GithubReport;
+  }
+
+  /** Upserts the rows `toRow` makes (null: skip the record); returns the row ids by GitHub id. */
+  async store<T>(resource: GithubResource, records: T[], toRow: (record: T) => Row | null): Promise<Ids> {
+    const rows = records.map(toRow).filter((row): row is Row => row !== null);
+    const counts = this.report[resource];
+    const result = await upsertByGithubId(this.db, resource, rows);
+    counts.skipped += records.length - rows.length;
+    counts.inserted += result.inserted;
+    counts.updated += result.updated;
+    this.#changed.set(resource, result.changed);
+    return rowIdsByGithubId(this.db, resource, rows.map((row) => row.github_id));
+  }
+
+  /** Row ids of stored records, including those stored by earlier runs. */
+  lookup(resource: GithubResource, githubIds: (number | null)[]): Promise<Ids> {
+    return rowIdsByGithubId(this.db, resource, githubIds.filter((id): id is number => id !== null));
+  }
+
+  // A change of links is a change of their owner (the issue, the organization): a run that only
+  // relabels an issue still reports it and bumps the data version.
+  async link(resource: GithubResource, table: PairTable, wanted: Pair[], owners?: string[]): Promise<void> {
+    const changed = this.#changed.get(resource) ?? new Set();
+    const relinked = [...(await syncPairs(this.db, table, wanted, owners))].filter((id) => !changed.has(id));
+    await touchRows(this.db, resource, relinked);
+    this.report[resource].updated += relinked.length;
+    for (const id of relinked) changed.add(id);
+    this.#changed.set(resource, changed);
+  }
+}
+
+function refer(ids: Ids, githubId: number | null): string | null {
+  return githubId === null ? null : (ids.get(githubId) ?? null);
+}
+
+/** (issue row id, target row id) pairs; targets that are not stored are left out. */
+function pairs(issues: IssueRecord[], issueIds: Ids, targetsOf: (issue: IssueRecord) => number[], targets: Ids) {
+  return issues.flatMap((issue) =>
+    targetsOf(issue).flatMap((githubId) => {
+      const target = targets.get(githubId);
+      return target === undefined ? [] : [[issueIds.get(issue.github_id)!, target] as Pair];
+    }),
+  );
+}
