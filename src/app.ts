@@ -12,6 +12,12 @@ import { apiV0 } from './api/v0/index.ts';
 import { registerSessions } from './plugins/session.ts';
 import { registerGraphql } from './graphql/index.ts';
 import { authRoutes } from './auth/auth.routes.ts';
+import { webRoutes } from './web/web.routes.ts';
+import type { Redis } from 'ioredis';
+import { connectRedis } from './redis.ts';
+import { Counter } from './plugins/rate-limit.ts';
+import { DataVersionWatcher } from './plugins/data-version.ts';
+import { ResponseCache } from './plugins/response-cache.ts';
 
 export interface AppOptions {
   config: Config;
@@ -44,6 +50,14 @@ export async function buildApp({ config, database, logger }: AppOptions) {
 
   app.decorate('config', config);
   app.decorate('database', database);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
+  const watcher = new DataVersionWatcher(database.db, app.log, config.redisPrefix);
+  await watcher.start(redis);
+  app.decorate('shared', { redis, counter: new Counter(redis, config.redisPrefix), watcher, cache: new ResponseCache() });
+  app.addHook('onClose', async () => {
+    await watcher.stop();
+    redis?.disconnect();
+  });
 
   registerErrorHandling(app);
   registerMethodNotAllowed(app);
@@ -52,13 +66,23 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   await app.register(statusRoutes);
   await registerGraphql(app);
   await app.register(authRoutes);
+  await app.register(webRoutes);
   await app.register(apiV0, { prefix: '/api/v0' });
   return app;
+}
+
+export interface SharedState {
+  /** Present when REDIS_URL is set; commands fail fast while it is down. */
+  redis: Redis | undefined;
+  counter: Counter;
+  watcher: DataVersionWatcher;
+  cache: ResponseCache;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     database: Database;
+    shared: SharedState;
   }
 }

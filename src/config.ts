@@ -9,11 +9,15 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
+  readonly redisPrefix: string;
   readonly logLevel: LogLevel;
   readonly nodeEnv: string | undefined;
   readonly isProduction: boolean;
   readonly restAuth: 'required' | 'optional';
   readonly rateLimitPerSecond: number;
+  /** Failed API key attempts per client address per minute before it gets 429. */
+  readonly authFailuresPerMinute: number;
   readonly authDevLogin: boolean;
   readonly github: {
     readonly clientId: string | undefined;
@@ -103,11 +107,13 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './.data'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: text(env, 'REDIS_PREFIX') ?? 'cds:',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     nodeEnv,
     isProduction,
     restAuth: oneOf(env, 'REST_AUTH', ['required', 'optional'] as const, 'required'),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     authDevLogin,
     github: {
       clientId: text(env, 'GITHUB_CLIENT_ID'),

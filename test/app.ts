@@ -1,4 +1,5 @@
 // Builds the real app on a fresh test database, the way server.ts does, minus the listening.
+import crypto from 'node:crypto';
 import { loadConfig, type Config } from '../src/config.ts';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -16,12 +17,21 @@ export interface TestApp {
 }
 
 export async function buildTestApp(
-  options: { env?: Record<string, string>; importBundled?: boolean; captureLogs?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    importBundled?: boolean;
+    captureLogs?: boolean;
+    /** Another instance of the service on the same database (it is not dropped on close). */
+    sharedDatabase?: TestDatabase;
+  } = {},
 ): Promise<TestApp> {
-  const database = await createTestDb();
+  const database = options.sharedDatabase ?? (await createTestDb());
   if (options.importBundled) await importDataset(database.db);
   // Resource tests read anonymously; the authentication tests set REST_AUTH=required themselves.
-  const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', ...options.env });
+  // The limiter stays on but out of the way; the rate-limit tests set their own limit.
+  // In CI's second pass every test app also uses the machine's Redis, under a prefix of its own.
+  const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `cds-test-${crypto.randomBytes(4).toString('hex')}:` } : {};
+  const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000', ...redis, ...options.env });
   const lines: string[] = [];
   // Captured at the most verbose level, the way the logs of a whole run would be inspected.
   const logger = options.captureLogs
@@ -39,7 +49,7 @@ export async function buildTestApp(
     logs: () => lines.join(''),
     async close() {
       await app.close();
-      await database.drop();
+      if (!options.sharedDatabase) await database.drop();
     },
   };
 }

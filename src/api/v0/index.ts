@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { registerRestAuth } from '../../plugins/rest-auth.ts';
+import { registerRateLimit } from '../../plugins/rate-limit.ts';
+import { registerResponseCache } from '../../plugins/response-cache.ts';
 import { chapterRoutes } from './chapters/chapters.routes.ts';
 import { committeeRoutes } from './committees/committees.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
@@ -43,7 +45,10 @@ export const ATTRIBUTION =
   'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
 
 export async function apiV0(app: FastifyInstance): Promise<void> {
+  // Order matters: authenticate, then count against the limit, then (and only then) the cache.
   registerRestAuth(app);
+  registerRateLimit(app, app.shared.counter);
+  registerResponseCache(app, app.shared.cache, app.shared.watcher);
   app.get(
     '/',
     { config: { public: true }, schema: { hide: true, response: { 200: Welcome } } },

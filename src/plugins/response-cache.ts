@@ -1,0 +1,124 @@
+// Serialized REST responses, kept per normalized request (path + sorted query; never the key) and
+// served only after authentication and the rate limit passed. Every 200 gets an ETag, and a
+// matching If-None-Match gets 304. Entries belong to a data version and die with it.
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DataVersionWatcher } from './data-version.ts';
+
+interface Entry {
+  body: Buffer;
+  etag: string;
+  contentType: string;
+  link: string | undefined;
+}
+
+const MAX_ENTRIES = 5_000;
+const MAX_BYTES = 128 * 1024 * 1024;
+// Keyed responses must not be kept by shared caches; clients revalidate with the ETag.
+const CACHE_CONTROL = 'private, no-cache';
+
+export class ResponseCache {
+  private entries = new Map<string, Entry>();
+  private bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  get(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    // Refresh its place: the Map's order is the eviction order.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  set(key: string, entry: Entry): void {
+    if (entry.body.length > MAX_BYTES / 16) return;
+    this.delete(key);
+    this.entries.set(key, entry);
+    this.bytes += entry.body.length;
+    while (this.entries.size > MAX_ENTRIES || this.bytes > MAX_BYTES) {
+      this.delete(this.entries.keys().next().value!);
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private delete(key: string): void {
+    const old = this.entries.get(key);
+    if (!old) return;
+    this.bytes -= old.body.length;
+    this.entries.delete(key);
+  }
+}
+
+export function normalizedKey(url: string): string {
+  const [path = '', search = ''] = url.split('?');
+  const params = new URLSearchParams(search);
+  params.sort();
+  const query = params.toString();
+  return query ? `${path.replace(/\/+$/, '')}?${query}` : path.replace(/\/+$/, '');
+}
+
+export function etagOf(body: Buffer | string): string {
+  return `"${crypto.createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+function matches(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (!header) return false;
+  return header === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+const versions = new WeakMap<FastifyRequest, number>();
+
+/** Installs the cache on the REST scope, after the authentication and rate-limit hooks. */
+export function registerResponseCache(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher): void {
+  watcher.onChange(() => cache.clear());
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config?.public) return;
+    versions.set(request, watcher.version);
+    const entry = cache.get(normalizedKey(request.url));
+    if (!entry) {
+      cache.misses++;
+      return;
+    }
+    cache.hits++;
+    reply.header('etag', entry.etag).header('cache-control', CACHE_CONTROL).header('vary', 'X-API-Key').header('x-cache', 'HIT');
+    if (entry.link) reply.header('link', entry.link);
+    if (matches(request, entry.etag)) return reply.code(304).send();
+    reply.header('content-type', entry.contentType);
+    return reply.send(request.method === 'HEAD' ? undefined : entry.body);
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode !== 200 || request.routeOptions.config?.public || reply.getHeader('x-cache') === 'HIT') return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
+    const etag = etagOf(body);
+    reply.header('etag', etag).header('cache-control', CACHE_CONTROL).header('vary', 'X-API-Key').header('x-cache', 'MISS');
+    const version = versions.get(request);
+    // Stored only if no data change happened while the response was being built.
+    if (request.method === 'GET' && version !== undefined && version === watcher.version) {
+      cache.set(normalizedKey(request.url), {
+        body,
+        etag,
+        contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+        link: reply.getHeader('link') as string | undefined,
+      });
+    }
+    if (matches(request, etag)) {
+      reply.code(304);
+      return '';
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,164 @@
+// The rate limit (per key, per address, shared through Redis) and the response cache, which must
+// never let a request skip authentication or the limit.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildTestApp, type TestApp } from './app.ts';
+import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
+import { chapter } from './factories.ts';
+import { bumpDataVersion } from '../src/data/import.ts';
+import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
+
+const LIMITED = { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required', RATE_LIMIT_PER_SECOND: '10', AUTH_FAILURES_PER_MINUTE: '5' };
+
+let t: TestApp;
+let keyA: string;
+let keyB: string;
+before(async () => {
+  t = await buildTestApp({ env: LIMITED });
+  await chapter(t.database.db, { key: 'london', name: 'OWASP London' });
+  const browser = await devSignIn(t, 'limited');
+  const create = async (name: string) =>
+    (await graphql(t, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data.createApiKey.rawKey as string;
+  keyA = await create('a');
+  keyB = await create('b');
+});
+after(() => t.close());
+
+type Target = TestApp;
+const get = (target: Target, key: string | undefined, url = '/api/v0/chapters/', headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') =>
+  target.app.inject({ method: 'GET', url, remoteAddress, headers: { ...(key ? { 'x-api-key': key } : {}), ...headers } });
+
+/** Waits for the start of a fresh one-second window, so a burst falls inside one window. */
+async function freshSecond(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+}
+
+async function burst(target: Target, key: string | undefined, n: number, remoteAddress?: string) {
+  return Promise.all(Array.from({ length: n }, () => get(target, key, '/api/v0/chapters/', {}, remoteAddress)));
+}
+
+test('the 11th request within a second with one key is 429, and the next second it recovers', async () => {
+  await freshSecond();
+  const responses = await burst(t, keyA, 11);
+  const statuses = responses.map((r) => r.statusCode).sort();
+  assert.deepEqual(statuses, [...Array(10).fill(200), 429]);
+  const limited = responses.find((r) => r.statusCode === 429)!;
+  assert.deepEqual(limited.json(), { detail: 'Too many requests.' });
+  assert.equal(limited.headers['retry-after'], '1');
+  assert.equal(limited.headers['ratelimit-limit'], '10');
+  assert.equal(limited.headers['ratelimit-remaining'], '0');
+  assert.equal(limited.headers['ratelimit-reset'], '1');
+  const ok = responses.find((r) => r.statusCode === 200)!;
+  assert.equal(ok.headers['ratelimit-limit'], '10');
+  assert.match(String(ok.headers['ratelimit-remaining']), /^\d$/);
+  await freshSecond();
+  assert.equal((await get(t, keyA)).statusCode, 200);
+});
+
+test('two keys are counted independently; anonymous requests per address', async () => {
+  await freshSecond();
+  await burst(t, keyA, 12);
+  assert.equal((await get(t, keyA)).statusCode, 429);
+  assert.equal((await get(t, keyB)).statusCode, 200);
+
+  const open = await buildTestApp({ env: { REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '10' } });
+  try {
+    await freshSecond();
+    const first = await burst(open, undefined, 11, '10.0.0.1');
+    assert.equal(first.filter((r) => r.statusCode === 429).length, 1);
+    assert.equal((await get(open, undefined, '/api/v0/chapters/', {}, '10.0.0.2')).statusCode, 200);
+  } finally {
+    await open.close();
+  }
+});
+
+test('a cached response is never served without a valid key, nor past the limit', async () => {
+  await freshSecond();
+  const warm = await get(t, keyB, '/api/v0/chapters/?limit=5');
+  assert.equal(warm.statusCode, 200);
+  const hit = await get(t, keyB, '/api/v0/chapters/?limit=5');
+  assert.equal(hit.headers['x-cache'], 'HIT');
+  assert.equal(hit.body, warm.body);
+  for (const key of [undefined, 'cds_forged', keyA.slice(0, -1) + (keyA.endsWith('A') ? 'B' : 'A')]) {
+    const res = await get(t, key, '/api/v0/chapters/?limit=5');
+    assert.equal(res.statusCode, 401, `key ${key}`);
+    assert.equal(res.headers['x-cache'], undefined);
+    assert.ok(!res.body.includes('london'));
+  }
+  await freshSecond();
+  const cached = await Promise.all(Array.from({ length: 11 }, () => get(t, keyB, '/api/v0/chapters/?limit=5')));
+  assert.equal(cached.filter((r) => r.statusCode === 429).length, 1);
+});
+
+test('repeated wrong keys from one address are slowed down; other addresses are not', async () => {
+  const guard = await buildTestApp({ env: LIMITED, sharedDatabase: t.database });
+  try {
+    const statuses = [];
+    for (let i = 0; i < 7; i++) statuses.push((await get(guard, 'cds_wrong', '/api/v0/chapters/', {}, '10.9.9.9')).statusCode);
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
+    assert.equal((await get(guard, keyB, '/api/v0/chapters/', {}, '10.9.9.8')).statusCode, 200);
+  } finally {
+    await guard.close();
+  }
+});
+
+test('ETag on every 200, 304 for a matching If-None-Match, private caching only', async () => {
+  await freshSecond();
+  const first = await get(t, keyB, '/api/v0/chapters/london');
+  const etag = first.headers.etag as string;
+  assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
+  assert.equal(first.headers['cache-control'], 'private, no-cache');
+  assert.match(String(first.headers.vary), /X-API-Key/i);
+  for (let i = 0; i < 2; i++) {
+    const again = await get(t, keyB, '/api/v0/chapters/london', { 'if-none-match': etag });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+    assert.equal(again.headers.etag, etag);
+  }
+  assert.equal((await get(t, keyB, '/api/v0/chapters/london', { 'if-none-match': '"other"' })).statusCode, 200);
+});
+
+test('a data change empties the cache at once in this instance', async () => {
+  await freshSecond();
+  const before = await get(t, keyB, '/api/v0/chapters/london');
+  assert.equal((await get(t, keyB, '/api/v0/chapters/london')).headers['x-cache'], 'HIT');
+  await t.database.db.updateTable('chapters').set({ name: 'OWASP London (renamed)' }).where('key', '=', 'london').execute();
+  t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
+  const after = await get(t, keyB, '/api/v0/chapters/london');
+  assert.equal(after.headers['x-cache'], 'MISS');
+  assert.equal(after.json().name, 'OWASP London (renamed)');
+  assert.notEqual(after.headers.etag, before.headers.etag);
+  assert.equal((await get(t, keyB, '/api/v0/chapters/london', { 'if-none-match': before.headers.etag as string })).statusCode, 200);
+});
+
+test('with Redis the limit is shared by two instances; if Redis stops, both keep serving; it recovers', async () => {
+  let redis: PrivateRedis | undefined;
+  let one: TestApp | undefined;
+  let two: TestApp | undefined;
+  try {
+    redis = await startPrivateRedis();
+    const env = { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: 'shared-test:' };
+    one = await buildTestApp({ env, sharedDatabase: t.database });
+    two = await buildTestApp({ env, sharedDatabase: t.database });
+    await new Promise((r) => setTimeout(r, 200));
+    await freshSecond();
+    const split = await Promise.all([...(await burst(one, keyA, 6)), ...(await burst(two, keyA, 5))]);
+    assert.equal(split.filter((r) => r.statusCode === 429).length, 1, 'one key, 11 requests over two instances');
+
+    await redis.stop();
+    await freshSecond();
+    const degraded = await Promise.all([burst(one, keyA, 10), burst(two, keyA, 10)]);
+    assert.ok(degraded.flat().every((r) => r.statusCode === 200), 'each instance limits on its own while Redis is down');
+    assert.equal((await burst(one, keyA, 11)).some((r) => r.statusCode >= 500), false);
+
+    await redis.start();
+    await new Promise((r) => setTimeout(r, 2500));
+    await freshSecond();
+    const shared = await Promise.all([...(await burst(one, keyA, 6)), ...(await burst(two, keyA, 5))]);
+    assert.equal(shared.filter((r) => r.statusCode === 429).length, 1, 'shared again once Redis is back');
+  } finally {
+    await one?.close();
+    await two?.close();
+    await redis?.stop();
+  }
+});
