@@ -4,6 +4,8 @@ import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { importDataset, sourcesFrom } from '../data/import.ts';
 import { openConfiguredDatabase } from '../startup.ts';
+import { Redis } from 'ioredis';
+import { announceDataVersion } from '../plugins/data-version.ts';
 import { countRecords } from './status.queries.ts';
 import { runKeysCommand } from './keys.ts';
 
@@ -47,6 +49,7 @@ export async function runCommand(config: Config, command: string, args: string[]
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
         const report = await importDataset(db, sourcesFrom(from));
+        if (report.changed) await announce(config, report.dataVersion);
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         process.stderr.write(
           `imported in ${report.durationMs} ms; ${report.changed ? `data version ${report.dataVersion}` : 'nothing changed'}\n`,
@@ -65,6 +68,21 @@ export async function runCommand(config: Config, command: string, args: string[]
       return runKeysCommand(config, args);
     default:
       throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+/** Tells running instances (through Redis, when configured) to drop their response caches now. */
+export async function announce(config: Config, version: number): Promise<void> {
+  if (!config.redisUrl) return;
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: true });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await announceDataVersion(redis, config.redisPrefix, version);
+  } catch {
+    // Instances also notice the new version from the database within a second.
+  } finally {
+    redis.disconnect();
   }
 }
 
