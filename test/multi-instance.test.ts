@@ -1,0 +1,114 @@
+// Two service processes on different ports, one PostgreSQL and one Redis, as behind a load
+// balancer: the limit is global, a revocation through one is seen by the other at once, and an
+// import empties both response caches. Needs a PostgreSQL server (CI's second pass).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { createTestDb, serverUrl, type TestDatabase } from './helpers.ts';
+import { exited, freePort, ROOT, runCli, startServer, waitFor200 } from './process.ts';
+import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
+import { CLIENT_DOCUMENTS as DOC, inDays } from './auth.ts';
+
+const skip = serverUrl ? false : 'needs DATABASE_URL: two processes cannot share an embedded database (runs in CI\'s PostgreSQL pass)';
+
+let database: TestDatabase;
+let redis: PrivateRedis;
+let env: Record<string, string>;
+const servers: (ChildProcess & { output: () => string })[] = [];
+const bases: string[] = [];
+let tmp: string;
+
+before(async () => {
+  if (skip) return;
+  database = await createTestDb({ migrate: false });
+  redis = await startPrivateRedis();
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-multi-'));
+  env = {
+    DATABASE_URL: database.url!,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: 'multi:',
+    AUTH_DEV_LOGIN: 'true',
+    REST_AUTH: 'required',
+    RATE_LIMIT_PER_SECOND: '10',
+    LOG_LEVEL: 'warn',
+  };
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort();
+    servers.push(startServer({ ...env, PORT: String(port) }));
+    bases.push(`http://127.0.0.1:${port}`);
+  }
+  for (const base of bases) await waitFor200(`${base}/status/`, 120_000);
+});
+
+after(async () => {
+  if (skip) return;
+  for (const server of servers) server.kill('SIGTERM');
+  for (const server of servers) await exited(server);
+  await redis.stop();
+  await database.drop();
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function newKey(base: string, login: string): Promise<{ raw: string; uuid: string; cookies: string; csrf: string }> {
+  const login_ = await fetch(`${base}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login }) });
+  const cookies = login_.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const csrf = /csrftoken=([^;]+)/.exec(cookies)![1]!;
+  const res = await fetch(`${base}/graphql/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: cookies, 'x-csrftoken': csrf },
+    body: JSON.stringify({ query: DOC.createApiKey, variables: { name: 'multi', expiresAt: inDays(1) } }),
+  });
+  const created = ((await res.json()) as { data: { createApiKey: { rawKey: string; apiKey: { uuid: string } } } }).data.createApiKey;
+  return { raw: created.rawKey, uuid: created.apiKey.uuid, cookies, csrf };
+}
+
+const read = (base: string, key: string, url = '/api/v0/chapters/?limit=1') => fetch(`${base}${url}`, { headers: { 'x-api-key': key } });
+const freshSecond = () => new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+
+test('the rate limit of one key is global across the two instances', { skip }, async () => {
+  const key = await newKey(bases[0]!, 'multi-limit');
+  await freshSecond();
+  const responses = await Promise.all([
+    ...Array.from({ length: 6 }, () => read(bases[0]!, key.raw)),
+    ...Array.from({ length: 5 }, () => read(bases[1]!, key.raw)),
+  ]);
+  assert.deepEqual(responses.map((r) => r.status).sort(), [...Array(10).fill(200), 429]);
+});
+
+test('a key revoked through one instance is refused by the other on the next request', { skip }, async () => {
+  const key = await newKey(bases[0]!, 'multi-revoke');
+  assert.equal((await read(bases[1]!, key.raw)).status, 200);
+  const revoke = await fetch(`${bases[0]}/graphql/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: key.cookies, 'x-csrftoken': key.csrf },
+    body: JSON.stringify({ query: DOC.revokeApiKey, variables: { uuid: key.uuid } }),
+  });
+  assert.equal(((await revoke.json()) as { data: { revokeApiKey: { ok: boolean } } }).data.revokeApiKey.ok, true);
+  assert.equal((await read(bases[1]!, key.raw)).status, 401);
+});
+
+test('an import through the CLI empties the response caches of both instances', { skip }, async () => {
+  const key = await newKey(bases[1]!, 'multi-cache');
+  for (const base of bases) {
+    await read(base, key.raw, '/api/v0/chapters/london');
+    const hit = await read(base, key.raw, '/api/v0/chapters/london');
+    assert.equal(hit.headers.get('x-cache'), 'HIT');
+    assert.equal(((await hit.json()) as { name: string }).name, 'OWASP London');
+  }
+  const changed = path.join(tmp, 'data');
+  await fs.cp(path.join(ROOT, 'data'), changed, { recursive: true });
+  const file = path.join(changed, 'owasp', 'chapters.json');
+  const chapters = JSON.parse(await fs.readFile(file, 'utf8')) as { url: string; title: string }[];
+  chapters.find((c) => c.url.endsWith('/www-chapter-london/'))!.title = 'OWASP London Renamed';
+  await fs.writeFile(file, JSON.stringify(chapters));
+  const imported = await runCli(['import', '--from', changed], env);
+  assert.equal(imported.code, 0, imported.stderr);
+  const started = Date.now();
+  for (const base of bases) {
+    const res = await read(base, key.raw, '/api/v0/chapters/london');
+    assert.equal(((await res.json()) as { name: string }).name, 'OWASP London Renamed', `${base}, ${Date.now() - started} ms after the import`);
+  }
+});
