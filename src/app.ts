@@ -18,6 +18,7 @@ import { connectRedis } from './redis.ts';
 import { Counter } from './plugins/rate-limit.ts';
 import { DataVersionWatcher } from './plugins/data-version.ts';
 import { ResponseCache } from './plugins/response-cache.ts';
+import { AuthCache } from './plugins/auth-cache.ts';
 
 export interface AppOptions {
   config: Config;
@@ -53,9 +54,12 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
   const watcher = new DataVersionWatcher(database.db, app.log, config.redisPrefix);
   await watcher.start(redis);
-  app.decorate('shared', { redis, counter: new Counter(redis, config.redisPrefix), watcher, cache: new ResponseCache() });
+  const authCache = new AuthCache(database.db, app.log, redis, config.redisPrefix);
+  await authCache.start();
+  app.decorate('shared', { redis, counter: new Counter(redis, config.redisPrefix), watcher, cache: new ResponseCache(), authCache });
   app.addHook('onClose', async () => {
     await watcher.stop();
+    await authCache.stop();
     redis?.disconnect();
   });
 
@@ -77,6 +81,7 @@ export interface SharedState {
   counter: Counter;
   watcher: DataVersionWatcher;
   cache: ResponseCache;
+  authCache: AuthCache;
 }
 
 declare module 'fastify' {

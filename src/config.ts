@@ -16,6 +16,8 @@ export interface Config {
   readonly isProduction: boolean;
   readonly restAuth: 'required' | 'optional';
   readonly rateLimitPerSecond: number;
+  /** Keep serialized REST responses in memory (on by default; off to measure uncached reads). */
+  readonly responseCache: boolean;
   /** Failed API key attempts per client address per minute before it gets 429. */
   readonly authFailuresPerMinute: number;
   readonly authDevLogin: boolean;
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
     isProduction,
     restAuth: oneOf(env, 'REST_AUTH', ['required', 'optional'] as const, 'required'),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
+    responseCache: bool(env, 'RESPONSE_CACHE', true),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     authDevLogin,
     github: {

@@ -1,5 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
+import { bumpMetaCounter } from '../db/meta.queries.ts';
+
+// The app_meta counter of revocations (read by plugins/auth-cache.ts).
+export const REVOCATIONS_KEY = 'keys_revoked';
 
 const PUBLIC_COLUMNS = ['uuid', 'name', 'created_at', 'expires_at', 'is_revoked', 'last_used_at'] as const;
 
@@ -41,16 +45,22 @@ export async function insertKeyWithinLimit(
   });
 }
 
-/** Revokes one of the user's keys; false when the user has no key with that uuid. */
+/**
+ * Revokes one of the user's keys; false when the user has no key with that uuid. The revocation
+ * counter moves in the same transaction, so every instance's memory of valid keys is dropped.
+ */
 export async function revokeKey(db: Db, userId: string, uuid: string): Promise<boolean> {
-  const row = await db
-    .updateTable('api_keys')
-    .set({ is_revoked: true, revoked_at: sql`coalesce(revoked_at, now())` })
-    .where('user_id', '=', userId)
-    .where('uuid', '=', uuid)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('api_keys')
+      .set({ is_revoked: true, revoked_at: sql`coalesce(revoked_at, now())` })
+      .where('user_id', '=', userId)
+      .where('uuid', '=', uuid)
+      .returning('id')
+      .executeTakeFirst();
+    if (row) await bumpMetaCounter(trx, REVOCATIONS_KEY);
+    return row !== undefined;
+  });
 }
 
 export function findKeyByUuid(db: Db, uuid: string) {
@@ -61,7 +71,7 @@ export function findKeyByUuid(db: Db, uuid: string) {
 export function findValidKeyByDigest(db: Db, digest: string) {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'user_id'])
+    .select(['id', 'user_id', 'expires_at'])
     .where('digest', '=', digest)
     .where('is_revoked', '=', false)
     .where('expires_at', '>', sql<Date>`now()`)

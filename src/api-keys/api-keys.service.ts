@@ -55,9 +55,20 @@ export interface KeyIdentity {
   userId: string;
 }
 
+export interface KeyCache {
+  get(digest: string): KeyIdentity | undefined;
+  set(digest: string, identity: KeyIdentity, expiresAt: Date): void;
+}
+
 /** The identity behind a raw key, or null for a malformed, unknown, revoked or expired one. */
-export async function authenticateApiKey(db: Db, raw: string): Promise<KeyIdentity | null> {
+export async function authenticateApiKey(db: Db, raw: string, cache?: KeyCache): Promise<KeyIdentity | null> {
   if (!isWellFormedApiKey(raw)) return null;
-  const key = await findValidKeyByDigest(db, sha256Hex(raw));
-  return key ? { keyId: key.id, userId: key.user_id } : null;
+  const digest = sha256Hex(raw);
+  const cached = cache?.get(digest);
+  if (cached) return cached;
+  const key = await findValidKeyByDigest(db, digest);
+  if (!key) return null;
+  const identity = { keyId: key.id, userId: key.user_id };
+  cache?.set(digest, identity, key.expires_at);
+  return identity;
 }

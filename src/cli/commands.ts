@@ -6,6 +6,7 @@ import { importDataset, sourcesFrom } from '../data/import.ts';
 import { openConfiguredDatabase } from '../startup.ts';
 import { Redis } from 'ioredis';
 import { announceDataVersion } from '../plugins/data-version.ts';
+import { revocationChannel } from '../plugins/auth-cache.ts';
 import { countRecords } from './status.queries.ts';
 import { runKeysCommand } from './keys.ts';
 
@@ -72,15 +73,25 @@ export async function runCommand(config: Config, command: string, args: string[]
 }
 
 /** Tells running instances (through Redis, when configured) to drop their response caches now. */
-export async function announce(config: Config, version: number): Promise<void> {
+export function announce(config: Config, version: number): Promise<void> {
+  return publish(config, (redis) => announceDataVersion(redis, config.redisPrefix, version));
+}
+
+/** Tells running instances to forget the keys they remember as valid. */
+export function announceRevocation(config: Config): Promise<void> {
+  return publish(config, async (redis) => void (await redis.publish(revocationChannel(config.redisPrefix), '1')));
+}
+
+// Best effort: instances also notice both changes from the database within a second.
+async function publish(config: Config, send: (redis: Redis) => Promise<void>): Promise<void> {
   if (!config.redisUrl) return;
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: true });
   redis.on('error', () => {});
   try {
     await redis.connect();
-    await announceDataVersion(redis, config.redisPrefix, version);
+    await send(redis);
   } catch {
-    // Instances also notice the new version from the database within a second.
+    // see above
   } finally {
     redis.disconnect();
   }

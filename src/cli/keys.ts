@@ -5,7 +5,7 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { createApiKey, revokeApiKey } from '../api-keys/api-keys.service.ts';
 import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
 import { findUserByLogin } from '../auth/users.queries.ts';
-import { UsageError, withDatabase } from './commands.ts';
+import { announceRevocation, UsageError, withDatabase } from './commands.ts';
 
 class CommandFailed extends Error {}
 
@@ -67,6 +67,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           const key = await findKeyByUuid(db, uuid);
           if (!key) throw new CommandFailed('API key not found.');
           await revokeApiKey(db, key.user_id, uuid);
+          await announceRevocation(config);
           process.stderr.write(`revoked ${uuid}\n`);
         });
       }

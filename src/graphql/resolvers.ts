@@ -55,8 +55,11 @@ export const resolvers = {
       const result = await createApiKey(context.db, user.id, args.name, args.expiresAt);
       return { ...result, apiKey: result.apiKey ? apiKeyNode(result.apiKey) : null };
     },
-    revokeApiKey: async (_: unknown, args: { uuid: string }, context: Context) =>
-      revokeApiKey(context.db, (await requireUser(context)).id, args.uuid),
+    revokeApiKey: async (_: unknown, args: { uuid: string }, context: Context) => {
+      const result = await revokeApiKey(context.db, (await requireUser(context)).id, args.uuid);
+      if (result.ok) await context.request.server.shared.authCache.revoked();
+      return result;
+    },
     githubAuth: async (_: unknown, args: { accessToken: string }, context: Context) => {
       const result = await signInWithGithubToken(context.db, context.config, args.accessToken);
       if (!result.ok) return { ok: false, message: result.message, user: null };

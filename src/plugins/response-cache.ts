@@ -80,11 +80,12 @@ function matches(request: FastifyRequest, etag: string): boolean {
 const versions = new WeakMap<FastifyRequest, number>();
 
 /** Installs the cache on the REST scope, after the authentication and rate-limit hooks. */
-export function registerResponseCache(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher): void {
+export function registerResponseCache(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher, enabled = true): void {
   watcher.onChange(() => cache.clear());
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config?.public) return;
+    if (!enabled) return;
     versions.set(request, watcher.version);
     const entry = cache.get(normalizedKey(request.url));
     if (!entry) {

@@ -35,7 +35,7 @@ export function registerRestAuth(app: FastifyInstance): void {
     if ((await counter.peek(failures, FAILURE_WINDOW_MS)) >= app.config.authFailuresPerMinute) {
       throw new TooManyRequestsError(Math.ceil(FAILURE_WINDOW_MS / 1000));
     }
-    const identity = typeof header === 'string' ? await authenticateApiKey(app.database.db, header.trim()) : null;
+    const identity = typeof header === 'string' ? await authenticateApiKey(app.database.db, header.trim(), app.shared.authCache) : null;
     if (!identity) {
       await counter.hit(failures, FAILURE_WINDOW_MS);
       throw new UnauthorizedError();

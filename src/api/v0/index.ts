@@ -48,7 +48,7 @@ export async function apiV0(app: FastifyInstance): Promise<void> {
   // Order matters: authenticate, then count against the limit, then (and only then) the cache.
   registerRestAuth(app);
   registerRateLimit(app, app.shared.counter);
-  registerResponseCache(app, app.shared.cache, app.shared.watcher);
+  registerResponseCache(app, app.shared.cache, app.shared.watcher, app.config.responseCache);
   app.get(
     '/',
     { config: { public: true }, schema: { hide: true, response: { 200: Welcome } } },

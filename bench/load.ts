@@ -1,0 +1,43 @@
+// One load run: wrk when installed (it drives a server harder than a Node client can), else autocannon.
+import { spawnSync } from 'node:child_process';
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  tool: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+
+function ms(text: string): number {
+  const match = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!match) return NaN;
+  const value = Number(match[1]);
+  return Math.round((match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value) * 100) / 100;
+}
+
+export async function runLoad(url: string, headers: Record<string, string>, connections: number, seconds: number): Promise<LoadResult> {
+  if (hasWrk) {
+    const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+    const out = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
+    const line = (label: string) => out.split('\n').find((l) => l.trim().startsWith(label)) ?? '';
+    return {
+      tool: 'wrk',
+      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+      p50: ms(line('50%').trim().split(/\s+/)[1] ?? ''),
+      p99: ms(line('99%').trim().split(/\s+/)[1] ?? ''),
+      errors: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
+    };
+  }
+  const result = await autocannon({ url, headers, connections, duration: seconds });
+  return {
+    tool: 'autocannon',
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+  };
+}
