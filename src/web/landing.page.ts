@@ -1,0 +1,55 @@
+// GET /: what the service is and where to go next.
+import { escapeHtml } from './pages.ts';
+import { ATTRIBUTION_HTML, layout } from './layout.ts';
+
+const COMMUNITY = ['chapters', 'committees', 'events', 'projects', 'sponsors'];
+const GITHUB = ['organizations', 'members', 'repositories', 'issues', 'labels', 'milestones', 'releases'];
+
+const resourceLinks = (names: string[]) => names.map((name) => `<li><code>/api/v0/${name}/</code></li>`).join('');
+
+/** `origin` is where this service is reached (PUBLIC_URL or the request's host), for the example. */
+export function landingPage(origin: string): string {
+  const example = `curl -H "X-API-Key: YOUR_KEY" ${origin}/api/v0/chapters/`;
+  return layout({
+    title: 'OWASP community data API',
+    current: 'home',
+    main: `
+<section class="hero">
+  <h1>OWASP community data API</h1>
+  <p class="lead">A read-only REST API over the OWASP community's public data: its chapters, committees,
+  events, projects and sponsors, with mirrored GitHub records of its organizations and repositories.</p>
+  <p class="actions">
+    <a class="button primary" href="/settings/api-keys">Get an API key</a>
+    <a class="button secondary" href="/api/v0/docs">Read the API docs</a>
+  </p>
+</section>
+
+<section class="card" aria-labelledby="start-title">
+  <h2 id="start-title">Getting started</h2>
+  <ol class="steps">
+    <li><a href="/settings/api-keys">Sign in with GitHub and create an API key</a>. You can hold up to three at a time.</li>
+    <li>Send the key in the <code>X-API-Key</code> header of every request:
+      <pre class="code"><code>${escapeHtml(example)}</code></pre></li>
+    <li>Browse the operations, filters and response shapes in the <a href="/api/v0/docs">interactive API docs</a>
+      (or fetch the <a href="/api/v0/openapi.json">OpenAPI document</a>).</li>
+  </ol>
+</section>
+
+<div class="columns">
+  <section class="card" aria-labelledby="community-title">
+    <h2 id="community-title">Community records</h2>
+    <ul class="plain">${resourceLinks(COMMUNITY)}</ul>
+  </section>
+  <section class="card" aria-labelledby="github-title">
+    <h2 id="github-title">Mirrored GitHub records</h2>
+    <ul class="plain">${resourceLinks(GITHUB)}</ul>
+  </section>
+</div>
+
+<section class="card" aria-labelledby="data-title">
+  <h2 id="data-title">Data and licences</h2>
+  <p>${ATTRIBUTION_HTML}</p>
+  <p>Records derived from the OWASP website's data are shared under the same licence.</p>
+</section>`,
+  });
+}

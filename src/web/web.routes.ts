@@ -1,0 +1,28 @@
+// The web pages: the landing page, API key management, and their static files.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { registerSecurityHeaders } from './security-headers.ts';
+import { staticRoutes } from './static.ts';
+import { landingPage } from './landing.page.ts';
+import { apiKeysPage } from './api-keys.page.ts';
+
+const HTML = 'text/html; charset=utf-8';
+
+function origin(app: FastifyInstance, request: FastifyRequest): string {
+  return app.config.publicUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
+}
+
+export async function webRoutes(app: FastifyInstance): Promise<void> {
+  // Registered without fastify-plugin, so these headers stay on the pages and never reach the API.
+  registerSecurityHeaders(app);
+  await app.register(staticRoutes);
+
+  app.get('/', { schema: { hide: true } }, async (request, reply) =>
+    reply.type(HTML).header('cache-control', 'public, max-age=300').send(landingPage(origin(app, request))),
+  );
+
+  app.get('/settings/api-keys', { schema: { hide: true } }, async (request, reply) => {
+    const user = await request.sessionUser();
+    // Personal: never kept by any cache.
+    return reply.type(HTML).header('cache-control', 'no-store').send(apiKeysPage(user));
+  });
+}
