@@ -63,8 +63,7 @@ export async function buildApp({ config, database, logger }: AppOptions) {
     redis?.disconnect();
   });
 
-  registerErrorHandling(app);
-  registerMethodNotAllowed(app);
+  registerErrorHandling(app, registerMethodNotAllowed(app));
   await registerOpenApi(app);
   await registerSessions(app);
   await app.register(statusRoutes);

@@ -55,20 +55,20 @@ export interface KeyIdentity {
   userId: string;
 }
 
+/** Remembers keys found valid, by the raw key (held in memory only, like the request itself). */
 export interface KeyCache {
-  get(digest: string): KeyIdentity | undefined;
-  set(digest: string, identity: KeyIdentity, expiresAt: Date): void;
+  get(raw: string): KeyIdentity | undefined;
+  set(raw: string, identity: KeyIdentity, expiresAt: Date): void;
 }
 
 /** The identity behind a raw key, or null for a malformed, unknown, revoked or expired one. */
 export async function authenticateApiKey(db: Db, raw: string, cache?: KeyCache): Promise<KeyIdentity | null> {
-  if (!isWellFormedApiKey(raw)) return null;
-  const digest = sha256Hex(raw);
-  const cached = cache?.get(digest);
+  const cached = cache?.get(raw);
   if (cached) return cached;
-  const key = await findValidKeyByDigest(db, digest);
+  if (!isWellFormedApiKey(raw)) return null;
+  const key = await findValidKeyByDigest(db, sha256Hex(raw));
   if (!key) return null;
   const identity = { keyId: key.id, userId: key.user_id };
-  cache?.set(digest, identity, key.expires_at);
+  cache?.set(raw, identity, key.expires_at);
   return identity;
 }

@@ -32,17 +32,17 @@ export class AuthCache {
     private readonly prefix: string,
   ) {}
 
-  get(digest: string, now = Date.now()): KeyIdentity | undefined {
-    const entry = this.entries.get(digest);
+  get(raw: string, now = Date.now()): KeyIdentity | undefined {
+    const entry = this.entries.get(raw);
     if (!entry) return undefined;
     if (entry.until > now) return entry.identity;
-    this.entries.delete(digest);
+    this.entries.delete(raw);
     return undefined;
   }
 
-  set(digest: string, identity: KeyIdentity, expiresAt: Date, now = Date.now()): void {
+  set(raw: string, identity: KeyIdentity, expiresAt: Date, now = Date.now()): void {
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(digest, { identity, until: Math.min(expiresAt.getTime(), now + TTL_MS) });
+    this.entries.set(raw, { identity, until: Math.min(expiresAt.getTime(), now + TTL_MS) });
   }
 
   clear(): void {

@@ -25,7 +25,7 @@ function validationErrors(error: FastifyError): ParamError[] {
   });
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, allowedMethods: (path: string, method: string) => string | undefined): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       return reply.code(error.statusCode).headers(error.headers).send(error.body);
@@ -45,5 +45,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send({ message: 'Internal server error' });
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ message: 'Not found' }));
+  app.setNotFoundHandler((request, reply) => {
+    const allow = allowedMethods(request.url.split('?')[0] ?? '', request.method);
+    if (allow) return reply.code(405).header('allow', allow).send({ message: 'Method not allowed' });
+    return reply.code(404).send({ message: 'Not found' });
+  });
 }

@@ -15,7 +15,11 @@ function toPattern(url: string): RegExp {
   return new RegExp(`^${body}/?$`);
 }
 
-export function registerMethodNotAllowed(app: FastifyInstance): void {
+/**
+ * Records every route; the returned function, called by the not-found handler (so it costs nothing
+ * on matched requests), tells which methods a path allows when the one asked is not among them.
+ */
+export function registerMethodNotAllowed(app: FastifyInstance): (path: string, method: string) => string | undefined {
   const routes = new Map<string, KnownRoute>();
   app.addHook('onRoute', (route) => {
     const key = route.url.replace(/\/+$/, '') || '/';
@@ -24,18 +28,11 @@ export function registerMethodNotAllowed(app: FastifyInstance): void {
     routes.set(key, known);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    // Only requests the router could not place reach here with no route url.
-    if (request.routeOptions.url !== undefined) return;
-    const path = request.url.split('?')[0] ?? '';
+  return (path: string, method: string): string | undefined => {
     const allowed = new Set<string>();
     for (const route of routes.values()) {
-      if (route.pattern.test(path)) for (const method of route.methods) allowed.add(method);
+      if (route.pattern.test(path)) for (const known of route.methods) allowed.add(known);
     }
-    if (allowed.size === 0 || allowed.has(request.method)) return;
-    return reply
-      .code(405)
-      .header('allow', [...allowed].sort().join(', '))
-      .send({ message: 'Method not allowed' });
-  });
+    return allowed.size === 0 || allowed.has(method) ? undefined : [...allowed].sort().join(', ');
+  };
 }

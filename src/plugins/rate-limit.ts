@@ -24,17 +24,20 @@ export class Counter {
     private readonly prefix = 'cds:',
   ) {}
 
-  async hit(key: string, windowMs: number, now = Date.now()): Promise<Hit> {
+  /** Counts a hit; synchronous (no promise) when the count is local. */
+  hit(key: string, windowMs: number, now = Date.now()): Hit | Promise<Hit> {
     const window = Math.floor(now / windowMs);
     const resetMs = (window + 1) * windowMs - now;
     if (isReady(this.redis)) {
-      try {
-        const count = (await this.redis.eval(INCREMENT, 1, `${this.prefix}rl:${key}:${window}`, String(windowMs + 1000))) as number;
-        return { count, resetMs };
-      } catch {
-        // fall through to the local counter
-      }
+      return (this.redis.eval(INCREMENT, 1, `${this.prefix}rl:${key}:${window}`, String(windowMs + 1000)) as Promise<number>).then(
+        (count) => ({ count, resetMs }),
+        () => this.localHit(key, window, resetMs),
+      );
     }
+    return this.localHit(key, window, resetMs);
+  }
+
+  private localHit(key: string, window: number, resetMs: number): Hit {
     const entry = this.local.get(key);
     const count = entry && entry.window === window ? entry.count + 1 : 1;
     this.local.set(key, { window, count });
@@ -71,12 +74,10 @@ function identity(request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.keyId}` : `ip:${request.ip}`;
 }
 
-/** Installs the limiter on the REST scope; it runs after authentication, so keys are known. */
-export function registerRateLimit(app: FastifyInstance, counter: Counter): void {
+/** The limiter of the REST scope; it runs after authentication, so keys are known. */
+export function createLimiter(app: FastifyInstance, counter: Counter) {
   const limit = app.config.rateLimitPerSecond;
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.routeOptions.config?.public) return;
-    const { count, resetMs } = await counter.hit(identity(request), 1000);
+  const apply = ({ count, resetMs }: Hit, reply: FastifyReply) => {
     const headers = {
       'ratelimit-limit': String(limit),
       'ratelimit-remaining': String(Math.max(0, limit - count)),
@@ -84,5 +85,10 @@ export function registerRateLimit(app: FastifyInstance, counter: Counter): void 
     };
     if (count > limit) throw new TooManyRequestsError(1, headers);
     reply.headers(headers);
-  });
+  };
+  return (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
+    const hit = counter.hit(identity(request), 1000);
+    if (hit instanceof Promise) return hit.then((h) => apply(h, reply));
+    apply(hit, reply);
+  };
 }

@@ -79,33 +79,41 @@ function matches(request: FastifyRequest, etag: string): boolean {
 
 const versions = new WeakMap<FastifyRequest, number>();
 
-/** Installs the cache on the REST scope, after the authentication and rate-limit hooks. */
-export function registerResponseCache(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher, enabled = true): void {
+/**
+ * The cache of the REST scope: returns a lookup to run after authentication and the rate limit
+ * (true when it answered the request), and stores 200 responses as they are sent.
+ */
+export function createResponseCache(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher, enabled = true) {
   watcher.onChange(() => cache.clear());
+  registerStore(app, cache, watcher);
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config?.public) return;
-    if (!enabled) return;
+  return (request: FastifyRequest, reply: FastifyReply): boolean => {
+    if (!enabled || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
     versions.set(request, watcher.version);
     const entry = cache.get(normalizedKey(request.url));
     if (!entry) {
       cache.misses++;
-      return;
+      return false;
     }
     cache.hits++;
-    reply.header('etag', entry.etag).header('cache-control', CACHE_CONTROL).header('vary', 'X-API-Key').header('x-cache', 'HIT');
+    reply.headers({ etag: entry.etag, 'cache-control': CACHE_CONTROL, vary: 'X-API-Key', 'x-cache': 'HIT' });
     if (entry.link) reply.header('link', entry.link);
-    if (matches(request, entry.etag)) return reply.code(304).send();
-    reply.header('content-type', entry.contentType);
-    return reply.send(request.method === 'HEAD' ? undefined : entry.body);
-  });
+    if (matches(request, entry.etag)) {
+      reply.code(304).send();
+      return true;
+    }
+    reply.header('content-type', entry.contentType).send(request.method === 'HEAD' ? undefined : entry.body);
+    return true;
+  };
+}
 
+function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher): void {
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode !== 200 || request.routeOptions.config?.public || reply.getHeader('x-cache') === 'HIT') return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
     const etag = etagOf(body);
-    reply.header('etag', etag).header('cache-control', CACHE_CONTROL).header('vary', 'X-API-Key').header('x-cache', 'MISS');
+    reply.headers({ etag, 'cache-control': CACHE_CONTROL, vary: 'X-API-Key', 'x-cache': 'MISS' });
     const version = versions.get(request);
     // Stored only if no data change happened while the response was being built.
     if (request.method === 'GET' && version !== undefined && version === watcher.version) {

@@ -15,34 +15,43 @@ export class UnauthorizedError extends AppError {
   }
 }
 
-/** Installs the hook on the given (REST) scope; routes with `config: { public: true }` are skipped. */
 const FAILURE_WINDOW_MS = 60_000;
 
-export function registerRestAuth(app: FastifyInstance): void {
-  const { counter } = app.shared;
+/**
+ * The authentication step of the REST scope (routes with `config: { public: true }` are not
+ * guarded). A key remembered as valid is accepted without any await; anything else is checked.
+ */
+export function createAuthenticator(app: FastifyInstance) {
+  const { counter, authCache } = app.shared;
   const recorder = new LastUsedRecorder(app.database.db, (error) => app.log.warn({ err: error }, 'lastUsedAt not recorded'));
   app.addHook('onClose', () => recorder.flush());
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if ((request.routeOptions.config as { public?: boolean } | undefined)?.public) return;
-    const header = request.headers['x-api-key'];
-    if (header === undefined) {
-      if (app.config.restAuth === 'optional') return;
-      throw new UnauthorizedError();
-    }
+  async function check(request: FastifyRequest, header: unknown): Promise<void> {
     // Brute-force guard: an address that keeps sending wrong keys is slowed down first.
     const failures = `auth-fail:${request.ip}`;
     if ((await counter.peek(failures, FAILURE_WINDOW_MS)) >= app.config.authFailuresPerMinute) {
       throw new TooManyRequestsError(Math.ceil(FAILURE_WINDOW_MS / 1000));
     }
-    const identity = typeof header === 'string' ? await authenticateApiKey(app.database.db, header.trim(), app.shared.authCache) : null;
+    const identity = typeof header === 'string' ? await authenticateApiKey(app.database.db, header.trim(), authCache) : null;
     if (!identity) {
       await counter.hit(failures, FAILURE_WINDOW_MS);
       throw new UnauthorizedError();
     }
     request.apiKey = identity;
     recorder.record(identity.keyId);
-  });
+  }
+
+  return (request: FastifyRequest): void | Promise<void> => {
+    const header = request.headers['x-api-key'];
+    if (header === undefined) {
+      if (app.config.restAuth === 'optional') return;
+      throw new UnauthorizedError();
+    }
+    const known = typeof header === 'string' ? authCache.get(header) : undefined;
+    if (!known) return check(request, header);
+    request.apiKey = known;
+    recorder.record(known.keyId);
+  };
 }
 
 declare module 'fastify' {

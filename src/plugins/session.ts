@@ -50,13 +50,14 @@ export async function registerSessions(app: FastifyInstance): Promise<void> {
     return this;
   });
 
-  app.addHook('onRequest', async (request) => {
-    if (SAFE_METHODS.has(request.method) || !request.cookies[SESSION_COOKIE]) return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (SAFE_METHODS.has(request.method) || !request.cookies[SESSION_COOKIE]) return done();
     const header = request.headers['x-csrftoken'];
     const expected = request.cookies[CSRF_COOKIE];
     if (typeof header !== 'string' || !expected || !sameToken(header, expected)) {
-      throw new AppError(403, { message: 'CSRF token missing or incorrect' });
+      return done(new AppError(403, { message: 'CSRF token missing or incorrect' }));
     }
+    done();
   });
 
   app.get(

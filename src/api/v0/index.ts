@@ -1,9 +1,10 @@
 // REST v0: the explicit list of resources. Adding one is one folder and one line here.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerRestAuth } from '../../plugins/rest-auth.ts';
-import { registerRateLimit } from '../../plugins/rate-limit.ts';
-import { registerResponseCache } from '../../plugins/response-cache.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createAuthenticator } from '../../plugins/rest-auth.ts';
+import { createLimiter } from '../../plugins/rate-limit.ts';
+import { createResponseCache } from '../../plugins/response-cache.ts';
 import { chapterRoutes } from './chapters/chapters.routes.ts';
 import { committeeRoutes } from './committees/committees.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
@@ -45,10 +46,19 @@ export const ATTRIBUTION =
   'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
 
 export async function apiV0(app: FastifyInstance): Promise<void> {
-  // Order matters: authenticate, then count against the limit, then (and only then) the cache.
-  registerRestAuth(app);
-  registerRateLimit(app, app.shared.counter);
-  registerResponseCache(app, app.shared.cache, app.shared.watcher, app.config.responseCache);
+  // One hook, in an order that matters: authenticate, then count against the limit, then (and
+  // only then) the cache. Steps that need no I/O complete without an await.
+  const authenticate = createAuthenticator(app);
+  const limit = createLimiter(app, app.shared.counter);
+  const fromCache = createResponseCache(app, app.shared.cache, app.shared.watcher, app.config.responseCache);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.routeOptions.config?.public) return;
+    const authenticating = authenticate(request);
+    if (authenticating) await authenticating;
+    const limiting = limit(request, reply);
+    if (limiting) await limiting;
+    if (fromCache(request, reply)) return reply;
+  });
   app.get(
     '/',
     { config: { public: true }, schema: { hide: true, response: { 200: Welcome } } },

@@ -100,6 +100,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE UNIQUE INDEX events_key_uq ON events (lower(key));
     CREATE INDEX events_start_date_idx ON events (start_date, id);
     CREATE INDEX events_end_date_idx ON events (end_date, id);
+    CREATE INDEX events_default_order_idx ON events (start_date, end_date, id);
     CREATE INDEX events_upcoming_idx ON events ((coalesce(end_date, start_date)));
     CREATE INDEX events_latitude_idx ON events (latitude, id);
     CREATE INDEX events_longitude_idx ON events (longitude, id);
@@ -217,6 +218,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX repositories_organization_idx ON repositories (organization_id);
     CREATE INDEX repositories_created_at_idx ON repositories (created_at, id);
     CREATE INDEX repositories_updated_at_idx ON repositories (updated_at, id);
+    -- The default orderings (-created_at,-updated_at and the id tie-breaker) read these backwards.
+    CREATE INDEX repositories_default_order_idx ON repositories (created_at, updated_at, id);
 
     CREATE TABLE milestones (
       id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -241,6 +244,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX milestones_state_idx ON milestones (state);
     CREATE INDEX milestones_created_at_idx ON milestones (created_at, id);
     CREATE INDEX milestones_updated_at_idx ON milestones (updated_at, id);
+    CREATE INDEX milestones_default_order_idx ON milestones (created_at, updated_at, id);
 
     CREATE TABLE issues (
       id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -266,6 +270,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX issues_state_idx ON issues (state);
     CREATE INDEX issues_created_at_idx ON issues (created_at, id);
     CREATE INDEX issues_updated_at_idx ON issues (updated_at, id);
+    CREATE INDEX issues_default_order_idx ON issues (created_at, updated_at, id);
     CREATE INDEX issues_author_idx ON issues (author_id);
     CREATE INDEX issues_milestone_idx ON issues (milestone_id);
 
@@ -319,6 +324,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX releases_tag_name_idx ON releases (tag_name);
     CREATE INDEX releases_published_at_idx ON releases (published_at, id);
     CREATE INDEX releases_created_at_idx ON releases (created_at, id);
+    CREATE INDEX releases_default_order_idx ON releases (published_at, created_at, id);
 
     -- People who lead a chapter, committee or project, as listed by the website data.
     -- Their e-mail addresses are deliberately not stored.
