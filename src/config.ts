@@ -1,5 +1,6 @@
 // The only module that reads process.env. Everything else receives a frozen Config.
 import path from 'node:path';
+import { parseDuration, type SyncSettings } from './data/sync/settings.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -33,6 +34,8 @@ export interface Config {
   readonly sessionTtlHours: number;
   /** Load the bundled dataset into an empty database on start. */
   readonly autoImport: boolean;
+  /** Scheduled GitHub and website syncs (docs/sync.md); off unless SYNC_INTERVAL is set. */
+  readonly sync: SyncSettings;
   readonly shutdownTimeoutMs: number;
 }
 
@@ -79,6 +82,20 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+/** `30m`, `1h`, `90` (seconds); unset, `0` or `off`: undefined. */
+function duration(env: Env, name: string, minMs: number): number | undefined {
+  const raw = text(env, name);
+  if (raw === undefined || raw === '0' || raw.toLowerCase() === 'off') return undefined;
+  const ms = parseDuration(raw);
+  if (ms === null) throw new ConfigError(name, `must be a duration such as 30m, 1h or a number of seconds, got "${raw}"`);
+  if (ms < minMs) throw new ConfigError(name, `must be at least ${minMs / 1000} seconds, got "${raw}"`);
+  return ms;
+}
+
+function list(env: Env, name: string): string[] {
+  return (text(env, name) ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 }
 
 function url(env: Env, name: string, protocols: readonly string[], fallback?: string): string | undefined {
@@ -128,6 +145,11 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 24 * 365),
     autoImport: bool(env, 'AUTO_IMPORT', true),
+    sync: {
+      intervalMs: duration(env, 'SYNC_INTERVAL', 60_000),
+      githubOrgs: list(env, 'SYNC_GITHUB_ORGS'),
+      owaspFrom: text(env, 'SYNC_OWASP_FROM'),
+    },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   };
   return deepFreeze(config);

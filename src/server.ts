@@ -3,6 +3,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
+import { startSyncScheduler } from './data/sync/scheduler.ts';
 
 let config: Config;
 try {
@@ -27,6 +28,7 @@ try {
   fail(`cannot listen on ${config.host}:${config.port}`, error);
 }
 log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
+const scheduler = startSyncScheduler({ database, config, log });
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
@@ -39,6 +41,7 @@ async function stop(signal: string): Promise<void> {
   }, config.shutdownTimeoutMs);
   timer.unref();
   try {
+    await scheduler?.stop();
     await app.close();
     await database.close();
     log.info('stopped');

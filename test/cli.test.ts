@@ -45,7 +45,7 @@ test('a bad configuration exits 1 naming the variable', async () => {
 test('migrate, then status on an empty database, then import, then status again', async () => {
   const migrate = await runCli(['migrate'], env);
   assert.equal(migrate.code, 0, migrate.stderr);
-  assert.match(migrate.stderr, /applied: 0001_data_model, 0002_accounts/);
+  assert.match(migrate.stderr, /applied: 0001_data_model, 0002_accounts, 0003_search_indexes, 0004_sync_state/);
   assert.match((await runCli(['migrate'], env)).stderr, /up to date/);
 
   const empty = await runCli(['status'], env);

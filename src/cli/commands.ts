@@ -9,6 +9,7 @@ import { announceDataVersion } from '../plugins/data-version.ts';
 import { revocationChannel } from '../plugins/auth-cache.ts';
 import { countRecords } from './status.queries.ts';
 import { runKeysCommand } from './keys.ts';
+import { runSyncCommand } from './sync.ts';
 
 export const USAGE = `Usage: cds <command> [options]
 
@@ -17,6 +18,11 @@ Commands:
   migrate               apply pending database migrations
   import [--from DIR]   import a dataset (DIR holds owasp/ and github/; default: the bundled data)
   status                print the number of stored records per resource
+  sync github [--org LOGIN]…
+                        mirror GitHub organizations (default: SYNC_GITHUB_ORGS): repositories, issues,
+                        labels, milestones, releases, members; incremental and resumable
+  sync owasp [--from URL|DIR]
+                        load the OWASP website's data files (default: SYNC_OWASP_FROM, else owasp.github.io's)
   keys create --user LOGIN --name NAME --expires-in DAYS
                         create an API key for a user (prints the raw key once, on stdout)
   keys list --user LOGIN
@@ -67,6 +73,8 @@ export async function runCommand(config: Config, command: string, args: string[]
     }
     case 'keys':
       return runKeysCommand(config, args);
+    case 'sync':
+      return runSyncCommand(config, args);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -46,11 +46,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   let pglite = options.pglite;
   if (!pglite) {
     const dataDir = options.dataDir ?? 'memory://';
     if (!dataDir.startsWith('memory://')) await fs.mkdir(path.dirname(dataDir), { recursive: true });
-    pglite = await PGlite.create(dataDir);
+    pglite = await PGlite.create(dataDir, { extensions: { pg_trgm } });
   }
   const instance = pglite;
   const pool = new pg.Pool(createPgConfig(instance) as unknown as pg.PoolConfig);

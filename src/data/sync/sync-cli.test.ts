@@ -1,0 +1,68 @@
+// `cds sync` as an operator runs it: exit codes, the JSON report on stdout, one summary line on stderr.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDb, serverUrl, type TestDatabase } from '../../../test/helpers.ts';
+import { loadFixtureOrganizations, startGithubApiStandIn, type GithubApiStandIn } from '../../../test/github-api-standin.ts';
+import { runCli } from '../../../test/process.ts';
+import { openDatabase, pgliteDir } from '../../db/index.ts';
+import { migrateToLatest } from '../../db/migrate.ts';
+import { up as createSyncTables } from '../../db/migrations/0004_sync_state.ts';
+import { BUNDLED_DATA_DIR } from '../import.ts';
+
+let tmp: string;
+let database: TestDatabase | undefined;
+let standIn: GithubApiStandIn;
+let env: Record<string, string | undefined>;
+
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-sync-cli-'));
+  standIn = await startGithubApiStandIn(await loadFixtureOrganizations());
+  // The sync tables exist before the CLI runs, whether or not migrate.ts lists 0004 yet.
+  if (serverUrl) database = await createTestDb();
+  const prepared = database ?? (await openDatabase({ dataDir: pgliteDir(path.join(tmp, 'data')) }));
+  if (!database) await migrateToLatest(prepared.db);
+  await createSyncTables(prepared.db as never);
+  if (!database) await prepared.close();
+  env = { DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: database?.url, GITHUB_API_URL: standIn.url, GITHUB_TOKEN: 'cli-token' };
+});
+after(async () => {
+  await standIn.close();
+  await database?.drop();
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
+
+test('sync github mirrors the organizations named, then finds nothing new', async () => {
+  const first = await runCli(['sync', 'github', '--org', 'octokit-fixture-org', '--org', 'Octocoders'], env);
+  assert.equal(first.code, 0, first.stderr);
+  const report = JSON.parse(first.stdout) as { repositories: number; counts: { issues: { inserted: number } } };
+  assert.equal(report.repositories, 8);
+  assert.equal(report.counts.issues.inserted, 16);
+  assert.match(lastLine(first.stderr), /^GitHub sync: 2 organizations, 8 repositories; \d+ requests \(0 not modified\); .*issues 16 new.*; data version \d+; [\d.]+ s$/);
+  assert.doesNotMatch(first.stderr, /\r|█|░/, 'no progress bar when stderr is not a terminal');
+
+  const second = await runCli(['sync', 'github', '--org', 'octokit-fixture-org', '--org', 'Octocoders'], env);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(lastLine(second.stderr), /\(\d+ not modified\); no record changed; data version unchanged;/);
+});
+
+test('sync owasp reads a folder; a bad source exits 1 naming the file', async () => {
+  const ok = await runCli(['sync', 'owasp', '--from', path.join(BUNDLED_DATA_DIR, 'owasp')], env);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(lastLine(ok.stderr), /^OWASP website sync: files read from .*; chapters 608 new.*; data version \d+;/);
+  const missing = await runCli(['sync', 'owasp', '--from', path.join(tmp, 'nowhere')], env);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /^cds: chapters\.json: cannot be read/);
+});
+
+test('usage errors exit 2', async () => {
+  for (const args of [['sync'], ['sync', 'gitlab'], ['sync', 'github'], ['sync', 'owasp', '--nope']]) {
+    const result = await runCli(args, env);
+    assert.equal(result.code, 2, args.join(' '));
+    assert.match(result.stderr, /Usage: cds/);
+  }
+});
