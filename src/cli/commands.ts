@@ -4,9 +4,7 @@ import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { importDataset, sourcesFrom } from '../data/import.ts';
 import { openConfiguredDatabase } from '../startup.ts';
-import { Redis } from 'ioredis';
-import { announceDataVersion } from '../plugins/data-version.ts';
-import { revocationChannel } from '../plugins/auth-cache.ts';
+import { announceVersion } from '../plugins/announce.ts';
 import { countRecords } from './status.queries.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
@@ -56,7 +54,7 @@ export async function runCommand(config: Config, command: string, args: string[]
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
         const report = await importDataset(db, sourcesFrom(from));
-        if (report.changed) await announce(config, report.dataVersion);
+        if (report.changed) await announceVersion(config, report.dataVersion);
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         process.stderr.write(
           `imported in ${report.durationMs} ms; ${report.changed ? `data version ${report.dataVersion}` : 'nothing changed'}\n`,
@@ -77,31 +75,6 @@ export async function runCommand(config: Config, command: string, args: string[]
       return runSyncCommand(config, args);
     default:
       throw new UsageError(`unknown command "${command}"`);
-  }
-}
-
-/** Tells running instances (through Redis, when configured) to drop their response caches now. */
-export function announce(config: Config, version: number): Promise<void> {
-  return publish(config, (redis) => announceDataVersion(redis, config.redisPrefix, version));
-}
-
-/** Tells running instances to forget the keys they remember as valid. */
-export function announceRevocation(config: Config): Promise<void> {
-  return publish(config, async (redis) => void (await redis.publish(revocationChannel(config.redisPrefix), '1')));
-}
-
-// Best effort: instances also notice both changes from the database within a second.
-async function publish(config: Config, send: (redis: Redis) => Promise<void>): Promise<void> {
-  if (!config.redisUrl) return;
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: true });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    await send(redis);
-  } catch {
-    // see above
-  } finally {
-    redis.disconnect();
   }
 }
 

@@ -5,7 +5,8 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { createApiKey, revokeApiKey } from '../api-keys/api-keys.service.ts';
 import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
 import { findUserByLogin } from '../auth/users.queries.ts';
-import { announceRevocation, UsageError, withDatabase } from './commands.ts';
+import { UsageError, withDatabase } from './commands.ts';
+import { announceRevocation } from '../plugins/announce.ts';
 
 class CommandFailed extends Error {}
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { announceVersion } from '../data/sync/announce.ts';
+import { announceVersion } from '../plugins/announce.ts';
 import { syncGithub } from '../data/sync/github-sync.ts';
 import { syncOwasp } from '../data/sync/owasp-sync.ts';
 import { terminalProgress } from '../data/sync/progress.ts';
@@ -33,7 +33,7 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
   const finish = (report: object, summary: string, changed: boolean, version: number) => {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.stderr.write(`${summary}\n`);
-    return changed ? announceVersion(config.redisUrl, config.redisPrefix, version) : undefined;
+    return changed ? announceVersion(config, version) : undefined;
   };
   switch (target) {
     case 'github': {

@@ -31,7 +31,7 @@ export function sourcesFrom(dir: string = BUNDLED_DATA_DIR): ImportSources {
 }
 
 // Serializes imports and syncs across processes and instances sharing one database.
-const IMPORT_LOCK = 727_001;
+export const IMPORT_LOCK = 727_001;
 
 export async function importDataset(db: Db, sources: ImportSources = sourcesFrom()): Promise<ImportReport> {
   return (await runImport(db, sources, false))!;

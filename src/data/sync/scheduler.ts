@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Database, Db } from '../../db/index.ts';
-import { announceVersion } from './announce.ts';
+import { announceVersion } from '../../plugins/announce.ts';
 import { syncGithub } from './github-sync.ts';
 import { syncOwasp } from './owasp-sync.ts';
 import type { SyncSettings } from './settings.ts';
@@ -69,7 +69,7 @@ export function startSyncScheduler(options: SchedulerOptions): SyncScheduler | u
         log.error({ sync: job.name, err: error }, `${job.name} sync failed; the next tick resumes it`);
       }
     }
-    if (changedVersion !== undefined) await announceVersion(config.redisUrl, config.redisPrefix, changedVersion);
+    if (changedVersion !== undefined) await announceVersion(config, changedVersion);
   }
 
   const tick = (): Promise<TickOutcome> => {

@@ -1,6 +1,7 @@
 // SQL of what the syncs remember (migration 0004) and of the locks that keep them apart.
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
+import { IMPORT_LOCK } from '../import.ts';
 
 /** What the last fetch of one URL told us, for a conditional request next time. */
 export interface RequestState {
@@ -14,7 +15,7 @@ export interface RequestState {
 }
 
 // The same key as import.ts's lock: an import and a sync batch never write at the same time.
-const WRITE_LOCK = 727_001;
+const WRITE_LOCK = IMPORT_LOCK;
 /** Held by the one instance whose scheduler is running a sync. */
 export const SCHEDULER_LOCK = 727_002;
 
