@@ -1,10 +1,14 @@
 // The API key page in a real browser (Debian's Chromium driven by playwright-core): sign in through
 // the GitHub stand-in, create a key, copy it, use it on the REST API, revoke it, sign out.
-// Writes docs/api-keys-page.png. Never downloads a browser; without Chromium the test fails.
+// Takes a screenshot of the page; with UPDATE_SCREENSHOT=1 it replaces docs/api-keys-page.png (the
+// README's picture), otherwise it goes to a temporary file so test runs leave the tree clean.
+// Never downloads a browser; without Chromium the test fails.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import os from 'node:os';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from './app.ts';
 import { ALICE, startGithubStandIn, type GithubStandIn } from './github-standin.ts';
@@ -20,7 +24,9 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ];
-const SCREENSHOT = fileURLToPath(new URL('../docs/api-keys-page.png', import.meta.url));
+const SCREENSHOT = process.env.UPDATE_SCREENSHOT === '1'
+  ? fileURLToPath(new URL('../docs/api-keys-page.png', import.meta.url))
+  : path.join(os.tmpdir(), `cds-api-keys-page-${process.pid}.png`);
 const UNAUTHORIZED = { detail: "Missing or invalid API key in 'X-API-Key' header" };
 // Served for the stand-in's avatar address, which is not a real host.
 const AVATAR =
@@ -116,6 +122,8 @@ test('sign in with GitHub, create a key, copy it, use it, revoke it, sign out', 
     await page.getByText('Copied', { exact: true }).waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), rawKey);
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    assert.ok(statSync(SCREENSHOT).size > 10_000, 'the screenshot shows a page');
+    if (process.env.UPDATE_SCREENSHOT !== '1') rmSync(SCREENSHOT);
 
     const allowed = await callApi(page, rawKey);
     assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
