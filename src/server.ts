@@ -2,7 +2,7 @@
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
-import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
+import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
 
 let config: Config;
@@ -17,7 +17,7 @@ try {
 const log = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
 const started = performance.now();
 
-const database = await openConfiguredDatabase(config).catch((error: unknown) => fail('cannot open the database', error));
+const database = await openConfiguredDatabase(config, SERVING_STATEMENT_TIMEOUT_MS).catch((error: unknown) => fail('cannot open the database', error));
 await prepareDatabase(database, config, log).catch((error: unknown) => fail('cannot prepare the database', error));
 const app = await buildApp({ config, database, logger: log });
 

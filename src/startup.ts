@@ -6,14 +6,24 @@ import { openDatabase, pgliteDir, type Database } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { importIfEmpty } from './data/import.ts';
 
-export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  return openDatabase({ databaseUrl: config.databaseUrl, dataDir: pgliteDir(config.dataDir) });
+/** Statements of the serving pool that run longer than this are cancelled (503), so none holds a connection for long. */
+export const SERVING_STATEMENT_TIMEOUT_MS = 10_000;
+
+export async function openConfiguredDatabase(config: Config, statementTimeoutMs?: number): Promise<Database> {
+  return openDatabase({ databaseUrl: config.databaseUrl, dataDir: pgliteDir(config.dataDir), statementTimeoutMs });
 }
 
 export async function prepareDatabase(database: Database, config: Config, log: Logger): Promise<void> {
-  const applied = await migrateToLatest(database.db);
-  if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
-  if (!config.autoImport) return;
-  const report = await importIfEmpty(database.db);
-  if (report) log.info({ durationMs: report.durationMs, dataVersion: report.dataVersion }, 'bundled dataset imported');
+  // Migrations and the first import may take long on a big database: on a server they get a pool
+  // of their own without the serving pool's statement timeout.
+  const setup = config.databaseUrl ? await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2 }) : database;
+  try {
+    const applied = await migrateToLatest(setup.db);
+    if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
+    if (!config.autoImport) return;
+    const report = await importIfEmpty(setup.db);
+    if (report) log.info({ durationMs: report.durationMs, dataVersion: report.dataVersion }, 'bundled dataset imported');
+  } finally {
+    if (setup !== database) await setup.close();
+  }
 }

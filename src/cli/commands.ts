@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { importDataset, sourcesFrom } from '../data/import.ts';
+import { analyze, importDataset, sourcesFrom } from '../data/import.ts';
 import { openConfiguredDatabase } from '../startup.ts';
 import { announceVersion } from '../plugins/announce.ts';
 import { countRecords } from './status.queries.ts';
@@ -54,7 +54,10 @@ export async function runCommand(config: Config, command: string, args: string[]
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
         const report = await importDataset(db, sourcesFrom(from));
-        if (report.changed) await announceVersion(config, report.dataVersion);
+        if (report.changed) {
+          await analyze(db);
+          await announceVersion(config, report.dataVersion);
+        }
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         process.stderr.write(
           `imported in ${report.durationMs} ms; ${report.changed ? `data version ${report.dataVersion}` : 'nothing changed'}\n`,

@@ -37,11 +37,18 @@ export async function importDataset(db: Db, sources: ImportSources = sourcesFrom
   return (await runImport(db, sources, false))!;
 }
 
+/** Refreshes the planner's statistics after a load (PGlite has no autovacuum to do it). */
+export async function analyze(db: Db): Promise<void> {
+  await sql`ANALYZE`.execute(db);
+}
+
 /** Imports only into a database that has never been loaded (first start); null when it had data. */
 export async function importIfEmpty(db: Db, sources: ImportSources = sourcesFrom()): Promise<ImportReport | null> {
   // The usual case, a database loaded before, costs one query instead of reading every file.
   if ((await readDataVersion(db)) > 0) return null;
-  return runImport(db, sources, true);
+  const report = await runImport(db, sources, true);
+  if (report) await analyze(db);
+  return report;
 }
 
 async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean): Promise<ImportReport | null> {

@@ -28,6 +28,8 @@ export interface OpenOptions {
   /** An already-open PGlite instance (tests); closed with the database. */
   pglite?: PGlite;
   poolSize?: number;
+  /** PostgreSQL server only: cancel statements running longer than this (the serving pool sets it). */
+  statementTimeoutMs?: number;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -37,6 +39,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
+      // No request may hold a connection for long; a cancelled statement becomes a 503.
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     });
     // A connection dropped by the server must not crash the process; the next query reconnects.
     pool.on('error', () => {});

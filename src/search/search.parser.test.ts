@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSearch, SEARCH_FIELDS, type Condition, type FieldSpec, type Operator } from './search.parser.ts';
-import { SEARCH_DESCRIPTION } from './search.docs.ts';
+import { SEARCH_DESCRIPTION, SEARCH_EXAMPLES, searchDescription } from './search.docs.ts';
 
 const s = (field: string, value: string, exact = false): Condition => ({ kind: 'string', field, value, exact });
 const n = (field: string, op: Operator, value: number): Condition => ({ kind: 'number', field, op, value });
@@ -147,4 +147,22 @@ test('Unicode and control characters never throw and are handled as documented',
 test('the examples in the OpenAPI description parse without dropping a term', () => {
   const examples = SEARCH_DESCRIPTION.split('Examples:')[1]?.match(/`[^`]+`/g)?.map((e) => e.slice(1, -1)) ?? [];
   assert.deepEqual(examples.map((q) => parseSearch(q, SEARCH_FIELDS.repositories).length), [2, 1, 2, 2, 1], examples.join(' · '));
+  for (const resource of Object.keys(SEARCH_EXAMPLES) as (keyof typeof SEARCH_EXAMPLES)[]) {
+    const shown = searchDescription(resource).split('Examples:')[1]?.split('Fields:')[0] ?? '';
+    for (const q of SEARCH_EXAMPLES[resource]) {
+      assert.ok(shown.includes(`\`${q}\``), `${resource}: ${q}`);
+      assert.equal(parseSearch(q, SEARCH_FIELDS[resource]).length, q.replace(/"[^"]*"/g, 'x').split(' ').length, `${resource}: ${q}`);
+    }
+  }
+});
+
+test('a repeated condition is kept once, in the place it first appears', () => {
+  check([
+    ['nest nest name:nest', [s('name', 'nest')]],
+    ['stars:>1 nest stars>1 stars:>=1 NEST', [n('stars', '>', 1), s('name', 'nest'), n('stars', '>=', 1), s('name', 'NEST')]],
+    ['name:"a" name:a name:"a"', [s('name', 'a', true), s('name', 'a')]],
+    ['archived:yes archived:on archived:1', [b('archived', true)]],
+    ['created_at:2024-05-01 created_at:20240501', [d('created_at', '=', '2024-05-01')]],
+    [`${'e '.repeat(499)}e`, [s('name', 'e')]],
+  ]);
 });

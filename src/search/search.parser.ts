@@ -121,12 +121,15 @@ function toCondition<F extends string>(term: Term, spec: FieldSpec<F>): Conditio
   }
 }
 
-/** The conditions of `q`, ANDed by the caller; anything unusable is dropped, never thrown. */
+/**
+ * The conditions of `q`, ANDed by the caller; anything unusable is dropped, never thrown. A repeated
+ * condition is kept once: AND makes it redundant, and 500 copies of `e` would cost 500 scans of each row.
+ */
 export function parseSearch<F extends string>(q: string, spec: FieldSpec<F>): Condition<F>[] {
-  const conditions: Condition<F>[] = [];
+  const conditions = new Map<string, Condition<F>>();
   for (const term of tokenize(q)) {
     const condition = toCondition(term, spec);
-    if (condition) conditions.push(condition);
+    if (condition) conditions.set(JSON.stringify(condition), condition);
   }
-  return conditions;
+  return [...conditions.values()];
 }

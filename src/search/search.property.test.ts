@@ -179,13 +179,16 @@ function queryFor(spec: FieldSpec, conditions: Condition[]): fc.Arbitrary<string
   });
 }
 
+/** The parser keeps the first of identical conditions. */
+const distinct = (conditions: Condition[]) => [...new Map(conditions.map((c) => [JSON.stringify(c), c])).values()];
+
 test('conditions written in any allowed form are read back exactly, noise dropped', () => {
   const scenario = fc.constantFrom(...SPECS).chain((spec) =>
     fc.array(conditionFor(spec), { maxLength: 6 })
       .chain((conditions) => queryFor(spec, conditions).map((q) => ({ spec, conditions, q }))),
   );
   fc.assert(
-    fc.property(scenario, ({ spec, conditions, q }) => assert.deepEqual(parseSearch(q, spec), conditions)),
+    fc.property(scenario, ({ spec, conditions, q }) => assert.deepEqual(parseSearch(q, spec), distinct(conditions))),
     { numRuns: 1000 },
   );
 });

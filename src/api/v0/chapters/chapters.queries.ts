@@ -4,6 +4,8 @@ import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
 import { fetchPage, type Page } from '../common/pagination.ts';
 import { stripPrefix } from '../common/keys.ts';
+import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
+import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
 import type { ChapterFilters } from './chapters.schemas.ts';
 
 // The interface: an active chapter has is_active true and both coordinates.
@@ -22,6 +24,7 @@ export function listChapters(db: Db, query: Static<typeof ChapterFilters>, order
   if (query.latitude_lte !== undefined) q = q.where('latitude', '<=', query.latitude_lte);
   if (query.longitude_gte !== undefined) q = q.where('longitude', '>=', query.longitude_gte);
   if (query.longitude_lte !== undefined) q = q.where('longitude', '<=', query.longitude_lte);
+  if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.chapters), SEARCH_COLUMNS.chapters);
   return fetchPage(q, order, page);
 }
 

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, LeaderRef, Nullable, StringFilter, Latitude, Longitude } from '../common/schemas.ts';
+import { MAX_QUERY_LENGTH } from '../../../search/search.fields.ts';
+import { searchDescription } from '../../../search/search.docs.ts';
 
 export const ChapterItem = Type.Object(
   {
@@ -34,6 +36,7 @@ export const ChapterFilters = Type.Object({
   latitude_lte: Latitude('Maximum latitude.'),
   longitude_gte: Longitude('Minimum longitude.'),
   longitude_lte: Longitude('Maximum longitude.'),
+  q: Type.Optional(Type.String({ maxLength: MAX_QUERY_LENGTH, description: searchDescription('chapters') })),
 });
 
 export const ChapterParams = Type.Object({

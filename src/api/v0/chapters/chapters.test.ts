@@ -53,3 +53,11 @@ test('invalid parameters are 400 with the contract body', async () => {
     assert.ok(Array.isArray(body.errors) && body.errors.length > 0 && Array.isArray(body.errors[0].loc), query);
   }
 });
+
+test('NUL characters in a parameter are a 400, never a database error', async () => {
+  for (const url of ['/api/v0/chapters/?country=%00', '/api/v0/chapters/?country=a%00b', '/api/v0/chapters/%00', '/api/v0/chapters/lon%00don']) {
+    const res = await get(url);
+    assert.equal(res.statusCode, 400, url);
+    assert.equal(res.json().message, 'Invalid request');
+  }
+});

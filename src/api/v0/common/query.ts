@@ -29,6 +29,11 @@ export async function normalizeQuery(request: FastifyRequest): Promise<void> {
   for (const [name, raw] of Object.entries(query)) {
     const property = properties[name];
     if (!property || typeof raw !== 'string') continue;
+    // The search parser reads control characters, NUL included, as whitespace; elsewhere NUL cannot reach SQL text.
+    if (name !== 'q' && raw.includes('\u0000')) {
+      errors.push({ loc: ['query', name], msg: 'must not contain NUL characters' });
+      continue;
+    }
     const value = raw.trim();
     if (value === '') {
       delete query[name];

@@ -1,10 +1,11 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { DB } from '../../../db/schema.ts';
 import type { OrderTerm } from '../common/ordering.ts';
 import { fetchPage, type Page } from '../common/pagination.ts';
 import { stripPrefix } from '../common/keys.ts';
+import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
+import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
 import type { ProjectFilters } from './projects.schemas.ts';
 
 // The contract: lists and details show active projects only; an inactive one is 404 like a missing one.
@@ -12,23 +13,12 @@ function activeProjects(db: Db) {
   return db.selectFrom('projects').where('is_active', '=', true);
 }
 
-/**
- * Where the structured search `q` will narrow the projects list. Not implemented yet: `q` is
- * accepted and validated (length) but changes nothing.
- */
-export function applySearch<O>(
-  query: SelectQueryBuilder<DB, 'projects', O>,
-  _q: string | undefined,
-): SelectQueryBuilder<DB, 'projects', O> {
-  return query;
-}
-
 export function listProjects(db: Db, query: Static<typeof ProjectFilters>, order: OrderTerm[], page: Page) {
   let q = activeProjects(db).select(['key', 'name', 'level', 'created_at', 'updated_at']);
   // The level arrives lower-cased (enum normalization) and is stored lower-case (CHECK), so plain
   // equality is case-insensitive and uses projects_level_idx.
   if (query.level !== undefined) q = q.where('level', '=', query.level);
-  q = applySearch(q, query.q);
+  if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.projects), SEARCH_COLUMNS.projects);
   return fetchPage(q, order, page);
 }
 

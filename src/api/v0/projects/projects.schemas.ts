@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { ProjectLevel } from '../../../db/schema.ts';
 import { DateTime, LeaderRef } from '../common/schemas.ts';
+import { MAX_QUERY_LENGTH } from '../../../search/search.fields.ts';
+import { searchDescription } from '../../../search/search.docs.ts';
 
 export const PROJECT_LEVELS: readonly ProjectLevel[] = ['flagship', 'production', 'lab', 'incubator', 'other'];
 
@@ -36,7 +38,7 @@ export const ProjectDetail = Type.Object(
 
 export const ProjectFilters = Type.Object({
   level: Type.Optional(Level('Project level, case-insensitive.')),
-  q: Type.Optional(Type.String({ maxLength: 1000, description: 'Structured search (see the API description)' })),
+  q: Type.Optional(Type.String({ maxLength: MAX_QUERY_LENGTH, description: searchDescription('projects') })),
 });
 
 export const ProjectParams = Type.Object({

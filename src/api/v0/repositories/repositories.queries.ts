@@ -4,6 +4,8 @@ import type { Db } from '../../../db/index.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderTerm } from '../common/ordering.ts';
 import { fetchPage, type Page } from '../common/pagination.ts';
+import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
+import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
 import type { RepositoryFilters } from './repositories.schemas.ts';
 
 export interface RepositoryScope {
@@ -27,19 +29,16 @@ export function whereRepository<TB extends keyof DB, O>(
   return q;
 }
 
-/**
- * The structured search of `q`. Not implemented yet: the parameter is accepted and validated
- * (length) so clients can send it, and the query comes back unchanged.
- */
-export function applySearch<O>(query: SelectQueryBuilder<DB, 'repositories', O>, _q: string | undefined) {
-  return query;
+/** The rows of the list for these filters, before ordering and paging (bench/search.ts pages it too). */
+export function filterRepositories(db: Db, query: Static<typeof RepositoryFilters>) {
+  let q = db.selectFrom('repositories').select(['repositories.name', 'repositories.created_at', 'repositories.updated_at']);
+  q = whereRepository(q, { organization: query.organization_id });
+  if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.repositories), SEARCH_COLUMNS.repositories);
+  return q;
 }
 
 export function listRepositories(db: Db, query: Static<typeof RepositoryFilters>, order: OrderTerm[], page: Page) {
-  let q = db.selectFrom('repositories').select(['repositories.name', 'repositories.created_at', 'repositories.updated_at']);
-  q = whereRepository(q, { organization: query.organization_id });
-  q = applySearch(q, query.q);
-  return fetchPage(q, order, page);
+  return fetchPage(filterRepositories(db, query), order, page);
 }
 
 export function getRepository(db: Db, scope: Required<RepositoryScope>) {

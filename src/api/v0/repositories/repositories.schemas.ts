@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, StringFilter } from '../common/schemas.ts';
+import { MAX_QUERY_LENGTH } from '../../../search/search.fields.ts';
+import { searchDescription } from '../../../search/search.docs.ts';
 
 export const RepositoryItem = Type.Object(
   {
@@ -27,7 +29,7 @@ export const RepositoryDetail = Type.Object(
 
 export const RepositoryFilters = Type.Object({
   organization_id: StringFilter('Organization login (the owner in the URL), case-insensitive exact match.'),
-  q: Type.Optional(Type.String({ maxLength: 1000, description: 'Structured search (see the API description).' })),
+  q: Type.Optional(Type.String({ maxLength: MAX_QUERY_LENGTH, description: searchDescription('repositories') })),
 });
 
 /** The two path segments that name a repository; issues, milestones and releases nest under them. */

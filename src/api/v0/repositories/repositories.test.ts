@@ -72,8 +72,9 @@ test('organization_id filter: the owner login, case-insensitive; empty ignored',
   assertInvalid(await get(`${LIST}?organization_id=${'x'.repeat(201)}`), 'query', 'organization_id');
 });
 
-test('q is accepted up to 1,000 characters (search not applied yet); longer → 400', async () => {
-  assert.deepEqual(await names(`${LIST}?q=${encodeURIComponent('stars:>100 name:"OWASP Nest"')}`), ordered(ALL));
+test('q searches (more in repositories.search.test.ts); longer than 1,000 characters → 400', async () => {
+  assert.deepEqual(await names(`${LIST}?q=${encodeURIComponent('stars:>100 name:"Nest"')}`), ['Nest']);
+  assert.deepEqual(await names(`${LIST}?q=nest`), ordered(['Nest', 'nest']));
   assert.deepEqual(await names(`${LIST}?q=&organization_id=octo-org`), ordered(['nest', 'hello-world']));
   assert.equal((await get(`${LIST}?q=${'a'.repeat(1000)}`)).statusCode, 200);
   assertInvalid(await get(`${LIST}?q=${'a'.repeat(1001)}`), 'query', 'q');

@@ -1,0 +1,153 @@
+// Structured search `q` on the chapters list, through HTTP: name, country and region (strings), with
+// the country and coordinate filters, ordering and pagination. Only active chapters with both
+// coordinates are ever listed.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { chapter } from '../../../../test/factories.ts';
+import { expectedOrder } from '../../../../test/factories-community.ts';
+import {
+  assertBlankIgnored,
+  assertHostileQueriesAnswer,
+  assertLengthLimit,
+  assertNever5xx,
+  keysOf,
+  searchUrl,
+} from '../../../../test/factories-search.ts';
+
+let t: TestApp;
+interface Chapter {
+  id: string;
+  key: string;
+  name: string;
+  country: string;
+  region: string;
+  latitude: number;
+  longitude: number;
+  created_at: Date;
+  updated_at: Date;
+}
+const listed: Chapter[] = [];
+
+// [key, name, country, region, latitude, longitude]
+const SPECS = [
+  ['london', 'OWASP London', 'United Kingdom', 'Europe', 51.5, -0.1],
+  ['nyc', 'OWASP New York City', 'United States', 'North America', 40.7, -74],
+  ['bay-area', 'OWASP Bay Area', 'United States', 'North America', 37.7, -122.4],
+  ['na-virtual', 'OWASP North America Virtual', 'United States', 'North America', 39, -98],
+  ['bangalore', 'OWASP Bangalore', 'India', 'Asia', 12.9, 77.6],
+  ['sao-paulo', 'OWASP São Paulo', 'Brazil', 'South America', -23.5, -46.6],
+  ['latam', 'OWASP Latin America', '', 'South America', -15, -60],
+  ['remote', 'OWASP 100% Remote', '', '', 0, 0],
+  ['under', 'OWASP Under_score', 'Germany', 'Europe', 52.5, 13.4],
+  ['underx', 'OWASP UnderXscore', 'Germany', 'Europe', 48.1, 11.6],
+] as const;
+
+before(async () => {
+  t = await buildTestApp();
+  const db = t.database.db;
+  for (const [i, [key, name, country, region, latitude, longitude]] of SPECS.entries()) {
+    const created_at = new Date(Date.UTC(2024, 0, 1 + i));
+    const updated_at = new Date(Date.UTC(2024, 6, 20 - i));
+    const id = await chapter(db, { key, name, country, region, latitude, longitude, created_at: created_at.toISOString(), updated_at: updated_at.toISOString() });
+    listed.push({ id, key, name, country, region, latitude, longitude, created_at, updated_at });
+  }
+  // Matching but never listed: inactive, or without coordinates.
+  await chapter(db, { key: 'london-old', name: 'OWASP London Old', country: 'United Kingdom', region: 'Europe', is_active: false });
+  await chapter(db, { key: 'london-east', name: 'OWASP London East', country: 'United Kingdom', region: 'Europe', latitude: null });
+});
+after(() => t.close());
+
+const PATH = '/api/v0/chapters/';
+const get = (url: string) => t.app.inject({ method: 'GET', url });
+const search = (q: string, params: Record<string, string> = {}) => keysOf(get, searchUrl(PATH, q, params), 'key');
+const expected = (keep: (c: Chapter) => boolean, ordering = '-created_at') => expectedOrder(listed.filter(keep), ordering).map((c) => c.key);
+const ALL = () => true;
+
+test('name: substring ignoring case, exact when quoted; hidden chapters never match', async () => {
+  assert.deepEqual(await search('name:london'), ['london']);
+  assert.deepEqual(await search('name:LONDON'), ['london']);
+  assert.deepEqual(await search('name:"OWASP London"'), ['london']);
+  assert.deepEqual(await search('name:"owasp london"'), []);
+  assert.deepEqual(await search('name:"London"'), [], 'quoted is not a substring');
+  assert.deepEqual(await search('name:america'), expected((c) => /america/i.test(c.name)));
+  assert.deepEqual(await search('name:são'), ['sao-paulo']);
+  assert.deepEqual(await search('name:100%'), ['remote']);
+  assert.deepEqual(await search('name:r_s'), ['under'], 'not UnderXscore');
+  assert.deepEqual(await search('name:tokyo'), []);
+});
+
+test('country: substring ignoring case, exact when quoted', async () => {
+  assert.deepEqual(await search('country:united'), expected((c) => c.country.startsWith('United')));
+  assert.deepEqual(await search('country:KINGDOM'), ['london']);
+  assert.deepEqual(await search('country:"United States"'), expected((c) => c.country === 'United States'));
+  assert.deepEqual(await search('country:"united states"'), []);
+  assert.deepEqual(await search('country:"India"'), ['bangalore']);
+  assert.deepEqual(await search('country:"Ind"'), []);
+  assert.deepEqual(await search('country:japan'), []);
+});
+
+test('region: substring ignoring case, exact when quoted; multi-word values need quotes', async () => {
+  assert.deepEqual(await search('region:europe'), expected((c) => c.region === 'Europe'));
+  assert.deepEqual(await search('region:america'), expected((c) => c.region.endsWith('America')));
+  assert.deepEqual(await search('region:"North America"'), expected((c) => c.region === 'North America'));
+  assert.deepEqual(await search('region:"America"'), []);
+  // Unquoted, `america` is free text on the name: region has "north" and name has "america".
+  assert.deepEqual(await search('region:north america'), ['na-virtual']);
+  assert.deepEqual(await search('region:antarctica'), []);
+});
+
+test('free text searches the name; terms combine with AND; fields of other resources are dropped', async () => {
+  assert.deepEqual(await search('bay'), ['bay-area']);
+  assert.deepEqual(await search('owasp america region:south'), ['latam']);
+  assert.deepEqual(await search('"OWASP Bangalore"'), ['bangalore']);
+  assert.deepEqual(await search('country:united region:europe'), ['london']);
+  for (const q of ['stars:>1', 'created_at:2024-01-01', 'updated_at>2030-01-01', 'level:lab', 'archived:true', 'language:go']) {
+    assert.deepEqual(await search(q), expected(ALL), q);
+  }
+  assert.deepEqual(await search('created_at:2024-01-01 country:germany foo:bar'), expected((c) => c.country === 'Germany'));
+  assert.deepEqual(await search('country:>x region:asia'), ['bangalore'], 'an operator on a string drops that condition');
+});
+
+test('q combines with the country and coordinate filters, ordering and pagination', async () => {
+  assert.deepEqual(await search('bay', { country: 'united states' }), ['bay-area']);
+  assert.deepEqual(await search('region:europe', { country: 'Germany' }), expected((c) => c.country === 'Germany'));
+  assert.deepEqual(await search('name:london', { country: 'Germany' }), []);
+  assert.deepEqual(await search('region:america', { latitude_gte: '0' }), expected((c) => c.region.endsWith('America') && c.latitude >= 0));
+  assert.deepEqual(await search('owasp', { longitude_lte: '-50', latitude_lte: '40' }), expected((c) => c.longitude <= -50 && c.latitude <= 40));
+  for (const ordering of ['latitude', '-longitude', 'updated_at', 'created_at']) {
+    assert.deepEqual(await search('region:america', { ordering }), expected((c) => c.region.endsWith('America'), ordering), ordering);
+  }
+  const all = expected((c) => /e/i.test(c.region), 'latitude');
+  assert.equal(all.length, 8);
+  for (const page of [1, 2, 3, 4]) {
+    const res = await get(searchUrl(PATH, 'region:e', { ordering: 'latitude', limit: '3', page: String(page) }));
+    const { items, ...envelope } = res.json();
+    assert.deepEqual(items.map((i: { key: string }) => i.key), all.slice((page - 1) * 3, page * 3), `page ${page}`);
+    assert.deepEqual(envelope, { count: 8, total_count: 8, current_page: page, total_pages: 3, has_next: page < 3, has_previous: page > 1 });
+    assert.ok(String(res.headers.link).includes('q=region%3Ae'), String(res.headers.link));
+  }
+});
+
+test('q of 1,000 characters is accepted, 1,001 is a 400 (characters are code points)', async () => {
+  await assertLengthLimit(get, PATH);
+});
+
+test('an empty or blank q is ignored', async () => {
+  await assertBlankIgnored(get, PATH, 'key', expected(ALL));
+});
+
+test('hostile q values answer 200', async () => {
+  await assertHostileQueriesAnswer(get, PATH);
+});
+
+test('property: any q through HTTP gives 200 or 400, never a 5xx', async () => {
+  await assertNever5xx(get, PATH, 200);
+});
+
+test('OpenAPI: q documents its grammar and the searchable fields', async () => {
+  const doc = (await get('/api/v0/openapi.json')).json();
+  const q = doc.paths['/api/v0/chapters/'].get.parameters.find((p: { name: string }) => p.name === 'q');
+  assert.equal(q.schema.maxLength, 1000);
+  assert.ok(q.description.includes('`country` (string), `region` (string)'), q.description);
+});
