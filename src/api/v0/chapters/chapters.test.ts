@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import { chapter } from '../../../../test/factories.ts';
+import { bumpDataVersion } from '../../../data/import.ts';
 
 let t: TestApp;
 before(async () => {
@@ -60,4 +61,12 @@ test('NUL characters in a parameter are a 400, never a database error', async ()
     assert.equal(res.statusCode, 400, url);
     assert.equal(res.json().message, 'Invalid request');
   }
+});
+
+test('totals follow a data change at once (counts are kept per data version)', async () => {
+  const before = (await get('/api/v0/chapters/?limit=1')).json().count;
+  assert.equal((await get('/api/v0/chapters/?limit=1&page=2')).json().count, before);
+  await chapter(t.database.db, { key: 'newcomer', name: 'OWASP Newcomer' });
+  t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
+  assert.equal((await get('/api/v0/chapters/?limit=1&page=2')).json().count, before + 1);
 });

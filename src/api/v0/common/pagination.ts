@@ -15,6 +15,26 @@ export interface PageQuery {
 export interface Page {
   page: number;
   limit: number;
+  /** Totals already counted for this data version, by count query (set by the list routes). */
+  counts?: CountCache;
+}
+
+/** Totals by compiled count query; emptied whenever the data version changes. */
+export class CountCache {
+  private totals = new Map<string, number>();
+
+  get(key: string): number | undefined {
+    return this.totals.get(key);
+  }
+
+  set(key: string, total: number): void {
+    if (this.totals.size >= 10_000) this.totals.clear();
+    this.totals.set(key, total);
+  }
+
+  clear(): void {
+    this.totals.clear();
+  }
 }
 
 export function pageOf(query: PageQuery): Page {
@@ -37,20 +57,26 @@ export interface Envelope<T> {
 /**
  * Runs a filtered query for one page and, beside it, the count of all matching records. Two cheap
  * queries beat one with a window count: the page can stop after `limit` rows read in index order,
- * where `count(*) over ()` would make every page read and sort every matching row.
+ * where `count(*) over ()` would make every page read and sort every matching row. The total of
+ * a filter set is counted once per data version: the other pages of a listing reuse it.
  */
 export async function fetchPage<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   order: OrderTerm[],
-  { page, limit }: Page,
+  { page, limit, counts }: Page,
 ): Promise<{ rows: O[]; count: number }> {
   let ordered = query;
   for (const term of order) ordered = ordered.orderBy(sql.ref(term.column), term.direction);
+  const countQuery = query.clearSelect().select(sql<string>`count(*)`.as('n'));
+  const compiled = countQuery.compile();
+  const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+  const known = counts?.get(key);
   const [rows, total] = await Promise.all([
     ordered.limit(limit).offset((page - 1) * limit).execute(),
-    query.clearSelect().select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    known ?? countQuery.executeTakeFirstOrThrow().then((row) => Number((row as { n: string }).n)),
   ]);
-  return { rows: rows as O[], count: Number((total as { n: string }).n) };
+  if (known === undefined) counts?.set(key, total);
+  return { rows: rows as O[], count: total };
 }
 
 export function envelope<T>(items: T[], count: number, { page, limit }: Page): Envelope<T> {

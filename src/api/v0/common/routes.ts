@@ -6,7 +6,7 @@ import type { Db } from '../../../db/index.ts';
 import { NotFoundError } from '../../../errors.ts';
 import { ERROR_RESPONSES, ErrorMessage, ListBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
-import { envelope, pageOf, setLinkHeader, type Page } from './pagination.ts';
+import { CountCache, envelope, pageOf, setLinkHeader, type Page } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 
@@ -38,6 +38,8 @@ export function listRoute<F extends TObject, Row, Item extends TSchema>(
     ...PageParams,
     ordering: orderingParam(allowedOrderings(def.ordering), def.ordering.default),
   });
+  const counts = new CountCache();
+  app.shared.watcher.onChange(() => counts.clear());
   app.get(
     def.path,
     {
@@ -53,7 +55,7 @@ export function listRoute<F extends TObject, Row, Item extends TSchema>(
     },
     async (request, reply) => {
       const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number };
-      const page = pageOf(query);
+      const page = { ...pageOf(query), counts };
       const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
       const { rows, count } = await def.fetch(app.database.db, query, order, page);
       const body = envelope(rows.map(def.present), count, page);
