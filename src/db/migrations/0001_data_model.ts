@@ -37,10 +37,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       nest_updated_at timestamptz NOT NULL DEFAULT now()
     );
     CREATE UNIQUE INDEX chapters_key_uq ON chapters (lower(key));
-    CREATE INDEX chapters_created_at_idx ON chapters (created_at, id);
-    CREATE INDEX chapters_updated_at_idx ON chapters (updated_at, id);
-    CREATE INDEX chapters_latitude_idx ON chapters (latitude, id);
-    CREATE INDEX chapters_longitude_idx ON chapters (longitude, id);
+    -- The public list shows active chapters with coordinates only: its orderings read these partial indexes.
+    CREATE INDEX chapters_created_at_idx ON chapters (created_at, id) WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL;
+    CREATE INDEX chapters_updated_at_idx ON chapters (updated_at, id) WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL;
+    CREATE INDEX chapters_latitude_idx ON chapters (latitude, id) WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL;
+    CREATE INDEX chapters_longitude_idx ON chapters (longitude, id) WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL;
     CREATE INDEX chapters_country_idx ON chapters (lower(country));
 
     CREATE TABLE committees (
