@@ -16,6 +16,13 @@ export function sha256Hex(value: string): string {
   return crypto.createHash('sha256').update(value).digest('hex');
 }
 
+/** Compares two secrets in constant time (for equal lengths). */
+export function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && crypto.timingSafeEqual(left, right);
+}
+
 export function generateApiKey(): { raw: string; digest: string } {
   const random = crypto.randomBytes(32).toString('base64url');
   const raw = `${KEY_PREFIX}${random}${checksum(random)}`;
@@ -26,6 +33,5 @@ export function generateApiKey(): { raw: string; digest: string } {
 export function isWellFormedApiKey(raw: string): boolean {
   if (!SHAPE.test(raw)) return false;
   const random = raw.slice(KEY_PREFIX.length, KEY_PREFIX.length + RANDOM_LENGTH);
-  const given = Buffer.from(raw.slice(KEY_PREFIX.length + RANDOM_LENGTH));
-  return crypto.timingSafeEqual(given, Buffer.from(checksum(random)));
+  return sameSecret(raw.slice(KEY_PREFIX.length + RANDOM_LENGTH), checksum(random));
 }

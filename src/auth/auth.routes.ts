@@ -7,6 +7,7 @@ import { exchangeCode, GithubAuthError } from './github.client.ts';
 import { signInWithGithubToken } from './sign-in.ts';
 import { endSession, startSession } from './sessions.ts';
 import { upsertLocalUser } from './users.queries.ts';
+import { sameSecret } from '../api-keys/api-keys.format.ts';
 import { newToken, SESSION_COOKIE } from '../plugins/session.ts';
 import { errorPage } from '../web/pages.ts';
 
@@ -22,12 +23,6 @@ function safeNext(value: unknown): string {
 function callbackUrl(app: FastifyInstance, request: FastifyRequest): string {
   const base = app.config.publicUrl ?? `${request.protocol}://${request.host}`;
   return `${base}/auth/github/callback`;
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && crypto.timingSafeEqual(left, right);
 }
 
 function failPage(reply: FastifyReply, status: number, message: string) {
@@ -71,7 +66,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     const query = request.query as Record<string, unknown>;
     const [state, verifier, nextEncoded] = (request.cookies[FLOW_COOKIE] ?? '').split('.');
     reply.clearCookie(FLOW_COOKIE, { path: FLOW_PATH });
-    if (!state || !verifier || typeof query.state !== 'string' || !sameText(state, query.state)) {
+    if (!state || !verifier || typeof query.state !== 'string' || !sameSecret(state, query.state)) {
       return failPage(reply, 400, 'This sign-in link is invalid or has expired. Please start again.');
     }
     if (query.error !== undefined) return failPage(reply, 403, 'Sign-in was cancelled on GitHub.');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
+import { bumpMetaCounter, readMetaCounter } from '../db/meta.queries.ts';
 import { readOwaspData, writeOwaspData, type OwaspReport } from './owasp/owasp.import.ts';
 import { changedRows } from './report.ts';
 import { readGithubData, writeGithubData, type GithubReport } from './github/github.import.ts';
@@ -67,27 +68,13 @@ async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean): 
   });
 }
 
+const DATA_VERSION = 'data_version';
+
 /** A counter that changes whenever stored data changes; response caches key on it. */
-export async function bumpDataVersion(db: Db): Promise<number> {
-  const row = await db
-    .insertInto('app_meta')
-    .values({ key: 'data_version', value: '1' })
-    .onConflict((oc) =>
-      oc.column('key').doUpdateSet({
-        value: sql`to_jsonb((app_meta.value #>> '{}')::bigint + 1)`,
-        updated_at: sql`now()`,
-      }),
-    )
-    .returning(sql<string>`value #>> '{}'`.as('version'))
-    .executeTakeFirstOrThrow();
-  return Number(row.version);
+export function bumpDataVersion(db: Db): Promise<number> {
+  return bumpMetaCounter(db, DATA_VERSION);
 }
 
-export async function readDataVersion(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom('app_meta')
-    .select(sql<string>`value #>> '{}'`.as('version'))
-    .where('key', '=', 'data_version')
-    .executeTakeFirst();
-  return row ? Number(row.version) : 0;
+export function readDataVersion(db: Db): Promise<number> {
+  return readMetaCounter(db, DATA_VERSION);
 }

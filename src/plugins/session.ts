@@ -6,6 +6,7 @@ import cookie from '@fastify/cookie';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors.ts';
 import { findSessionUser, type SessionUser } from '../auth/sessions.ts';
+import { sameSecret } from '../api-keys/api-keys.format.ts';
 
 export const SESSION_COOKIE = 'cds_session';
 export const CSRF_COOKIE = 'csrftoken';
@@ -16,12 +17,6 @@ const users = new WeakMap<FastifyRequest, Promise<SessionUser | undefined>>();
 
 export function newToken(): string {
   return crypto.randomBytes(32).toString('base64url');
-}
-
-function sameToken(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && crypto.timingSafeEqual(left, right);
 }
 
 export async function registerSessions(app: FastifyInstance): Promise<void> {
@@ -54,7 +49,7 @@ export async function registerSessions(app: FastifyInstance): Promise<void> {
     if (SAFE_METHODS.has(request.method) || !request.cookies[SESSION_COOKIE]) return done();
     const header = request.headers['x-csrftoken'];
     const expected = request.cookies[CSRF_COOKIE];
-    if (typeof header !== 'string' || !expected || !sameToken(header, expected)) {
+    if (typeof header !== 'string' || !expected || !sameSecret(header, expected)) {
       return done(new AppError(403, { message: 'CSRF token missing or incorrect' }));
     }
     done();
