@@ -38,7 +38,8 @@ export async function createTestDb(options: { migrate?: boolean } = {}): Promise
   };
 }
 
-async function adminQuery(text: string): Promise<void> {
+/** Runs one statement on the server of DATABASE_URL (CREATE or DROP DATABASE). */
+export async function adminQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {

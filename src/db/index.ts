@@ -4,22 +4,19 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import type { PGlite } from '@electric-sql/pglite';
 import type { DB } from './schema.ts';
+import { timestampParser } from './timestamps.ts';
 
 // `date` columns stay `YYYY-MM-DD` strings: turning them into Date objects would shift them by
 // the process's time zone.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
 
-// timestamptz arrives as `2024-05-01 12:00:00.123456+00`: made ISO, V8 parses it far faster than the
-// driver's generic parser (a list page holds hundreds of them). Anything unusual (BC, infinity) falls back.
-const parseTimestamp = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
-pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (value: string) => {
-  const iso = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?[+-]\d\d$/.test(value) ? `${value.replace(' ', 'T')}:00` : undefined;
-  const date = iso ? new Date(iso) : undefined;
-  return date && !Number.isNaN(date.getTime()) ? date : parseTimestamp(value);
-});
+// timestamptz: read by position instead of through the driver's generic parser (see timestamps.ts).
+/** The driver's own timestamptz parser, kept as the fallback (and as the reference of the tests). */
+export const driverTimestampParser = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, timestampParser(driverTimestampParser));
 
 export type Db = Kysely<DB>;
 export type DbKind = 'postgres' | 'pglite';
@@ -39,6 +36,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL server only: cancel statements running longer than this (the serving pool sets it). */
   statementTimeoutMs?: number;
+  /** Kysely's query log (bench/search.ts captures the SQL the app sends). */
+  log?: KyselyConfig['log'];
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -53,29 +52,38 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     });
     // A connection dropped by the server must not crash the process; the next query reconnects.
     pool.on('error', () => {});
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
 
+  const dataDir = options.pglite ? undefined : (options.dataDir ?? 'memory://');
+  // One process at a time in a data folder: two PGlite instances writing the same files corrupt them.
+  const lock = dataDir && !dataDir.startsWith('memory://') ? await lockDataDir(dataDir) : undefined;
+  try {
+    return await openPglite(options, dataDir, lock);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
+
+async function openPglite(options: OpenOptions, dataDir: string | undefined, lock: DataDirLock | undefined): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   let pglite = options.pglite;
-  if (!pglite) {
-    const dataDir = options.dataDir ?? 'memory://';
-    if (!dataDir.startsWith('memory://')) await fs.mkdir(path.dirname(dataDir), { recursive: true });
-    pglite = await PGlite.create(dataDir, { extensions: { pg_trgm } });
-  }
+  if (!pglite) pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
   const instance = pglite;
   const pool = new pg.Pool(createPgConfig(instance) as unknown as pg.PoolConfig);
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
   return {
     db,
     kind: 'pglite',
     async close() {
       await db.destroy();
       if (!instance.closed) await instance.close();
+      await lock?.release();
     },
   };
 }
@@ -83,4 +91,58 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 /** Where the embedded database lives inside DATA_DIR. */
 export function pgliteDir(dataDir: string): string {
   return path.join(dataDir, 'pglite');
+}
+
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly lockFile: string,
+    readonly pid: number,
+  ) {
+    super(
+      `the embedded database ${path.dirname(lockFile)} is in use by process ${pid}: stop that process first ` +
+        `(or, to run several processes on one database, use a PostgreSQL server through DATABASE_URL). ` +
+        `If no such process exists, delete ${lockFile}.`,
+    );
+    this.name = 'DataDirInUseError';
+  }
+}
+
+interface DataDirLock {
+  release(): Promise<void>;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes `<dir>.lock` beside the PGlite folder, holding this process's id. A lock left by a process
+ * that no longer runs (a crash, a kill -9) is taken over; one held by a live process is refused.
+ */
+async function lockDataDir(dir: string): Promise<DataDirLock> {
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  const file = `${dir}.lock`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await fs.writeFile(file, `${process.pid}\n`, { flag: 'wx' });
+      return {
+        async release() {
+          const holder = await fs.readFile(file, 'utf8').catch(() => '');
+          if (Number.parseInt(holder, 10) === process.pid) await fs.rm(file, { force: true });
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const pid = Number.parseInt(await fs.readFile(file, 'utf8').catch(() => ''), 10);
+    if (Number.isInteger(pid) && pid > 0 && isRunning(pid)) throw new DataDirInUseError(file, pid);
+    // Stale: its process is gone. Remove it and try again.
+    await fs.rm(file, { force: true });
+  }
+  throw new Error(`could not take the lock ${file}`);
 }
