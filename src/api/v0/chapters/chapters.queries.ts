@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import { stripPrefix } from '../common/keys.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
@@ -17,7 +17,7 @@ function activeChapters(db: Db) {
     .where('longitude', 'is not', null);
 }
 
-export function listChapters(db: Db, query: Static<typeof ChapterFilters>, order: OrderTerm[], page: Page) {
+export function listChapters(db: Db, query: Static<typeof ChapterFilters>, order: OrderTerm[], page: ListPage) {
   let q = activeChapters(db).select(['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at']);
   if (query.country !== undefined) q = q.where(sql`lower(country)`, '=', query.country.toLowerCase());
   if (query.latitude_gte !== undefined) q = q.where('latitude', '>=', query.latitude_gte);
@@ -25,7 +25,7 @@ export function listChapters(db: Db, query: Static<typeof ChapterFilters>, order
   if (query.longitude_gte !== undefined) q = q.where('longitude', '>=', query.longitude_gte);
   if (query.longitude_lte !== undefined) q = q.where('longitude', '<=', query.longitude_lte);
   if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.chapters), SEARCH_COLUMNS.chapters);
-  return fetchPage(q, order, page);
+  return fetchPage(db, q, order, page);
 }
 
 export async function getChapter(db: Db, chapterId: string) {

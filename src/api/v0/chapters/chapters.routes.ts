@@ -19,7 +19,6 @@ export async function chapterRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'id',
     },
     fetch: listChapters,
-    present: (row) => row,
   });
 
   detailRoute(app, {

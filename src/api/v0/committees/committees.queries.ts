@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import { stripPrefix } from '../common/keys.ts';
 import type { CommitteeFilters } from './committees.schemas.ts';
 
@@ -11,8 +11,8 @@ function activeCommittees(db: Db) {
   return db.selectFrom('committees').where('is_active', '=', true);
 }
 
-export function listCommittees(db: Db, _query: Static<typeof CommitteeFilters>, order: OrderTerm[], page: Page) {
-  return fetchPage(activeCommittees(db).select(['key', 'name', 'created_at', 'updated_at']), order, page);
+export function listCommittees(db: Db, _query: Static<typeof CommitteeFilters>, order: OrderTerm[], page: ListPage) {
+  return fetchPage(db, activeCommittees(db).select(['key', 'name', 'created_at', 'updated_at']), order, page);
 }
 
 export function getCommittee(db: Db, committeeId: string) {

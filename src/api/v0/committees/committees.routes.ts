@@ -19,7 +19,6 @@ export async function committeeRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'id',
     },
     fetch: listCommittees,
-    present: (row) => row,
   });
 
   detailRoute(app, {

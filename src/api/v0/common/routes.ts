@@ -6,7 +6,7 @@ import type { Db } from '../../../db/index.ts';
 import { NotFoundError } from '../../../errors.ts';
 import { ERROR_RESPONSES, ErrorMessage, ListBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
-import { CountCache, envelope, pageOf, setLinkHeader, type Page } from './pagination.ts';
+import { CountCache, envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type PageResult } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 
@@ -18,27 +18,25 @@ interface Operation {
   tag: string;
 }
 
-export interface ListDefinition<F extends TObject, Row, Item extends TSchema> extends Operation {
+export interface ListDefinition<F extends TObject, Item extends TObject> extends Operation {
   filters: F;
   item: Item;
   itemName: string;
   ordering: OrderingSpec;
   /** The default ordering when it depends on the filters (events with is_upcoming). */
   defaultOrdering?: (query: Static<F>) => string;
-  fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: Page) => Promise<{ rows: Row[]; count: number }>;
-  present: (row: Row) => Static<Item>;
+  /** One page, rendered by fetchPage: the query must select exactly the item's fields. */
+  fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: ListPage) => Promise<PageResult>;
 }
 
-export function listRoute<F extends TObject, Row, Item extends TSchema>(
-  app: FastifyInstance,
-  def: ListDefinition<F, Row, Item>,
-): void {
+export function listRoute<F extends TObject, Item extends TObject>(app: FastifyInstance, def: ListDefinition<F, Item>): void {
   const querystring = Query({
     ...def.filters.properties,
     ...PageParams,
     ordering: orderingParam(allowedOrderings(def.ordering), def.ordering.default),
   });
   const counts = new CountCache();
+  const columns = itemColumns(def.item);
   app.shared.watcher.onChange(() => counts.clear());
   app.get(
     def.path,
@@ -55,12 +53,14 @@ export function listRoute<F extends TObject, Row, Item extends TSchema>(
     },
     async (request, reply) => {
       const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number };
-      const page = { ...pageOf(query), counts };
+      const page: ListPage = { ...pageOf(query), counts, columns };
       const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
-      const { rows, count } = await def.fetch(app.database.db, query, order, page);
-      const body = envelope(rows.map(def.present), count, page);
-      setLinkHeader(request, reply, body, page);
-      return body;
+      const { items, count } = await def.fetch(app.database.db, query, order, page);
+      const info = pageInfo(count, page);
+      setLinkHeader(request, reply, info, page);
+      // Already JSON: with a JSON content type Fastify sends a string as it is.
+      reply.type('application/json; charset=utf-8');
+      return envelopeJson(items, info, page);
     },
   );
 }

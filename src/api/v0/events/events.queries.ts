@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import type { EventFilters } from './events.schemas.ts';
 
-export function listEvents(db: Db, query: Static<typeof EventFilters>, order: OrderTerm[], page: Page) {
+export function listEvents(db: Db, query: Static<typeof EventFilters>, order: OrderTerm[], page: ListPage) {
   let q = db.selectFrom('events').select(['key', 'name', 'start_date', 'end_date', 'latitude', 'longitude', 'url']);
   // Written as the expression of events_upcoming_idx; "today" is the UTC date whatever the session time zone.
   if (query.is_upcoming) q = q.where(sql<boolean>`coalesce(end_date, start_date) >= (now() at time zone 'UTC')::date`);
@@ -13,7 +13,7 @@ export function listEvents(db: Db, query: Static<typeof EventFilters>, order: Or
   if (query.latitude_lte !== undefined) q = q.where('latitude', '<=', query.latitude_lte);
   if (query.longitude_gte !== undefined) q = q.where('longitude', '>=', query.longitude_gte);
   if (query.longitude_lte !== undefined) q = q.where('longitude', '<=', query.longitude_lte);
-  return fetchPage(q, order, page);
+  return fetchPage(db, q, order, page);
 }
 
 export function getEvent(db: Db, eventId: string) {

@@ -20,7 +20,6 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     },
     defaultOrdering: (query) => (query.is_upcoming ? 'start_date,end_date' : '-start_date,-end_date'),
     fetch: listEvents,
-    present: (row) => row,
   });
 
   detailRoute(app, {

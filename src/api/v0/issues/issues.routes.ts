@@ -19,7 +19,6 @@ export async function issueRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'issues.id',
     },
     fetch: listIssues,
-    present: (row) => row,
   });
 
   detailRoute(app, {

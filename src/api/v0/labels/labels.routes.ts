@@ -21,6 +21,5 @@ export async function labelRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'labels.id',
     },
     fetch: listLabels,
-    present: (row) => row,
   });
 }

@@ -2,16 +2,16 @@ import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import type { MemberFilters } from './members.schemas.ts';
 
-export function listMembers(db: Db, query: Static<typeof MemberFilters>, order: OrderTerm[], page: Page) {
+export function listMembers(db: Db, query: Static<typeof MemberFilters>, order: OrderTerm[], page: ListPage) {
   let q = db
     .selectFrom('members')
     .select(['members.login', 'members.name', 'members.avatar_url', 'members.created_at', 'members.updated_at']);
   if (query.company !== undefined) q = q.where(sql`lower(members.company)`, '=', query.company.toLowerCase());
   if (query.location !== undefined) q = q.where(sql`lower(members.location)`, '=', query.location.toLowerCase());
-  return fetchPage(q, order, page);
+  return fetchPage(db, q, order, page);
 }
 
 export function getMember(db: Db, login: string) {

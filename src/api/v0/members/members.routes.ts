@@ -19,7 +19,6 @@ export async function memberRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'members.id',
     },
     fetch: listMembers,
-    present: (row) => row,
   });
 
   detailRoute(app, {

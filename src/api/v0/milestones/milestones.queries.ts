@@ -1,11 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import { isScoped, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
 import type { MilestoneFilters } from './milestones.schemas.ts';
 
-export function listMilestones(db: Db, query: Static<typeof MilestoneFilters>, order: OrderTerm[], page: Page) {
+export function listMilestones(db: Db, query: Static<typeof MilestoneFilters>, order: OrderTerm[], page: ListPage) {
   let q = db
     .selectFrom('milestones')
     .select(['milestones.number', 'milestones.title', 'milestones.state', 'milestones.created_at', 'milestones.updated_at']);
@@ -13,7 +13,7 @@ export function listMilestones(db: Db, query: Static<typeof MilestoneFilters>, o
   const scoped = q.$if(isScoped(query), (qb) =>
     whereRepository(qb.innerJoin('repositories', 'repositories.id', 'milestones.repository_id'), query),
   );
-  return fetchPage(scoped, order, page);
+  return fetchPage(db, scoped, order, page);
 }
 
 export function getMilestone(db: Db, scope: Required<RepositoryScope>, number: number) {

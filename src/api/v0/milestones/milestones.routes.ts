@@ -19,7 +19,6 @@ export async function milestoneRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'milestones.id',
     },
     fetch: listMilestones,
-    present: (row) => row,
   });
 
   detailRoute(app, {

@@ -2,16 +2,16 @@ import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import type { OrganizationFilters } from './organizations.schemas.ts';
 
 // The stored e-mail address is never selected: it is not part of the published record.
-export function listOrganizations(db: Db, query: Static<typeof OrganizationFilters>, order: OrderTerm[], page: Page) {
+export function listOrganizations(db: Db, query: Static<typeof OrganizationFilters>, order: OrderTerm[], page: ListPage) {
   let q = db
     .selectFrom('organizations')
     .select(['organizations.login', 'organizations.name', 'organizations.created_at', 'organizations.updated_at']);
   if (query.location !== undefined) q = q.where(sql`lower(organizations.location)`, '=', query.location.toLowerCase());
-  return fetchPage(q, order, page);
+  return fetchPage(db, q, order, page);
 }
 
 export function getOrganization(db: Db, login: string) {

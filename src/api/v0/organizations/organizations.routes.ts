@@ -19,7 +19,6 @@ export async function organizationRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'organizations.id',
     },
     fetch: listOrganizations,
-    present: (row) => row,
   });
 
   detailRoute(app, {

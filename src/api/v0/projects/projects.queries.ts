@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import { stripPrefix } from '../common/keys.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
@@ -13,13 +13,13 @@ function activeProjects(db: Db) {
   return db.selectFrom('projects').where('is_active', '=', true);
 }
 
-export function listProjects(db: Db, query: Static<typeof ProjectFilters>, order: OrderTerm[], page: Page) {
+export function listProjects(db: Db, query: Static<typeof ProjectFilters>, order: OrderTerm[], page: ListPage) {
   let q = activeProjects(db).select(['key', 'name', 'level', 'created_at', 'updated_at']);
   // The level arrives lower-cased (enum normalization) and is stored lower-case (CHECK), so plain
   // equality is case-insensitive and uses projects_level_idx.
   if (query.level !== undefined) q = q.where('level', '=', query.level);
   if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.projects), SEARCH_COLUMNS.projects);
-  return fetchPage(q, order, page);
+  return fetchPage(db, q, order, page);
 }
 
 export async function getProject(db: Db, projectId: string) {

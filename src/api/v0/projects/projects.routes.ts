@@ -19,7 +19,6 @@ export async function projectRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'id',
     },
     fetch: listProjects,
-    present: (row) => row,
   });
 
   detailRoute(app, {

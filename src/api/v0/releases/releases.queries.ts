@@ -1,11 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import { isScoped, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
 import type { ReleaseFilters } from './releases.schemas.ts';
 
-export function listReleases(db: Db, query: Static<typeof ReleaseFilters>, order: OrderTerm[], page: Page) {
+export function listReleases(db: Db, query: Static<typeof ReleaseFilters>, order: OrderTerm[], page: ListPage) {
   let q = db
     .selectFrom('releases')
     .select(['releases.name', 'releases.tag_name', 'releases.published_at', 'releases.created_at']);
@@ -13,7 +13,7 @@ export function listReleases(db: Db, query: Static<typeof ReleaseFilters>, order
   const scoped = q.$if(isScoped(query), (qb) =>
     whereRepository(qb.innerJoin('repositories', 'repositories.id', 'releases.repository_id'), query),
   );
-  return fetchPage(scoped, order, page);
+  return fetchPage(db, scoped, order, page);
 }
 
 export function getRelease(db: Db, scope: Required<RepositoryScope>, tagName: string) {

@@ -21,7 +21,6 @@ export async function releaseRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'releases.id',
     },
     fetch: listReleases,
-    present: (row) => row,
   });
 
   detailRoute(app, {

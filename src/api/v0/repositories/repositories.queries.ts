@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type Page } from '../common/pagination.ts';
+import { fetchPage, type ListPage } from '../common/pagination.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
 import type { RepositoryFilters } from './repositories.schemas.ts';
@@ -37,8 +37,8 @@ export function filterRepositories(db: Db, query: Static<typeof RepositoryFilter
   return q;
 }
 
-export function listRepositories(db: Db, query: Static<typeof RepositoryFilters>, order: OrderTerm[], page: Page) {
-  return fetchPage(filterRepositories(db, query), order, page);
+export function listRepositories(db: Db, query: Static<typeof RepositoryFilters>, order: OrderTerm[], page: ListPage) {
+  return fetchPage(db, filterRepositories(db, query), order, page);
 }
 
 export function getRepository(db: Db, scope: Required<RepositoryScope>) {

@@ -19,7 +19,6 @@ export async function repositoryRoutes(app: FastifyInstance): Promise<void> {
       tieBreaker: 'repositories.id',
     },
     fetch: listRepositories,
-    present: (row) => row,
   });
 
   detailRoute(app, {

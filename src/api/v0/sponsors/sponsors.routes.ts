@@ -15,7 +15,6 @@ export async function sponsorRoutes(app: FastifyInstance): Promise<void> {
     // sponsors_name_idx is (name, id): the public name, not sort_name, is what the interface orders by.
     ordering: { fields: { name: 'name' }, default: 'name', tieBreaker: 'id' },
     fetch: listSponsors,
-    present: (row) => row,
   });
 
   detailRoute(app, {
