@@ -1,9 +1,10 @@
 // What the three *.search.test.ts share: URLs carrying a `q`, the expected result of a date or number
 // comparison, and the checks every searchable list must pass the same way (length limit, blank q,
-// hostile input, and a fast-check property through HTTP).
+// hostile input, and a fast-check property through HTTP; the pages of a search; q in the OpenAPI).
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { assertInvalidQuery, type Get } from './factories-community.ts';
+import { assertInvalid, assertPage, keysOf, type Get } from './lists.ts';
 
 /**
  * Percent-encodes `q` as UTF-8. A lone surrogate, which encodeURIComponent refuses, becomes the three
@@ -28,13 +29,6 @@ export function encodeQ(q: string): string {
 export function searchUrl(path: string, q: string, params: Record<string, string> = {}): string {
   const rest = new URLSearchParams(params).toString();
   return `${path}?q=${encodeQ(q)}${rest ? `&${rest}` : ''}`;
-}
-
-/** The `key` of each item of a 200 list response, in order. */
-export async function keysOf(get: Get, url: string, key: string): Promise<unknown[]> {
-  const res = await get(url);
-  assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
-  return res.json().items.map((item: Record<string, unknown>) => item[key]);
 }
 
 export type Op = '' | '=' | '>' | '>=' | '<' | '<=';
@@ -73,7 +67,7 @@ export async function assertLengthLimit(get: Get, path: string): Promise<void> {
     assert.equal(res.statusCode, 200, `${[...q].length} code points, ${q.length} UTF-16 units: ${res.body.slice(0, 200)}`);
   }
   for (const q of ['a'.repeat(1001), emoji.repeat(1001), `${'a'.repeat(1000)}${emoji}`, ` ${'a'.repeat(1000)}`, 'a '.repeat(5000)]) {
-    assertInvalidQuery(await get(searchUrl(path, q)), 'q', `${[...q].length} code points`);
+    assertInvalid(await get(searchUrl(path, q)), 'query', 'q', `${[...q].length} code points`);
   }
 }
 
@@ -161,4 +155,55 @@ export async function assertNever5xx(get: Get, path: string, runs = 200): Promis
     }),
     { numRuns: runs },
   );
+}
+
+/**
+ * The tests every searchable list passes the same way, registered in the calling test file: the length
+ * limit of `q`, a blank `q` (the list is `all()`, the `key` of every listed row in the default order),
+ * hostile values, and the never-5xx property.
+ */
+export function searchContractTests(get: Get, path: string, key: string, all: () => unknown[]): void {
+  test('q of 1,000 characters is accepted, 1,001 is a 400 (characters are code points)', async () => {
+    await assertLengthLimit(get, path);
+  });
+
+  test('an empty or blank q is ignored', async () => {
+    await assertBlankIgnored(get, path, key, all());
+  });
+
+  test('hostile q values answer 200', async () => {
+    await assertHostileQueriesAnswer(get, path);
+  });
+
+  test('property: any q through HTTP gives 200 or 400, never a 5xx', async () => {
+    await assertNever5xx(get, path, 200);
+  });
+}
+
+/**
+ * Every page of the search `q` (with `params`), `limit` items at a time, and the one past the end: the
+ * items are `keys` (their `key`, in order), the envelope counts them, and the Link header keeps `q`
+ * (`linkQ`, as it is encoded there) and names the last page.
+ */
+export async function assertSearchPages(
+  get: Get,
+  path: string,
+  q: string,
+  params: Record<string, string>,
+  keys: readonly unknown[],
+  { key, limit, linkQ }: { key: string; limit: number; linkQ: string },
+): Promise<void> {
+  const total = Math.ceil(keys.length / limit);
+  for (let page = 1; page <= total + 1; page++) {
+    const res = await assertPage(get, searchUrl(path, q, { ...params, limit: String(limit), page: String(page) }), page, keys, { key, limit });
+    const link = String(res.headers.link);
+    assert.ok(link.includes(linkQ), link);
+    assert.ok(link.includes(`page=${total}>; rel="last"`), link);
+  }
+}
+
+/** The `q` parameter of the list at `path`, as the OpenAPI document describes it. */
+export async function qParameter(get: Get, path: string): Promise<{ in: string; description: string; schema: { maxLength: number } }> {
+  const doc = (await get('/api/v0/openapi.json')).json();
+  return doc.paths[path].get.parameters.find((p: { name: string }) => p.name === 'q');
 }

@@ -1,17 +1,25 @@
 // Inserts records with sensible defaults, so a test states only what it is about.
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../src/db/index.ts';
 import type { DB } from '../src/db/schema.ts';
 
 let sequence = 0;
 const next = () => ++sequence;
-const day = (n: number) => new Date(Date.UTC(2020, 0, 1) + n * 86_400_000).toISOString();
 
-type Row<T extends keyof DB> = Partial<Insertable<DB[T]>>;
+/** An ISO timestamp `n` days after 2020-01-01: tests pick equal or distinct dates by number. */
+export const day = (n: number) => new Date(Date.UTC(2020, 0, 1) + n * 86_400_000).toISOString();
+
+/** The columns a factory's caller may set (the factory fills in the required ones). */
+export type Row<T extends keyof DB> = Partial<Insertable<DB[T]>>;
+
+/** Inserts one row into `table` and returns it as stored, defaults included. */
+export async function insertRow<T extends keyof DB & string>(db: Db, table: T, values: Insertable<DB[T]>): Promise<Selectable<DB[T]>> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return (db.insertInto(table) as any).values(values).returningAll().executeTakeFirstOrThrow();
+}
 
 async function insert<T extends keyof DB & string>(db: Db, table: T, values: Insertable<DB[T]>): Promise<string> {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const row = await (db.insertInto(table) as any).values(values).returning('id').executeTakeFirstOrThrow();
+  const row = await insertRow(db, table, values);
   return String((row as { id: string }).id);
 }
 

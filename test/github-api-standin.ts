@@ -1,13 +1,16 @@
 // A stand-in for the GitHub REST API on 127.0.0.1, serving the recorded responses of data/github/ as
 // organizations with their repositories, issues, labels, milestones and releases. It paginates with
 // Link headers, answers If-None-Match with 304, and injects the failures GitHub really produces.
+import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../src/db/schema.ts';
+import { createTestDb, type TestDatabase } from './helpers.ts';
 import { ROOT } from './process.ts';
 
 type Json = Record<string, unknown>;
@@ -277,5 +280,32 @@ export async function storedRecords(db: Kysely<DB>): Promise<RecordSets> {
     issue_assignees: await pair('issue_assignees', 'issues', 'issue_id', 'members', 'member_id'),
     issue_milestones: await ids('SELECT i.github_id || \'/\' || m.github_id AS v FROM issues i JOIN milestones m ON m.id = i.milestone_id'),
     organization_members: await pair('organization_members', 'organizations', 'organization_id', 'members', 'member_id'),
+  };
+}
+
+/**
+ * The set-up of a GitHub sync test file: a migrated test database and a stand-in serving the
+ * recorded fixtures, made before the file's tests and closed after them.
+ */
+export function useFixtureSync(): { readonly database: TestDatabase; readonly standIn: GithubApiStandIn } {
+  let database: TestDatabase | undefined;
+  let standIn: GithubApiStandIn | undefined;
+  before(async () => {
+    database = await createTestDb();
+    standIn = await startGithubApiStandIn(await loadFixtureOrganizations());
+  });
+  after(async () => {
+    await standIn?.close();
+    await database?.drop();
+  });
+  return {
+    get database() {
+      assert.ok(database, 'built in before()');
+      return database;
+    },
+    get standIn() {
+      assert.ok(standIn, 'started in before()');
+      return standIn;
+    },
   };
 }

@@ -1,47 +1,35 @@
 // A GitHub sync cut off part-way (the stand-in stops answering) keeps only whole repositories, and the
 // next run finishes the job from where it stopped.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
 import {
-  loadFixtureOrganizations, servedRecords, startGithubApiStandIn, storedRecords, type GithubApiStandIn,
+  servedRecords, storedRecords, useFixtureSync,
 } from '../../../test/github-api-standin.ts';
-import { up as createSyncTables } from '../../db/migrations/0004_sync_state.ts';
 import { changedRows } from '../report.ts';
 import { SyncStopped, syncGithub } from './github-sync.ts';
 
-let database: TestDatabase;
-let standIn: GithubApiStandIn;
-before(async () => {
-  database = await createTestDb();
-  await createSyncTables(database.db as never);
-  standIn = await startGithubApiStandIn(await loadFixtureOrganizations());
-});
-after(async () => {
-  await standIn.close();
-  await database.drop();
-});
+const fixture = useFixtureSync();
 
-const run = () => syncGithub(database.db, {
-  apiUrl: standIn.url, organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'], perPage: 5, retryBaseMs: 10,
+const run = () => syncGithub(fixture.database.db, {
+  apiUrl: fixture.standIn.url, organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'], perPage: 5, retryBaseMs: 10,
 });
 
 async function syncedRepositories(): Promise<number> {
   const { rows } = await sql<{ n: number }>`
-    SELECT count(DISTINCT scope)::int AS n FROM sync_requests WHERE scope LIKE 'github:repo:%'`.execute(database.db);
+    SELECT count(DISTINCT scope)::int AS n FROM sync_requests WHERE scope LIKE 'github:repo:%'`.execute(fixture.database.db);
   return rows[0]!.n;
 }
 
 test('an interrupted run stores whole repositories only; the next run completes the mirror', async () => {
-  standIn.dropAfter(90);
+  fixture.standIn.dropAfter(90);
   await assert.rejects(run(), (error: unknown) => error instanceof SyncStopped && /stopped after .* repositories/.test(error.message));
-  standIn.dropAfter(undefined);
+  fixture.standIn.dropAfter(undefined);
 
   const done = await syncedRepositories();
   assert.ok(done > 0 && done < 39, `${done} repositories were synced before the cut`);
-  const stored = await storedRecords(database.db);
-  for (const { repository, issues, labels } of standIn.organizations.flatMap((o) => o.repositories)) {
+  const stored = await storedRecords(fixture.database.db);
+  for (const { repository, issues, labels } of fixture.standIn.organizations.flatMap((o) => o.repositories)) {
     for (const [kind, served] of [['issues', issues], ['labels', labels]] as const) {
       const present = served.filter((record) => stored[kind].includes(String(record.id))).length;
       assert.ok(present === 0 || present === served.length, `${String(repository.full_name)}: ${present} of ${served.length} ${kind}`);
@@ -50,7 +38,7 @@ test('an interrupted run stores whole repositories only; the next run completes 
 
   const resumed = await run();
   assert.deepEqual(resumed.failed, []);
-  assert.deepEqual(await storedRecords(database.db), servedRecords(standIn.organizations));
+  assert.deepEqual(await storedRecords(fixture.database.db), servedRecords(fixture.standIn.organizations));
   assert.equal(await syncedRepositories(), 39);
   const again = await run();
   assert.equal(changedRows(again.counts), 0);

@@ -10,7 +10,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
-import { up as createSyncTables } from '../../db/migrations/0004_sync_state.ts';
 import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
 import { distanceKm } from '../geocode/geocode.gazetteer.ts';
@@ -69,7 +68,6 @@ describe('from a folder', () => {
   let dir: string;
   before(async () => {
     database = await createTestDb();
-    await createSyncTables(database.db as never);
     dir = await copyOfBundledFiles();
   });
   after(() => database.drop());
@@ -107,7 +105,6 @@ describe('from a URL', () => {
   const broken = new Map<string, 'error' | 'hang'>();
   before(async () => {
     database = await createTestDb();
-    await createSyncTables(database.db as never);
     dir = await copyOfBundledFiles();
     server = http.createServer(async (req, res) => {
       const file = path.basename(req.url ?? '');

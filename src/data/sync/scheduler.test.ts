@@ -11,7 +11,6 @@ import pino from 'pino';
 import { createTestDb, serverUrl, type TestDatabase } from '../../../test/helpers.ts';
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/index.ts';
-import { up as createSyncTables } from '../../db/migrations/0004_sync_state.ts';
 import { dataVersionChannel } from '../../plugins/data-version.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
 import { startSyncScheduler, type SyncJob } from './scheduler.ts';
@@ -22,7 +21,6 @@ const log = pino({ level: 'silent' });
 let database: TestDatabase;
 before(async () => {
   database = await createTestDb();
-  await createSyncTables(database.db as never);
 });
 after(() => database.drop());
 

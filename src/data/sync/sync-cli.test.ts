@@ -9,7 +9,6 @@ import { loadFixtureOrganizations, startGithubApiStandIn, type GithubApiStandIn 
 import { runCli } from '../../../test/process.ts';
 import { openDatabase, pgliteDir } from '../../db/index.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
-import { up as createSyncTables } from '../../db/migrations/0004_sync_state.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
 
 let tmp: string;
@@ -20,12 +19,13 @@ let env: Record<string, string | undefined>;
 before(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-sync-cli-'));
   standIn = await startGithubApiStandIn(await loadFixtureOrganizations());
-  // The sync tables exist before the CLI runs, whether or not migrate.ts lists 0004 yet.
+  // A migrated database, as `cds migrate` leaves it.
   if (serverUrl) database = await createTestDb();
-  const prepared = database ?? (await openDatabase({ dataDir: pgliteDir(path.join(tmp, 'data')) }));
-  if (!database) await migrateToLatest(prepared.db);
-  await createSyncTables(prepared.db as never);
-  if (!database) await prepared.close();
+  else {
+    const embedded = await openDatabase({ dataDir: pgliteDir(path.join(tmp, 'data')) });
+    await migrateToLatest(embedded.db);
+    await embedded.close();
+  }
   env = { DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: database?.url, GITHUB_API_URL: standIn.url, GITHUB_TOKEN: 'cli-token' };
 });
 after(async () => {

@@ -2,7 +2,6 @@ import { sql, type Kysely } from 'kysely';
 
 // What the GitHub and website syncs remember between runs. Rows change in the same transaction as the
 // records they describe, so a crash never leaves a validator that claims data the database lacks.
-// IF NOT EXISTS: tests apply this migration directly while it is not yet registered in migrate.ts.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     -- One row per URL fetched: its validators for conditional requests, the next page its Link

@@ -1,21 +1,13 @@
 // Structured search `q` on the chapters list, through HTTP: name, country and region (strings), with
 // the country and coordinate filters, ordering and pagination. Only active chapters with both
 // coordinates are ever listed.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import { chapter } from '../../../../test/factories.ts';
-import { expectedOrder } from '../../../../test/factories-community.ts';
-import {
-  assertBlankIgnored,
-  assertHostileQueriesAnswer,
-  assertLengthLimit,
-  assertNever5xx,
-  keysOf,
-  searchUrl,
-} from '../../../../test/factories-search.ts';
+import { assertSearchPages, qParameter, searchContractTests, searchUrl } from '../../../../test/factories-search.ts';
+import { keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 interface Chapter {
   id: string;
   key: string;
@@ -43,9 +35,7 @@ const SPECS = [
   ['underx', 'OWASP UnderXscore', 'Germany', 'Europe', 48.1, 11.6],
 ] as const;
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const { get } = useTestApp(async (db) => {
   for (const [i, [key, name, country, region, latitude, longitude]] of SPECS.entries()) {
     const created_at = new Date(Date.UTC(2024, 0, 1 + i));
     const updated_at = new Date(Date.UTC(2024, 6, 20 - i));
@@ -56,12 +46,10 @@ before(async () => {
   await chapter(db, { key: 'london-old', name: 'OWASP London Old', country: 'United Kingdom', region: 'Europe', is_active: false });
   await chapter(db, { key: 'london-east', name: 'OWASP London East', country: 'United Kingdom', region: 'Europe', latitude: null });
 });
-after(() => t.close());
 
 const PATH = '/api/v0/chapters/';
-const get = (url: string) => t.app.inject({ method: 'GET', url });
 const search = (q: string, params: Record<string, string> = {}) => keysOf(get, searchUrl(PATH, q, params), 'key');
-const expected = (keep: (c: Chapter) => boolean, ordering = '-created_at') => expectedOrder(listed.filter(keep), ordering).map((c) => c.key);
+const expected = (keep: (c: Chapter) => boolean, ordering = '-created_at') => keysInOrder(listed.filter(keep), ordering, 'key');
 const ALL = () => true;
 
 test('name: substring ignoring case, exact when quoted; hidden chapters never match', async () => {
@@ -120,34 +108,13 @@ test('q combines with the country and coordinate filters, ordering and paginatio
   }
   const all = expected((c) => /e/i.test(c.region), 'latitude');
   assert.equal(all.length, 8);
-  for (const page of [1, 2, 3, 4]) {
-    const res = await get(searchUrl(PATH, 'region:e', { ordering: 'latitude', limit: '3', page: String(page) }));
-    const { items, ...envelope } = res.json();
-    assert.deepEqual(items.map((i: { key: string }) => i.key), all.slice((page - 1) * 3, page * 3), `page ${page}`);
-    assert.deepEqual(envelope, { count: 8, total_count: 8, current_page: page, total_pages: 3, has_next: page < 3, has_previous: page > 1 });
-    assert.ok(String(res.headers.link).includes('q=region%3Ae'), String(res.headers.link));
-  }
+  await assertSearchPages(get, PATH, 'region:e', { ordering: 'latitude' }, all, { key: 'key', limit: 3, linkQ: 'q=region%3Ae' });
 });
 
-test('q of 1,000 characters is accepted, 1,001 is a 400 (characters are code points)', async () => {
-  await assertLengthLimit(get, PATH);
-});
-
-test('an empty or blank q is ignored', async () => {
-  await assertBlankIgnored(get, PATH, 'key', expected(ALL));
-});
-
-test('hostile q values answer 200', async () => {
-  await assertHostileQueriesAnswer(get, PATH);
-});
-
-test('property: any q through HTTP gives 200 or 400, never a 5xx', async () => {
-  await assertNever5xx(get, PATH, 200);
-});
+searchContractTests(get, PATH, 'key', () => expected(ALL));
 
 test('OpenAPI: q documents its grammar and the searchable fields', async () => {
-  const doc = (await get('/api/v0/openapi.json')).json();
-  const q = doc.paths['/api/v0/chapters/'].get.parameters.find((p: { name: string }) => p.name === 'q');
+  const q = await qParameter(get, PATH);
   assert.equal(q.schema.maxLength, 1000);
   assert.ok(q.description.includes('`country` (string), `region` (string)'), q.description);
 });

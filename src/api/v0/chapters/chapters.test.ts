@@ -1,21 +1,18 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import { chapter } from '../../../../test/factories.ts';
+import { assertDateTime } from '../../../../test/lists.ts';
+import { assertNotFound, useTestApp } from '../../../../test/resources.ts';
 import { bumpDataVersion } from '../../../data/import.ts';
 
-let t: TestApp;
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const api = useTestApp(async (db) => {
   await chapter(db, { key: 'london', name: 'OWASP London', country: 'United Kingdom', region: 'Europe', latitude: 51.5, longitude: -0.12 });
   await chapter(db, { key: 'lisbon', name: 'OWASP Lisbon', country: 'Portugal', latitude: 38.7, longitude: -9.1 });
   await chapter(db, { key: 'asleep', name: 'Inactive', is_active: false });
   await chapter(db, { key: 'nowhere', name: 'No coordinates', latitude: null, longitude: null });
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
+const { get } = api;
 
 test('the list shows only active chapters with coordinates, in the envelope', async () => {
   const res = await get('/api/v0/chapters/');
@@ -28,7 +25,7 @@ test('the list shows only active chapters with coordinates, in the envelope', as
   assert.equal(body.count, 2);
   assert.equal(body.total_count, 2);
   assert.deepEqual(Object.keys(body.items[0]).sort(), ['created_at', 'key', 'latitude', 'longitude', 'name', 'updated_at']);
-  assert.match(body.items[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
+  assertDateTime(body.items[0].created_at);
 });
 
 test('detail accepts the key with or without the prefix, any case; inactive is 404', async () => {
@@ -38,11 +35,7 @@ test('detail accepts the key with or without the prefix, any case; inactive is 4
     assert.equal(res.json().key, 'london');
     assert.deepEqual(res.json().leaders, []);
   }
-  for (const id of ['asleep', 'nowhere', 'paris']) {
-    const res = await get(`/api/v0/chapters/${id}`);
-    assert.equal(res.statusCode, 404);
-    assert.deepEqual(res.json(), { message: 'Chapter not found' });
-  }
+  await assertNotFound(get, '/api/v0/chapters/', ['asleep', 'nowhere', 'paris'], 'Chapter not found');
 });
 
 test('invalid parameters are 400 with the contract body', async () => {
@@ -66,7 +59,8 @@ test('NUL characters in a parameter are a 400, never a database error', async ()
 test('totals follow a data change at once (counts are kept per data version)', async () => {
   const before = (await get('/api/v0/chapters/?limit=1')).json().count;
   assert.equal((await get('/api/v0/chapters/?limit=1&page=2')).json().count, before);
-  await chapter(t.database.db, { key: 'newcomer', name: 'OWASP Newcomer' });
-  t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
+  const { app, database } = api.t;
+  await chapter(database.db, { key: 'newcomer', name: 'OWASP Newcomer' });
+  app.shared.watcher.set(await bumpDataVersion(database.db));
   assert.equal((await get('/api/v0/chapters/?limit=1&page=2')).json().count, before + 1);
 });

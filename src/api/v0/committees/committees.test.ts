@@ -1,24 +1,16 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import type { CommitteeTable } from '../../../db/schema.ts';
-import {
-  assertOrderings,
-  assertPagination,
-  assertUnknownOrdering,
-  committee,
-  expectedOrder,
-} from '../../../../test/factories-community.ts';
+import { committee } from '../../../../test/factories-community.ts';
+import { assertDefaultOrdering, assertOrderings, assertPagination, assertUnknownOrdering, bothWays, keysInOrder } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 const PATH = '/api/v0/committees/';
-const ALLOWED = ['created_at', '-created_at', 'updated_at', '-updated_at'];
+const ALLOWED = bothWays(['created_at', 'updated_at']);
 
-let t: TestApp;
 let active: Selectable<CommitteeTable>[];
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const api = useTestApp(async (db) => {
   const at = (d: number) => new Date(Date.UTC(2022, 0, d)).toISOString();
   // Equal created_at (and equal updated_at) values, so the id tie-breaker decides; keys run against
   // the ids so that no other column could pass for the tie-breaker.
@@ -33,18 +25,11 @@ before(async () => {
   ];
   await committee(db, { key: 'dormant', is_active: false, created_at: at(30) });
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const keys = (res: { json(): { items: { key: string }[] } }) => res.json().items.map((i) => i.key);
+const { get } = api;
 
 test('the list shows active committees only, by -created_at by default, with the list item fields', async () => {
-  for (const url of [PATH, '/api/v0/committees', `${PATH}?ordering=`]) {
-    const res = await get(url);
-    assert.equal(res.statusCode, 200, url);
-    assert.deepEqual(keys(res), expectedOrder(active, '-created_at').map((c) => c.key), url);
-    assert.equal(res.json().count, active.length);
-  }
+  await assertDefaultOrdering(get, PATH, active, '-created_at');
   const item = (await get(PATH)).json().items.find((i: { key: string }) => i.key === 'Outreach');
   assert.deepEqual(item, {
     key: 'Outreach',
@@ -63,35 +48,23 @@ test('an unknown ordering is 400 naming the allowed values', async () => {
 });
 
 test('pagination: pages, past the end, limit and page_size bounds, Link header', async () => {
-  await assertPagination(get, PATH, expectedOrder(active, '-created_at').map((c) => c.key));
+  await assertPagination(get, PATH, keysInOrder(active, '-created_at', 'key'));
 });
 
 test('detail: the key with or without the prefix, any case; the detail fields', async () => {
-  for (const id of ['Outreach', 'outreach', 'OUTREACH', 'www-committee-outreach', 'WWW-Committee-Outreach']) {
-    const res = await get(`/api/v0/committees/${id}`);
-    assert.equal(res.statusCode, 200, id);
-    assert.deepEqual(res.json(), {
-      key: 'Outreach',
-      name: 'Outreach Committee',
-      description: 'Reaches out.',
-      created_at: active[0]!.created_at.toISOString(),
-      updated_at: active[0]!.updated_at.toISOString(),
-    });
-  }
+  await assertDetail(get, PATH, ['Outreach', 'outreach', 'OUTREACH', 'www-committee-outreach', 'WWW-Committee-Outreach'], {
+    key: 'Outreach',
+    name: 'Outreach Committee',
+    description: 'Reaches out.',
+    created_at: active[0]!.created_at.toISOString(),
+    updated_at: active[0]!.updated_at.toISOString(),
+  });
 });
 
 test('detail: missing and inactive committees are 404', async () => {
-  for (const id of ['dormant', 'www-committee-dormant', 'nothing', 'www-committee-']) {
-    const res = await get(`/api/v0/committees/${id}`);
-    assert.equal(res.statusCode, 404, id);
-    assert.deepEqual(res.json(), { message: 'Committee not found' });
-  }
+  await assertNotFound(get, PATH, ['dormant', 'www-committee-dormant', 'nothing', 'www-committee-'], 'Committee not found');
 });
 
 test('HEAD answers the list and the detail with 200 and no body', async () => {
-  for (const url of [PATH, '/api/v0/committees/outreach']) {
-    const res = await t.app.inject({ method: 'HEAD', url });
-    assert.equal(res.statusCode, 200, url);
-    assert.equal(res.body, '');
-  }
+  await assertHead(api, PATH, '/api/v0/committees/outreach');
 });

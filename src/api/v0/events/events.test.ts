@@ -1,27 +1,17 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import type { EventTable } from '../../../db/schema.ts';
-import {
-  assertInvalidQuery,
-  assertOrderings,
-  assertPagination,
-  assertUnknownOrdering,
-  event,
-  expectedOrder,
-  utcDate,
-} from '../../../../test/factories-community.ts';
+import { event, utcDate } from '../../../../test/factories-community.ts';
+import { assertDefaultOrdering, assertInvalid, assertOrderings, assertPagination, assertUnknownOrdering, bothWays, itemKeys, keysInOrder } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 const PATH = '/api/v0/events/';
-const ALLOWED = ['start_date', '-start_date', 'end_date', '-end_date', 'latitude', '-latitude', 'longitude', '-longitude'];
+const ALLOWED = bothWays(['start_date', 'end_date', 'latitude', 'longitude']);
 
 type Event = Selectable<EventTable>;
-let t: TestApp;
 let events: Event[];
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const api = useTestApp(async (db) => {
   const at = (key: string, start: number, end: number | null, latitude: number | null = null, longitude: number | null = null) =>
     event(db, { key, start_date: utcDate(start), end_date: end === null ? null : utcDate(end), latitude, longitude });
   // Relative to today (UTC): ended, ending today, ongoing, one-day events without an end date, future.
@@ -48,20 +38,13 @@ before(async () => {
     await at('future-null', 20, null, -33.9, -74),
   ];
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const keys = (res: { json(): { items: { key: string }[] } }) => res.json().items.map((i) => i.key);
-const inOrder = (rows: Event[], ordering: string) => expectedOrder(rows, ordering).map((e) => e.key);
+const { get } = api;
+const inOrder = (rows: Event[], ordering: string) => keysInOrder(rows, ordering, 'key');
 const upcoming = () => events.filter((e) => (e.end_date ?? e.start_date) >= utcDate(0));
 
 test('the list shows every event, by -start_date,-end_date by default, with the list item fields', async () => {
-  for (const url of [PATH, '/api/v0/events', `${PATH}?ordering=`]) {
-    const res = await get(url);
-    assert.equal(res.statusCode, 200, url);
-    assert.deepEqual(keys(res), inOrder(events, '-start_date,-end_date'), url);
-    assert.equal(res.json().count, events.length);
-  }
+  await assertDefaultOrdering(get, PATH, events, '-start_date,-end_date');
   const items = (await get(PATH)).json().items;
   const past = events[0]!;
   assert.deepEqual(items.find((i: { key: string }) => i.key === 'AppSec-Past'), {
@@ -94,20 +77,20 @@ test('is_upcoming=true: events ending today (UTC) or later, or starting then wit
   for (const value of ['true', 'TRUE', 'yes', '1', 'On']) {
     const res = await get(`${PATH}?is_upcoming=${value}`);
     assert.equal(res.statusCode, 200, value);
-    assert.deepEqual(keys(res), inOrder(upcoming(), 'start_date,end_date'), value);
+    assert.deepEqual(itemKeys(res), inOrder(upcoming(), 'start_date,end_date'), value);
     assert.equal(res.json().count, upcoming().length);
   }
   const explicit = await get(`${PATH}?is_upcoming=true&ordering=-end_date`);
-  assert.deepEqual(keys(explicit), inOrder(upcoming(), '-end_date'));
+  assert.deepEqual(itemKeys(explicit), inOrder(upcoming(), '-end_date'));
 });
 
 test('is_upcoming false, absent or empty: every event in the default ordering; anything else is 400', async () => {
   for (const query of ['is_upcoming=false', 'is_upcoming=No', 'is_upcoming=0', 'is_upcoming=off', 'is_upcoming=', '']) {
     const res = await get(`${PATH}?${query}`);
     assert.equal(res.statusCode, 200, query);
-    assert.deepEqual(keys(res), inOrder(events, '-start_date,-end_date'), query);
+    assert.deepEqual(itemKeys(res), inOrder(events, '-start_date,-end_date'), query);
   }
-  for (const bad of ['maybe', '2', 'tru']) assertInvalidQuery(await get(`${PATH}?is_upcoming=${bad}`), 'is_upcoming', bad);
+  for (const bad of ['maybe', '2', 'tru']) assertInvalid(await get(`${PATH}?is_upcoming=${bad}`), 'query', 'is_upcoming', bad);
 });
 
 test('coordinate bounds are inclusive, combine, skip events without coordinates, and are checked', async () => {
@@ -123,12 +106,12 @@ test('coordinate bounds are inclusive, combine, skip events without coordinates,
   for (const [query, match] of cases) {
     const res = await get(`${PATH}?${query}`);
     assert.equal(res.statusCode, 200, query);
-    assert.deepEqual(keys(res), inOrder(events.filter(match), '-start_date,-end_date'), query);
+    assert.deepEqual(itemKeys(res), inOrder(events.filter(match), '-start_date,-end_date'), query);
   }
   const upcomingNorth = await get(`${PATH}?is_upcoming=true&latitude_gte=40`);
-  assert.deepEqual(keys(upcomingNorth), inOrder(upcoming().filter((e) => e.latitude !== null && e.latitude >= 40), 'start_date,end_date'));
+  assert.deepEqual(itemKeys(upcomingNorth), inOrder(upcoming().filter((e) => e.latitude !== null && e.latitude >= 40), 'start_date,end_date'));
   for (const [name, bad] of [['latitude_gte', '91'], ['latitude_lte', '-90.5'], ['longitude_gte', '181'], ['longitude_lte', 'abc'], ['latitude_gte', '1e1']]) {
-    assertInvalidQuery(await get(`${PATH}?${name}=${bad}`), name!, `${name}=${bad}`);
+    assertInvalid(await get(`${PATH}?${name}=${bad}`), 'query', name!, `${name}=${bad}`);
   }
 });
 
@@ -138,33 +121,21 @@ test('pagination: pages, past the end, limit and page_size bounds, Link header',
 
 test('detail: the key in any case; the detail fields; a missing key is 404', async () => {
   const past = events[0]!;
-  for (const id of ['AppSec-Past', 'appsec-past', 'APPSEC-PAST']) {
-    const res = await get(`/api/v0/events/${id}`);
-    assert.equal(res.statusCode, 200, id);
-    assert.deepEqual(res.json(), {
-      key: 'AppSec-Past',
-      name: 'AppSec Past',
-      description: 'A conference.',
-      start_date: past.start_date,
-      end_date: past.end_date,
-      latitude: 51.5,
-      longitude: -0.12,
-      url: 'https://example.org/appsec',
-    });
-  }
+  await assertDetail(get, PATH, ['AppSec-Past', 'appsec-past', 'APPSEC-PAST'], {
+    key: 'AppSec-Past',
+    name: 'AppSec Past',
+    description: 'A conference.',
+    start_date: past.start_date,
+    end_date: past.end_date,
+    latitude: 51.5,
+    longitude: -0.12,
+    url: 'https://example.org/appsec',
+  });
   const bare = (await get('/api/v0/events/future-null')).json();
   assert.deepEqual([bare.end_date, bare.latitude, bare.longitude, bare.description, bare.url], [null, -33.9, -74, '', '']);
-  for (const id of ['nothing', 'www-event-appsec-past']) {
-    const res = await get(`/api/v0/events/${id}`);
-    assert.equal(res.statusCode, 404, id);
-    assert.deepEqual(res.json(), { message: 'Event not found' });
-  }
+  await assertNotFound(get, PATH, ['nothing', 'www-event-appsec-past'], 'Event not found');
 });
 
 test('HEAD answers the list and the detail with 200 and no body', async () => {
-  for (const url of [PATH, '/api/v0/events/appsec-past']) {
-    const res = await t.app.inject({ method: 'HEAD', url });
-    assert.equal(res.statusCode, 200, url);
-    assert.equal(res.body, '');
-  }
+  await assertHead(api, PATH, '/api/v0/events/appsec-past');
 });

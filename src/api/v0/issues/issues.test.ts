@@ -1,30 +1,15 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { issue, organization, repository } from '../../../../test/factories.ts';
-import {
-  assertDateTime,
-  assertHead,
-  assertInvalid,
-  assertOrderings,
-  assertPagination,
-  day,
-  expectedOrder,
-  keysOf,
-} from '../../../../test/factories-github.ts';
+import { day, issue } from '../../../../test/factories.ts';
+import { nestRepositories } from '../../../../test/factories-github.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Tracked = { id: number; title: string; state: 'open' | 'closed'; created_at: string; updated_at: string };
 const rows: Tracked[] = [];
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
-  const owasp = await organization(db, { login: 'OWASP' });
-  const nest = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Nest' });
-  const other = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Other' });
-  // A repository of the same name under another owner: the organization filter must tell them apart.
-  const octoNest = await repository(db, { owner_login: 'octo-org', name: 'Nest' });
+const api = useTestApp(async (db) => {
+  const { nest, other, octoNest } = await nestRepositories(db);
   // Equal created_at and updated_at values on purpose, so the id tie-breaker decides.
   const specs = [
     [nest, 1, 'a', 'open', 3, 5],
@@ -41,16 +26,15 @@ before(async () => {
     rows.push({ id: Number(id), ...values });
   }
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const { get, head } = api;
 const LIST = '/api/v0/issues/';
+const DEFAULT = '-created_at,-updated_at';
 const titles = (url: string) => keysOf(get, url, 'title');
-const ordered = (which: string[]) => expectedOrder(rows, '-created_at,-updated_at').map((r) => r.title).filter((x) => which.includes(x));
+const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'title').filter((x) => which.includes(x));
 
 test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
-  await assertOrderings(get, LIST, rows, 'title', ['created_at', 'updated_at'], '-created_at,-updated_at');
+  await assertOrderingContract(get, LIST, rows, { key: 'title', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
 });
 
 test('an item has exactly title, state, url, created_at, updated_at', async () => {
@@ -83,7 +67,7 @@ test('state filter: open or closed, any case; empty ignored; anything else → 4
 });
 
 test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
-  await assertPagination(get, LIST, ordered(['a', 'b', 'c', 'd', 'e', 'f', 'g']), 'title');
+  await assertPagination(get, LIST, ordered(['a', 'b', 'c', 'd', 'e', 'f', 'g']), { key: 'title', limit: 2 });
   assert.equal((await get(`${LIST}?state=closed&limit=1&page=3`)).json().total_pages, 2);
 });
 
@@ -99,8 +83,7 @@ test('detail: found by organization, repository and number, any case of the name
     assert.equal(res.statusCode, 200, url);
     assert.equal(res.json().title, title, url);
   }
-  const body = (await get('/api/v0/issues/OWASP/Nest/2')).json();
-  assert.deepEqual(body, {
+  await assertDetail(get, '/api/v0/issues/', ['OWASP/Nest/2'], {
     title: 'b',
     state: 'closed',
     body: 'Body of b',
@@ -111,18 +94,13 @@ test('detail: found by organization, repository and number, any case of the name
 });
 
 test('detail: unknown → 404 "Issue not found"; a non-integer number → 400', async () => {
-  for (const url of ['OWASP/Nest/99', 'nobody/Nest/1', 'OWASP/missing/1', 'octo-org/Other/1']) {
-    const res = await get(`/api/v0/issues/${url}`);
-    assert.equal(res.statusCode, 404, url);
-    assert.deepEqual(res.json(), { message: 'Issue not found' });
-  }
+  await assertNotFound(get, '/api/v0/issues/', ['OWASP/Nest/99', 'nobody/Nest/1', 'OWASP/missing/1', 'octo-org/Other/1'], 'Issue not found');
   for (const number of ['abc', '1.5', '1e2', '-1', '0x1', '%201', '1%20', '0', '99999999999']) {
     assertInvalid(await get(`/api/v0/issues/OWASP/Nest/${number}`), 'path', 'issue_id', number);
   }
 });
 
 test('HEAD on the list and the detail', async () => {
-  await assertHead(get, head, LIST);
-  await assertHead(get, head, '/api/v0/issues/OWASP/Nest/1');
+  await assertHead(api, LIST, '/api/v0/issues/OWASP/Nest/1');
   assert.equal((await head('/api/v0/issues/OWASP/Nest/99')).statusCode, 404);
 });

@@ -1,25 +1,14 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { repository } from '../../../../test/factories.ts';
-import {
-  assertHead,
-  assertInvalid,
-  assertOrderings,
-  assertPagination,
-  day,
-  expectedOrder,
-  keysOf,
-  label,
-} from '../../../../test/factories-github.ts';
+import { day, repository } from '../../../../test/factories.ts';
+import { label } from '../../../../test/factories-github.ts';
+import { assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Tracked = { id: number; name: string; color: string; nest_created_at: string; nest_updated_at: string };
 const rows: Tracked[] = [];
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const api = useTestApp(async (db) => {
   const nest = await repository(db, { owner_login: 'OWASP', name: 'Nest' });
   const other = await repository(db, { owner_login: 'OWASP', name: 'Other' });
   // Equal stored-at times on purpose, so the id tie-breaker decides.
@@ -36,17 +25,16 @@ before(async () => {
     rows.push({ id: await label(db, { repository_id, description: `About ${name}`, ...values }), ...values });
   }
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const { get } = api;
 const LIST = '/api/v0/labels/';
+const DEFAULT = '-nest_created_at';
 const names = (url: string) => keysOf(get, url, 'name');
-const ordered = (which: string[]) => expectedOrder(rows, '-nest_created_at').map((r) => r.name).filter((x) => which.includes(x));
+const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((x) => which.includes(x));
 const ALL = ['bug', 'docs', 'bug-other', 'good first issue', 'wontfix', 'question'];
 
 test('orderings: default -nest_created_at, each value both ways, unknown → 400', async () => {
-  await assertOrderings(get, LIST, rows, 'name', ['nest_created_at', 'nest_updated_at'], '-nest_created_at');
+  await assertOrderingContract(get, LIST, rows, { key: 'name', fields: ['nest_created_at', 'nest_updated_at'], byDefault: DEFAULT });
   assertInvalid(await get(`${LIST}?ordering=created_at`), 'query', 'ordering');
 });
 
@@ -67,12 +55,10 @@ test('color filter: six hex digits, any case; empty ignored; anything else → 4
 });
 
 test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
-  await assertPagination(get, LIST, ordered(ALL), 'name');
+  await assertPagination(get, LIST, ordered(ALL), { key: 'name', limit: 2 });
 });
 
 test('there is no label detail; HEAD on the list', async () => {
-  const res = await get('/api/v0/labels/bug');
-  assert.equal(res.statusCode, 404);
-  assert.deepEqual(res.json(), { message: 'Not found' });
-  await assertHead(get, head, LIST);
+  await assertNotFound(get, '/api/v0/labels/', ['bug'], 'Not found');
+  await assertHead(api, LIST);
 });

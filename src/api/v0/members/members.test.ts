@@ -1,25 +1,13 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { member } from '../../../../test/factories.ts';
-import {
-  assertDateTime,
-  assertHead,
-  assertInvalid,
-  assertOrderings,
-  assertPagination,
-  day,
-  expectedOrder,
-  keysOf,
-} from '../../../../test/factories-github.ts';
+import { day, member } from '../../../../test/factories.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Tracked = { id: number; login: string; created_at: string | null; updated_at: string | null };
 const rows: Tracked[] = [];
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const api = useTestApp(async (db) => {
   // Equal and missing dates on purpose: nulls sort as PostgreSQL does, the id breaks ties.
   const specs = [
     ['alice', 'OWASP', 'London', 3, 5],
@@ -36,17 +24,16 @@ before(async () => {
     rows.push({ id: Number(id), login, ...dates });
   }
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const { get } = api;
 const LIST = '/api/v0/members/';
+const DEFAULT = '-created_at';
 const logins = (url: string) => keysOf(get, url, 'login');
-const ordered = (which: string[]) => expectedOrder(rows, '-created_at').map((r) => r.login).filter((x) => which.includes(x));
+const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'login').filter((x) => which.includes(x));
 const ALL = ['alice', 'bob', 'Carol', 'dave', 'erin', 'frank', 'grace'];
 
 test('orderings: default -created_at, each value both ways (nulls as PostgreSQL sorts them), unknown → 400', async () => {
-  await assertOrderings(get, LIST, rows, 'login', ['created_at', 'updated_at'], '-created_at');
+  await assertOrderingContract(get, LIST, rows, { key: 'login', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
   assert.deepEqual((await logins(LIST)).slice(0, 2), ['grace', 'Carol'], 'members without dates come first descending');
 });
 
@@ -70,44 +57,36 @@ test('company and location filters: case-insensitive equality; empty ignored', a
 });
 
 test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
-  await assertPagination(get, LIST, ordered(ALL), 'login');
+  await assertPagination(get, LIST, ordered(ALL), { key: 'login', limit: 2 });
 });
 
 test('detail: every Member field, login in any case; 404 "Member not found"', async () => {
-  await t.database.db
+  await api.t.database.db
     .updateTable('members')
     .set({ bio: 'Builds things', url: 'https://github.com/alice', title: 'Engineer', twitter_username: 'alice_t', followers_count: 12, following_count: 3, public_repositories_count: 7 })
     .where('login', '=', 'alice')
     .execute();
-  for (const login of ['alice', 'ALICE', 'Alice']) {
-    const res = await get(`/api/v0/members/${login}`);
-    assert.equal(res.statusCode, 200, login);
-    assert.deepEqual(res.json(), {
-      login: 'alice',
-      name: 'ALICE',
-      avatar_url: 'https://avatars.example/alice',
-      url: 'https://github.com/alice',
-      bio: 'Builds things',
-      company: 'OWASP',
-      location: 'London',
-      title: 'Engineer',
-      twitter_username: 'alice_t',
-      followers_count: 12,
-      following_count: 3,
-      public_repositories_count: 7,
-      created_at: new Date(day(3)).toISOString(),
-      updated_at: new Date(day(5)).toISOString(),
-    });
-  }
+  await assertDetail(get, '/api/v0/members/', ['alice', 'ALICE', 'Alice'], {
+    login: 'alice',
+    name: 'ALICE',
+    avatar_url: 'https://avatars.example/alice',
+    url: 'https://github.com/alice',
+    bio: 'Builds things',
+    company: 'OWASP',
+    location: 'London',
+    title: 'Engineer',
+    twitter_username: 'alice_t',
+    followers_count: 12,
+    following_count: 3,
+    public_repositories_count: 7,
+    created_at: new Date(day(3)).toISOString(),
+    updated_at: new Date(day(5)).toISOString(),
+  });
   const carol = (await get('/api/v0/members/carol')).json();
   assert.equal(carol.login, 'Carol');
   assert.equal(carol.created_at, null);
   assert.equal(carol.updated_at, null);
-  for (const login of ['nobody', 'alic', 'alice%20']) {
-    const res = await get(`/api/v0/members/${login}`);
-    assert.equal(res.statusCode, 404, login);
-    assert.deepEqual(res.json(), { message: 'Member not found' });
-  }
+  await assertNotFound(get, '/api/v0/members/', ['nobody', 'alic', 'alice%20'], 'Member not found');
 });
 
 test('no e-mail anywhere in member responses', async () => {
@@ -118,6 +97,5 @@ test('no e-mail anywhere in member responses', async () => {
 });
 
 test('HEAD on the list and the detail', async () => {
-  await assertHead(get, head, LIST);
-  await assertHead(get, head, '/api/v0/members/alice');
+  await assertHead(api, LIST, '/api/v0/members/alice');
 });

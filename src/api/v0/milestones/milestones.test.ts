@@ -1,30 +1,15 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { organization, repository } from '../../../../test/factories.ts';
-import {
-  assertDateTime,
-  assertHead,
-  assertInvalid,
-  assertOrderings,
-  assertPagination,
-  day,
-  expectedOrder,
-  keysOf,
-  milestone,
-} from '../../../../test/factories-github.ts';
+import { day } from '../../../../test/factories.ts';
+import { milestone, nestRepositories } from '../../../../test/factories-github.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Tracked = { id: number; title: string; state: 'open' | 'closed'; created_at: string; updated_at: string };
 const rows: Tracked[] = [];
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
-  const owasp = await organization(db, { login: 'OWASP' });
-  const nest = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Nest' });
-  const other = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Other' });
-  const octoNest = await repository(db, { owner_login: 'octo-org', name: 'Nest' });
+const api = useTestApp(async (db) => {
+  const { nest, other, octoNest } = await nestRepositories(db);
   // Equal dates on purpose, so the id tie-breaker decides.
   const specs = [
     [octoNest, 1, 'a', 'open', 2, 5],
@@ -51,17 +36,16 @@ before(async () => {
   });
   rows.push({ id, ...detailed });
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const { get } = api;
 const LIST = '/api/v0/milestones/';
+const DEFAULT = '-created_at,-updated_at';
 const titles = (url: string) => keysOf(get, url, 'title');
-const ordered = (which: string[]) => expectedOrder(rows, '-created_at,-updated_at').map((r) => r.title).filter((x) => which.includes(x));
+const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'title').filter((x) => which.includes(x));
 const ALL = ['a', 'b', 'c', 'd', 'e', 'f', 'detailed'];
 
 test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
-  await assertOrderings(get, LIST, rows, 'title', ['created_at', 'updated_at'], '-created_at,-updated_at');
+  await assertOrderingContract(get, LIST, rows, { key: 'title', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
 });
 
 test('an item has exactly number, title, state, created_at, updated_at', async () => {
@@ -84,13 +68,11 @@ test('organization, repository and state filters', async () => {
 });
 
 test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
-  await assertPagination(get, LIST, ordered(ALL), 'title');
+  await assertPagination(get, LIST, ordered(ALL), { key: 'title', limit: 2 });
 });
 
 test('detail: every Milestone field; names in any case; due_on null when absent', async () => {
-  const res = await get('/api/v0/milestones/owasp/NEST/9');
-  assert.equal(res.statusCode, 200);
-  assert.deepEqual(res.json(), {
+  await assertDetail(get, '/api/v0/milestones/', ['owasp/NEST/9'], {
     number: 9,
     title: 'detailed',
     state: 'closed',
@@ -109,17 +91,12 @@ test('detail: every Milestone field; names in any case; due_on null when absent'
 });
 
 test('detail: unknown → 404 "Milestone not found"; a non-integer number → 400', async () => {
-  for (const url of ['OWASP/Nest/99', 'octo-org/Other/1', 'nobody/Nest/1']) {
-    const res = await get(`/api/v0/milestones/${url}`);
-    assert.equal(res.statusCode, 404, url);
-    assert.deepEqual(res.json(), { message: 'Milestone not found' });
-  }
+  await assertNotFound(get, '/api/v0/milestones/', ['OWASP/Nest/99', 'octo-org/Other/1', 'nobody/Nest/1'], 'Milestone not found');
   for (const number of ['abc', '1.5', '1e2', '-1', '0x1', '99999999999']) {
     assertInvalid(await get(`/api/v0/milestones/OWASP/Nest/${number}`), 'path', 'milestone_id', number);
   }
 });
 
 test('HEAD on the list and the detail', async () => {
-  await assertHead(get, head, LIST);
-  await assertHead(get, head, '/api/v0/milestones/OWASP/Nest/9');
+  await assertHead(api, LIST, '/api/v0/milestones/OWASP/Nest/9');
 });

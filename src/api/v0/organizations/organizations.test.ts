@@ -1,25 +1,13 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { organization } from '../../../../test/factories.ts';
-import {
-  assertDateTime,
-  assertHead,
-  assertInvalid,
-  assertOrderings,
-  assertPagination,
-  day,
-  expectedOrder,
-  keysOf,
-} from '../../../../test/factories-github.ts';
+import { day, organization } from '../../../../test/factories.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Tracked = { id: number; login: string; created_at: string | null; updated_at: string | null };
 const rows: Tracked[] = [];
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const api = useTestApp(async (db) => {
   // Equal and missing dates on purpose: nulls sort as PostgreSQL does, the id breaks ties.
   const specs = [
     ['OWASP', 'Worldwide', 3, 5],
@@ -36,17 +24,16 @@ before(async () => {
     rows.push({ id: Number(id), login, ...dates });
   }
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const { get } = api;
 const LIST = '/api/v0/organizations/';
+const DEFAULT = '-created_at';
 const logins = (url: string) => keysOf(get, url, 'login');
-const ordered = (which: string[]) => expectedOrder(rows, '-created_at').map((r) => r.login).filter((x) => which.includes(x));
+const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'login').filter((x) => which.includes(x));
 const ALL = ['OWASP', 'octo-org', 'Acme', 'nest-lab', 'github', 'zeta'];
 
 test('orderings: default -created_at, each value both ways (nulls as PostgreSQL sorts them), unknown → 400', async () => {
-  await assertOrderings(get, LIST, rows, 'login', ['created_at', 'updated_at'], '-created_at');
+  await assertOrderingContract(get, LIST, rows, { key: 'login', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
   assert.equal((await logins(LIST))[0], 'Acme', 'organizations without dates come first descending');
 });
 
@@ -66,28 +53,20 @@ test('location filter: case-insensitive equality; empty ignored', async () => {
 });
 
 test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
-  await assertPagination(get, LIST, ordered(ALL), 'login');
+  await assertPagination(get, LIST, ordered(ALL), { key: 'login', limit: 2 });
 });
 
 test('detail: every Organization field, login in any case; 404 "Organization not found"', async () => {
-  for (const login of ['OWASP', 'owasp', 'Owasp']) {
-    const res = await get(`/api/v0/organizations/${login}`);
-    assert.equal(res.statusCode, 200, login);
-    assert.deepEqual(res.json(), {
-      login: 'OWASP',
-      name: 'OWASP name',
-      company: 'OWASP Inc',
-      location: 'Worldwide',
-      created_at: new Date(day(3)).toISOString(),
-      updated_at: new Date(day(5)).toISOString(),
-    });
-  }
+  await assertDetail(get, '/api/v0/organizations/', ['OWASP', 'owasp', 'Owasp'], {
+    login: 'OWASP',
+    name: 'OWASP name',
+    company: 'OWASP Inc',
+    location: 'Worldwide',
+    created_at: new Date(day(3)).toISOString(),
+    updated_at: new Date(day(5)).toISOString(),
+  });
   assert.deepEqual((await get('/api/v0/organizations/ACME')).json().created_at, null);
-  for (const login of ['nobody', 'owas']) {
-    const res = await get(`/api/v0/organizations/${login}`);
-    assert.equal(res.statusCode, 404, login);
-    assert.deepEqual(res.json(), { message: 'Organization not found' });
-  }
+  await assertNotFound(get, '/api/v0/organizations/', ['nobody', 'owas'], 'Organization not found');
 });
 
 test('no e-mail anywhere in organization responses', async () => {
@@ -97,6 +76,5 @@ test('no e-mail anywhere in organization responses', async () => {
 });
 
 test('HEAD on the list and the detail', async () => {
-  await assertHead(get, head, LIST);
-  await assertHead(get, head, '/api/v0/organizations/OWASP');
+  await assertHead(api, LIST, '/api/v0/organizations/OWASP');
 });

@@ -1,24 +1,14 @@
 // Structured search `q` on the projects list, through HTTP: name and level (strings), created_at and
 // updated_at (dates), with the level filter, ordering and pagination; inactive projects never show.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { expectedOrder, project } from '../../../../test/factories-community.ts';
-import {
-  assertBlankIgnored,
-  assertHostileQueriesAnswer,
-  assertLengthLimit,
-  assertNever5xx,
-  compareDay,
-  keysOf,
-  OPS,
-  searchUrl,
-  spellings,
-} from '../../../../test/factories-search.ts';
+import { project } from '../../../../test/factories-community.ts';
+import { assertSearchPages, compareDay, OPS, qParameter, searchContractTests, searchUrl, spellings } from '../../../../test/factories-search.ts';
+import { keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Project = Selectable<DB['projects']>;
 const active: Project[] = [];
 
@@ -34,9 +24,7 @@ const SPECS = [
   ['dragon', 'Threat Dragon', 'production', '2019-12-31T23:00:00Z', '2024-06-01T08:00:00Z'],
 ] as const;
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const { get } = useTestApp(async (db) => {
   for (const [key, name, level, created_at, updated_at] of SPECS) {
     active.push(await project(db, { key, name, level, created_at, updated_at }));
   }
@@ -44,12 +32,10 @@ before(async () => {
   await project(db, { key: 'nest-archive', name: 'Nest Archive', level: 'lab', is_active: false, created_at: '2024-05-01T10:00:00Z' });
   await project(db, { key: 'old-zap', name: 'ZAP Old', level: 'flagship', is_active: false, created_at: '2024-05-01T11:00:00Z' });
 });
-after(() => t.close());
 
 const PATH = '/api/v0/projects/';
-const get = (url: string) => t.app.inject({ method: 'GET', url });
 const search = (q: string, params: Record<string, string> = {}) => keysOf(get, searchUrl(PATH, q, params), 'key');
-const expected = (keep: (p: Project) => boolean, ordering = '-created_at') => expectedOrder(active.filter(keep), ordering).map((p) => p.key);
+const expected = (keep: (p: Project) => boolean, ordering = '-created_at') => keysInOrder(active.filter(keep), ordering, 'key');
 const ALL = () => true;
 
 test('name: substring ignoring case, exact when quoted; inactive projects never match', async () => {
@@ -124,34 +110,13 @@ test('q combines with the level filter, ordering and pagination', async () => {
   }
   const all = expected((p) => p.created_at.getTime() >= Date.parse('2024-01-01'), 'name');
   assert.equal(all.length, 5);
-  for (const page of [1, 2, 3, 4]) {
-    const res = await get(searchUrl(PATH, 'created_at>=2024-01-01', { ordering: 'name', limit: '2', page: String(page) }));
-    const { items, ...envelope } = res.json();
-    assert.deepEqual(items.map((i: { key: string }) => i.key), all.slice((page - 1) * 2, page * 2), `page ${page}`);
-    assert.deepEqual(envelope, { count: 5, total_count: 5, current_page: page, total_pages: 3, has_next: page < 3, has_previous: page > 1 });
-    assert.ok(String(res.headers.link).includes('q=created_at%3E%3D2024-01-01'), String(res.headers.link));
-  }
+  await assertSearchPages(get, PATH, 'created_at>=2024-01-01', { ordering: 'name' }, all, { key: 'key', limit: 2, linkQ: 'q=created_at%3E%3D2024-01-01' });
 });
 
-test('q of 1,000 characters is accepted, 1,001 is a 400 (characters are code points)', async () => {
-  await assertLengthLimit(get, PATH);
-});
-
-test('an empty or blank q is ignored', async () => {
-  await assertBlankIgnored(get, PATH, 'key', expected(ALL));
-});
-
-test('hostile q values answer 200', async () => {
-  await assertHostileQueriesAnswer(get, PATH);
-});
-
-test('property: any q through HTTP gives 200 or 400, never a 5xx', async () => {
-  await assertNever5xx(get, PATH, 200);
-});
+searchContractTests(get, PATH, 'key', () => expected(ALL));
 
 test('OpenAPI: q documents its grammar and the searchable fields', async () => {
-  const doc = (await get('/api/v0/openapi.json')).json();
-  const q = doc.paths['/api/v0/projects/'].get.parameters.find((p: { name: string }) => p.name === 'q');
+  const q = await qParameter(get, PATH);
   assert.equal(q.schema.maxLength, 1000);
   assert.ok(q.description.includes('`level` (string)') && q.description.includes('`updated_at` (date)'), q.description);
   assert.ok(!q.description.includes('`stars`'), 'only the fields of projects');

@@ -1,30 +1,15 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { organization, repository } from '../../../../test/factories.ts';
-import {
-  assertDateTime,
-  assertHead,
-  assertInvalid,
-  assertOrderings,
-  assertPagination,
-  day,
-  expectedOrder,
-  keysOf,
-  release,
-} from '../../../../test/factories-github.ts';
+import { day } from '../../../../test/factories.ts';
+import { nestRepositories, release } from '../../../../test/factories-github.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Tracked = { id: number; name: string; tag_name: string; published_at: string | null; created_at: string };
 const rows: Tracked[] = [];
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
-  const owasp = await organization(db, { login: 'OWASP' });
-  const nest = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Nest' });
-  const other = await repository(db, { owner_login: 'OWASP', organization_id: owasp, name: 'Other' });
-  const octoNest = await repository(db, { owner_login: 'octo-org', name: 'Nest' });
+const api = useTestApp(async (db) => {
+  const { nest, other, octoNest } = await nestRepositories(db);
   // Equal and null dates on purpose; the same tag in two repositories; tags differing only in case.
   const specs = [
     [nest, 'v1.0.0', 'n1', 5, 3],
@@ -39,17 +24,16 @@ before(async () => {
     rows.push({ id: await release(db, { repository_id, description: `Notes of ${name}`, ...values }), ...values });
   }
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const { get } = api;
 const LIST = '/api/v0/releases/';
+const DEFAULT = '-published_at,-created_at';
 const names = (url: string) => keysOf(get, url, 'name');
-const ordered = (which: string[]) => expectedOrder(rows, '-published_at,-created_at').map((r) => r.name).filter((x) => which.includes(x));
+const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((x) => which.includes(x));
 const ALL = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
 
 test('orderings: default -published_at,-created_at (unpublished first), each value both ways, unknown → 400', async () => {
-  await assertOrderings(get, LIST, rows, 'name', ['created_at', 'published_at'], '-published_at,-created_at');
+  await assertOrderingContract(get, LIST, rows, { key: 'name', fields: ['created_at', 'published_at'], byDefault: DEFAULT });
   assert.deepEqual((await names(LIST)).slice(0, 2), ['n6', 'n2']);
 });
 
@@ -80,13 +64,11 @@ test('organization and repository filters: case-insensitive, combined, empty ign
 });
 
 test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
-  await assertPagination(get, LIST, ordered(ALL), 'name');
+  await assertPagination(get, LIST, ordered(ALL), { key: 'name', limit: 2 });
 });
 
 test('detail: every Release field; names case-insensitive, the tag exact; dots and %2F in tags', async () => {
-  const res = await get('/api/v0/releases/owasp/NEST/v1.0.0');
-  assert.equal(res.statusCode, 200);
-  assert.deepEqual(res.json(), {
+  await assertDetail(get, '/api/v0/releases/', ['owasp/NEST/v1.0.0'], {
     name: 'n1',
     tag_name: 'v1.0.0',
     description: 'Notes of n1',
@@ -107,17 +89,10 @@ test('detail: every Release field; names case-insensitive, the tag exact; dots a
 });
 
 test('detail: unknown → 404 "Release not found"; a raw slash in the tag is not a route', async () => {
-  for (const url of ['OWASP/Nest/v9', 'OWASP/Nest/V1.1.0', 'OWASP/Other/v1.0.0', 'nobody/Nest/v1.0.0']) {
-    const res = await get(`/api/v0/releases/${url}`);
-    assert.equal(res.statusCode, 404, url);
-    assert.deepEqual(res.json(), { message: 'Release not found' });
-  }
-  const raw = await get('/api/v0/releases/OWASP/Other/release/2.0');
-  assert.equal(raw.statusCode, 404);
-  assert.deepEqual(raw.json(), { message: 'Not found' });
+  await assertNotFound(get, '/api/v0/releases/', ['OWASP/Nest/v9', 'OWASP/Nest/V1.1.0', 'OWASP/Other/v1.0.0', 'nobody/Nest/v1.0.0'], 'Release not found');
+  await assertNotFound(get, '/api/v0/releases/', ['OWASP/Other/release/2.0'], 'Not found');
 });
 
 test('HEAD on the list and the detail', async () => {
-  await assertHead(get, head, LIST);
-  await assertHead(get, head, '/api/v0/releases/OWASP/Nest/v1.0.0');
+  await assertHead(api, LIST, '/api/v0/releases/OWASP/Nest/v1.0.0');
 });

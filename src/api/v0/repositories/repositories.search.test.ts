@@ -1,24 +1,12 @@
 // Structured search `q` on the repositories list, through HTTP: every field with matching and
 // non-matching rows, both operator spellings, dropped conditions, and input that must never fail.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import { repository } from '../../../../test/factories.ts';
-import { expectedOrder } from '../../../../test/factories-github.ts';
-import {
-  assertBlankIgnored,
-  assertHostileQueriesAnswer,
-  assertLengthLimit,
-  assertNever5xx,
-  compareDay,
-  compareNumber,
-  keysOf,
-  OPS,
-  searchUrl,
-  spellings,
-} from '../../../../test/factories-search.ts';
+import { assertSearchPages, compareDay, compareNumber, OPS, qParameter, searchContractTests, searchUrl, spellings } from '../../../../test/factories-search.ts';
+import { keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Repo = {
   id: number;
   name: string;
@@ -47,10 +35,9 @@ const SPECS: Omit<Repo, 'id'>[] = [
   { name: 'emoji-\u{1F600}', owner: 'someone', language: 'C++', stars: 3, forks: 0, contributors: 1, archived: false, created_at: '2021-07-04T00:00:00Z', updated_at: '2021-07-04T00:00:00Z' },
 ];
 
-before(async () => {
-  t = await buildTestApp();
+const { get } = useTestApp(async (db) => {
   for (const spec of SPECS) {
-    const id = await repository(t.database.db, {
+    const id = await repository(db, {
       owner_login: spec.owner,
       name: spec.name,
       language: spec.language,
@@ -64,14 +51,12 @@ before(async () => {
     rows.push({ id: Number(id), ...spec });
   }
 });
-after(() => t.close());
 
 const LIST = '/api/v0/repositories/';
 const DEFAULT = '-created_at,-updated_at';
-const get = (url: string) => t.app.inject({ method: 'GET', url });
 const search = (q: string, params: Record<string, string> = {}) => keysOf(get, searchUrl(LIST, q, params), 'name');
 /** The names the list must give for the rows `keep` selects, in the list's order. */
-const expected = (keep: (r: Repo) => boolean, ordering = DEFAULT) => expectedOrder(rows.filter(keep), ordering).map((r) => r.name);
+const expected = (keep: (r: Repo) => boolean, ordering = DEFAULT) => keysInOrder(rows.filter(keep), ordering, 'name');
 const ALL = () => true;
 
 test('name: unquoted is a case-insensitive substring; quoted is exact and case-sensitive', async () => {
@@ -227,37 +212,13 @@ test('pagination of a search: pages, counts and a Link header that keeps q', asy
   const q = 'archived:false stars:>=0';
   const all = expected((r) => !r.archived);
   assert.equal(all.length, 7);
-  for (const page of [1, 2, 3, 4, 5]) {
-    const res = await get(searchUrl(LIST, q, { limit: '2', page: String(page) }));
-    assert.equal(res.statusCode, 200);
-    const { items, ...envelope } = res.json();
-    assert.deepEqual(items.map((i: { name: string }) => i.name), all.slice((page - 1) * 2, page * 2), `page ${page}`);
-    assert.deepEqual(envelope, { count: 7, total_count: 7, current_page: page, total_pages: 4, has_next: page < 4, has_previous: page > 1 });
-    const link = String(res.headers.link);
-    assert.ok(link.includes('q=archived%3Afalse+stars%3A%3E%3D0'), link);
-    assert.ok(link.includes('rel="last"') && link.includes('page=4'), link);
-  }
+  await assertSearchPages(get, LIST, q, {}, all, { key: 'name', limit: 2, linkQ: 'q=archived%3Afalse+stars%3A%3E%3D0' });
 });
 
-test('q of 1,000 characters is accepted, 1,001 is a 400 (characters are code points)', async () => {
-  await assertLengthLimit(get, LIST);
-});
-
-test('an empty or blank q is ignored', async () => {
-  await assertBlankIgnored(get, LIST, 'name', expected(ALL));
-});
-
-test('hostile q values answer 200', async () => {
-  await assertHostileQueriesAnswer(get, LIST);
-});
-
-test('property: any q through HTTP gives 200 or 400, never a 5xx', async () => {
-  await assertNever5xx(get, LIST, 200);
-});
+searchContractTests(get, LIST, 'name', () => expected(ALL));
 
 test('OpenAPI: q documents its grammar and the searchable fields', async () => {
-  const doc = (await get('/api/v0/openapi.json')).json();
-  const q = doc.paths['/api/v0/repositories/'].get.parameters.find((p: { name: string }) => p.name === 'q');
+  const q = await qParameter(get, LIST);
   assert.equal(q.in, 'query');
   assert.equal(q.schema.maxLength, 1000);
   for (const text of ['stars:>=100', 'name:"OWASP Nest"', 'YYYY-MM-DD', '`archived` (boolean)', '`created_at` (date)', '`language` (string)']) {

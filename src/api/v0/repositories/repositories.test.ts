@@ -1,25 +1,13 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { organization, repository } from '../../../../test/factories.ts';
-import {
-  assertDateTime,
-  assertHead,
-  assertInvalid,
-  assertOrderings,
-  assertPagination,
-  day,
-  expectedOrder,
-  keysOf,
-} from '../../../../test/factories-github.ts';
+import { day, organization, repository } from '../../../../test/factories.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-let t: TestApp;
 type Tracked = { id: number; name: string; created_at: string; updated_at: string };
 const rows: Tracked[] = [];
 
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const api = useTestApp(async (db) => {
   const owasp = await organization(db, { login: 'OWASP' });
   const octo = await organization(db, { login: 'octo-org' });
   // Equal dates on purpose (the id breaks ties); `Nest` twice under different owners; a personal repository.
@@ -43,17 +31,16 @@ before(async () => {
     .where('name', '=', 'Nest')
     .execute();
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const head = (url: string) => t.app.inject({ method: 'HEAD', url });
+const { get } = api;
 const LIST = '/api/v0/repositories/';
+const DEFAULT = '-created_at,-updated_at';
 const names = (url: string) => keysOf(get, url, 'name');
-const ordered = (which: string[]) => expectedOrder(rows, '-created_at,-updated_at').map((r) => r.name).filter((x) => which.includes(x));
+const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((x) => which.includes(x));
 const ALL = ['Nest', 'www-project', 'nest', 'Other', 'hello-world', 'zap', 'dotfiles'];
 
 test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
-  await assertOrderings(get, LIST, rows, 'name', ['created_at', 'updated_at'], '-created_at,-updated_at');
+  await assertOrderingContract(get, LIST, rows, { key: 'name', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
 });
 
 test('an item has exactly name, created_at, updated_at', async () => {
@@ -81,36 +68,27 @@ test('q searches (more in repositories.search.test.ts); longer than 1,000 charac
 });
 
 test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
-  await assertPagination(get, LIST, ordered(ALL), 'name');
+  await assertPagination(get, LIST, ordered(ALL), { key: 'name', limit: 2 });
 });
 
 test('detail: every Repository field, names in any case; 404 "Repository not found"', async () => {
-  for (const path of ['OWASP/Nest', 'owasp/NEST', 'Owasp/nest']) {
-    const res = await get(`/api/v0/repositories/${path}`);
-    assert.equal(res.statusCode, 200, path);
-    assert.deepEqual(res.json(), {
-      name: 'Nest',
-      description: 'OWASP/Nest',
-      commits_count: 1200,
-      contributors_count: 40,
-      forks_count: 90,
-      stars_count: 1500,
-      open_issues_count: 17,
-      created_at: new Date(day(3)).toISOString(),
-      updated_at: new Date(day(5)).toISOString(),
-    });
-  }
+  await assertDetail(get, '/api/v0/repositories/', ['OWASP/Nest', 'owasp/NEST', 'Owasp/nest'], {
+    name: 'Nest',
+    description: 'OWASP/Nest',
+    commits_count: 1200,
+    contributors_count: 40,
+    forks_count: 90,
+    stars_count: 1500,
+    open_issues_count: 17,
+    created_at: new Date(day(3)).toISOString(),
+    updated_at: new Date(day(5)).toISOString(),
+  });
   const octoNest = (await get('/api/v0/repositories/OCTO-ORG/Nest')).json();
   assert.equal(octoNest.description, 'octo-org/nest');
   assert.equal(octoNest.stars_count, 0);
-  for (const path of ['OWASP/hello-world', 'nobody/Nest', 'OWASP/Nes']) {
-    const res = await get(`/api/v0/repositories/${path}`);
-    assert.equal(res.statusCode, 404, path);
-    assert.deepEqual(res.json(), { message: 'Repository not found' });
-  }
+  await assertNotFound(get, '/api/v0/repositories/', ['OWASP/hello-world', 'nobody/Nest', 'OWASP/Nes'], 'Repository not found');
 });
 
 test('HEAD on the list and the detail', async () => {
-  await assertHead(get, head, LIST);
-  await assertHead(get, head, '/api/v0/repositories/OWASP/Nest');
+  await assertHead(api, LIST, '/api/v0/repositories/OWASP/Nest');
 });

@@ -1,38 +1,32 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import type { SponsorTable } from '../../../db/schema.ts';
-import {
-  assertInvalidQuery,
-  assertOrderings,
-  assertPagination,
-  assertUnknownOrdering,
-  expectedOrder,
-  sponsor,
-} from '../../../../test/factories-community.ts';
+import { sponsor } from '../../../../test/factories-community.ts';
+import { assertDefaultOrdering, assertInvalid, assertOrderings, assertPagination, assertUnknownOrdering, itemKeys, keysInOrder } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 const PATH = '/api/v0/sponsors/';
 
+/** The sponsor with every field set: what its detail must answer. */
+const ACME = {
+  key: 'Acme-Corp',
+  name: 'acme',
+  sponsor_type: 'Diamond',
+  description: 'Builds everything.',
+  url: 'https://acme.example',
+  image_url: 'https://acme.example/logo.png',
+  job_url: 'https://acme.example/jobs',
+  is_member: true,
+  member_type: 'Gold',
+};
+
 type Sponsor = Selectable<SponsorTable>;
-let t: TestApp;
 let sponsors: Sponsor[];
-before(async () => {
-  t = await buildTestApp();
-  const db = t.database.db;
+const api = useTestApp(async (db) => {
   // Equal names with keys against the ids, so that only the id can break the ties; types in mixed case.
   sponsors = [
-    await sponsor(db, {
-      key: 'Acme-Corp',
-      name: 'acme',
-      sponsor_type: 'Diamond',
-      description: 'Builds everything.',
-      url: 'https://acme.example',
-      image_url: 'https://acme.example/logo.png',
-      job_url: 'https://acme.example/jobs',
-      is_member: true,
-      member_type: 'Gold',
-    }),
+    await sponsor(db, ACME),
     await sponsor(db, { key: 'zinc', name: 'zinc', sponsor_type: 'diamond', is_member: true, member_type: 'gold' }),
     await sponsor(db, { key: 'yarrow', name: 'bolt', sponsor_type: 'Platinum', is_member: true, member_type: 'Silver' }),
     await sponsor(db, { key: 'xylo', name: 'acme', sponsor_type: 'Diamond' }),
@@ -41,19 +35,12 @@ before(async () => {
     await sponsor(db, { key: 'umbra', name: 'delta', sponsor_type: 'Diamond', is_member: true, member_type: 'GOLD' }),
   ];
 });
-after(() => t.close());
 
-const get = (url: string) => t.app.inject({ method: 'GET', url });
-const keys = (res: { json(): { items: { key: string }[] } }) => res.json().items.map((i) => i.key);
-const inOrder = (rows: Sponsor[], ordering = 'name') => expectedOrder(rows, ordering).map((s) => s.key);
+const { get } = api;
+const inOrder = (rows: Sponsor[], ordering = 'name') => keysInOrder(rows, ordering, 'key');
 
 test('the list shows every sponsor, by name by default, with the list item fields', async () => {
-  for (const url of [PATH, '/api/v0/sponsors', `${PATH}?ordering=`]) {
-    const res = await get(url);
-    assert.equal(res.statusCode, 200, url);
-    assert.deepEqual(keys(res), inOrder(sponsors), url);
-    assert.equal(res.json().count, sponsors.length);
-  }
+  await assertDefaultOrdering(get, PATH, sponsors, 'name');
   const items = (await get(PATH)).json().items;
   assert.deepEqual(items.find((i: { key: string }) => i.key === 'Acme-Corp'), {
     key: 'Acme-Corp',
@@ -68,18 +55,18 @@ test('the list shows every sponsor, by name by default, with the list item field
 test('name and -name; id breaks ties; a repeated or unknown ordering is 400 naming the allowed values', async () => {
   await assertOrderings(get, PATH, sponsors, ['name', '-name']);
   await assertUnknownOrdering(get, PATH, ['name', '-name']);
-  assertInvalidQuery(await get(`${PATH}?ordering=name,-name`), 'ordering');
-  assertInvalidQuery(await get(`${PATH}?ordering=created_at`), 'ordering');
+  assertInvalid(await get(`${PATH}?ordering=name,-name`), 'query', 'ordering');
+  assertInvalid(await get(`${PATH}?ordering=created_at`), 'query', 'ordering');
 });
 
 test('is_member: yes/no spellings in any case; empty is ignored; anything else is 400', async () => {
   for (const [value, member] of [['true', true], ['YES', true], ['1', true], ['false', false], ['No', false], ['off', false]] as const) {
     const res = await get(`${PATH}?is_member=${value}`);
     assert.equal(res.statusCode, 200, value);
-    assert.deepEqual(keys(res), inOrder(sponsors.filter((s) => s.is_member === member)), value);
+    assert.deepEqual(itemKeys(res), inOrder(sponsors.filter((s) => s.is_member === member)), value);
   }
-  assert.deepEqual(keys(await get(`${PATH}?is_member=`)), inOrder(sponsors));
-  for (const bad of ['maybe', 'member', '2']) assertInvalidQuery(await get(`${PATH}?is_member=${bad}`), 'is_member', bad);
+  assert.deepEqual(itemKeys(await get(`${PATH}?is_member=`)), inOrder(sponsors));
+  for (const bad of ['maybe', 'member', '2']) assertInvalid(await get(`${PATH}?is_member=${bad}`), 'query', 'is_member', bad);
 });
 
 test('member_type and sponsor_type: case-insensitive equality, combinable; empty is ignored; too long is 400', async () => {
@@ -97,9 +84,9 @@ test('member_type and sponsor_type: case-insensitive equality, combinable; empty
   for (const [query, match] of cases) {
     const res = await get(`${PATH}?${query}`);
     assert.equal(res.statusCode, 200, query);
-    assert.deepEqual(keys(res), inOrder(sponsors.filter(match), query.includes('-name') ? '-name' : 'name'), query);
+    assert.deepEqual(itemKeys(res), inOrder(sponsors.filter(match), query.includes('-name') ? '-name' : 'name'), query);
   }
-  for (const name of ['member_type', 'sponsor_type']) assertInvalidQuery(await get(`${PATH}?${name}=${'x'.repeat(201)}`), name);
+  for (const name of ['member_type', 'sponsor_type']) assertInvalid(await get(`${PATH}?${name}=${'x'.repeat(201)}`), 'query', name);
 });
 
 test('pagination: pages, past the end, limit and page_size bounds, Link header', async () => {
@@ -107,32 +94,10 @@ test('pagination: pages, past the end, limit and page_size bounds, Link header',
 });
 
 test('detail: the key in any case, every detail field; a missing key is 404', async () => {
-  for (const id of ['Acme-Corp', 'acme-corp', 'ACME-CORP']) {
-    const res = await get(`/api/v0/sponsors/${id}`);
-    assert.equal(res.statusCode, 200, id);
-    assert.deepEqual(res.json(), {
-      key: 'Acme-Corp',
-      name: 'acme',
-      sponsor_type: 'Diamond',
-      description: 'Builds everything.',
-      url: 'https://acme.example',
-      image_url: 'https://acme.example/logo.png',
-      job_url: 'https://acme.example/jobs',
-      is_member: true,
-      member_type: 'Gold',
-    });
-  }
-  for (const id of ['nothing', 'acme', 'www-sponsor-acme-corp']) {
-    const res = await get(`/api/v0/sponsors/${id}`);
-    assert.equal(res.statusCode, 404, id);
-    assert.deepEqual(res.json(), { message: 'Sponsor not found' });
-  }
+  await assertDetail(get, PATH, ['Acme-Corp', 'acme-corp', 'ACME-CORP'], ACME);
+  await assertNotFound(get, PATH, ['nothing', 'acme', 'www-sponsor-acme-corp'], 'Sponsor not found');
 });
 
 test('HEAD answers the list and the detail with 200 and no body', async () => {
-  for (const url of [PATH, '/api/v0/sponsors/acme-corp']) {
-    const res = await t.app.inject({ method: 'HEAD', url });
-    assert.equal(res.statusCode, 200, url);
-    assert.equal(res.body, '');
-  }
+  await assertHead(api, PATH, '/api/v0/sponsors/acme-corp');
 });
