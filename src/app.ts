@@ -8,6 +8,7 @@ import { registerErrorHandling } from './plugins/errors.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
+import { registerMetrics } from './plugins/metrics.ts';
 import { apiV0 } from './api/v0/index.ts';
 import { registerSessions } from './plugins/session.ts';
 import { registerGraphql } from './graphql/index.ts';
@@ -64,12 +65,18 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   });
 
   registerErrorHandling(app, registerMethodNotAllowed(app));
+  // Before every route, so that its onResponse hook sees them all.
+  registerMetrics(app);
   await registerOpenApi(app);
-  await registerSessions(app);
   await app.register(statusRoutes);
-  await registerGraphql(app);
-  await app.register(authRoutes);
-  await app.register(webRoutes);
+  // Cookies, sessions and CSRF only where people sign in: GraphQL, the OAuth routes, /csrf/ and the
+  // web pages. The REST API authenticates by X-API-Key alone and never runs their hooks.
+  await app.register(async (signedIn) => {
+    await registerSessions(signedIn);
+    await registerGraphql(signedIn);
+    await signedIn.register(authRoutes);
+    await signedIn.register(webRoutes);
+  });
   await app.register(apiV0, { prefix: '/api/v0' });
   return app;
 }

@@ -21,6 +21,8 @@ export interface Config {
   readonly responseCache: boolean;
   /** Failed API key attempts per client address per minute before it gets 429. */
   readonly authFailuresPerMinute: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`; open otherwise. */
+  readonly metricsToken: string | undefined;
   readonly authDevLogin: boolean;
   readonly github: {
     readonly clientId: string | undefined;
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
     responseCache: bool(env, 'RESPONSE_CACHE', true),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+    metricsToken: text(env, 'METRICS_TOKEN'),
     authDevLogin,
     github: {
       clientId: text(env, 'GITHUB_CLIENT_ID'),

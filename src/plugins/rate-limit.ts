@@ -24,6 +24,11 @@ export class Counter {
     private readonly prefix = 'cds:',
   ) {}
 
+  /** True while counts go to Redis (shared by every instance); false when local. */
+  get shared(): boolean {
+    return isReady(this.redis);
+  }
+
   /** Counts a hit; synchronous (no promise) when the count is local. */
   hit(key: string, windowMs: number, now = Date.now()): Hit | Promise<Hit> {
     const window = Math.floor(now / windowMs);

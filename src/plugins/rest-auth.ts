@@ -18,8 +18,8 @@ export class UnauthorizedError extends AppError {
 const FAILURE_WINDOW_MS = 60_000;
 
 /**
- * The authentication step of the REST scope (routes with `config: { public: true }` are not
- * guarded). A key remembered as valid is accepted without any await; anything else is checked.
+ * The authentication step of the REST scope. A key remembered as valid is accepted without any
+ * await; anything else is checked.
  */
 export function createAuthenticator(app: FastifyInstance) {
   const { counter, authCache } = app.shared;
@@ -58,8 +58,5 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The API key the request authenticated with, when it had one. */
     apiKey?: KeyIdentity;
-  }
-  interface FastifyContextConfig {
-    public?: boolean;
   }
 }

@@ -46,29 +46,27 @@ export const ATTRIBUTION =
   'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
 
 export async function apiV0(app: FastifyInstance): Promise<void> {
-  // One hook, in an order that matters: authenticate, then count against the limit, then (and
-  // only then) the cache. Steps that need no I/O complete without an await.
-  const authenticate = createAuthenticator(app);
-  const limit = createLimiter(app, app.shared.counter);
-  const fromCache = createResponseCache(app, app.shared.cache, app.shared.watcher, app.config.responseCache);
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.routeOptions.config?.public) return;
-    const authenticating = authenticate(request);
-    if (authenticating) await authenticating;
-    const limiting = limit(request, reply);
-    if (limiting) await limiting;
-    if (fromCache(request, reply)) return reply;
+  // The welcome object is public: it sits outside the scope that authenticates.
+  app.get('/', { schema: { hide: true, response: { 200: Welcome } } }, async () => ({
+    name: 'OWASP community data API',
+    version: 'v0',
+    docs: '/api/v0/docs',
+    openapi: '/api/v0/openapi.json',
+    attribution: ATTRIBUTION,
+  }));
+  await app.register(async (guarded) => {
+    // One hook, in an order that matters: authenticate, then count against the limit, then (and
+    // only then) the cache. Steps that need no I/O complete without an await.
+    const authenticate = createAuthenticator(guarded);
+    const limit = createLimiter(guarded, guarded.shared.counter);
+    const fromCache = createResponseCache(guarded, guarded.shared.cache, guarded.shared.watcher, guarded.config.responseCache);
+    guarded.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      const authenticating = authenticate(request);
+      if (authenticating) await authenticating;
+      const limiting = limit(request, reply);
+      if (limiting) await limiting;
+      if (fromCache(request, reply)) return reply;
+    });
+    for (const resource of resources) await guarded.register(resource);
   });
-  app.get(
-    '/',
-    { config: { public: true }, schema: { hide: true, response: { 200: Welcome } } },
-    async () => ({
-      name: 'OWASP community data API',
-      version: 'v0',
-      docs: '/api/v0/docs',
-      openapi: '/api/v0/openapi.json',
-      attribution: ATTRIBUTION,
-    }),
-  );
-  for (const resource of resources) await app.register(resource);
 }

@@ -1,0 +1,130 @@
+// GET /metrics in the Prometheus text format: the process (CPU, memory, event loop, GC), every
+// request by method, route template and status, and the state of what the service shares or
+// caches. Each app has its own registry, so several apps in one process (tests) never mix counts.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import client from 'prom-client';
+import { sameSecret } from '../api-keys/api-keys.format.ts';
+
+/** Seconds; from a cache hit (well under a millisecond) to a slow uncached search. */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+
+interface Series {
+  method: string;
+  route: string;
+  status: number;
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative); the last one is +Inf. */
+  buckets: Float64Array;
+}
+
+/**
+ * Requests by method, route template and status, with their durations. Kept in plain arrays and
+ * written out at scrape time: prom-client validates and hashes the labels on every observation,
+ * which cost several per cent of the throughput of a cached response.
+ */
+export class HttpMetrics {
+  private readonly routes = new Map<string, Map<string, Series>>();
+
+  record(method: string, route: string, status: number, seconds: number): void {
+    let byRoute = this.routes.get(route);
+    if (!byRoute) {
+      byRoute = new Map();
+      this.routes.set(route, byRoute);
+    }
+    const key = method + status;
+    let series = byRoute.get(key);
+    if (!series) {
+      series = { method, route, status, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length + 1) };
+      byRoute.set(key, series);
+    }
+    series.count++;
+    series.sum += seconds;
+    let i = 0;
+    while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
+    series.buckets[i]!++;
+  }
+
+  /** The Prometheus text exposition of both metrics. */
+  render(): string {
+    const all = [...this.routes.values()].flatMap((byRoute) => [...byRoute.values()]);
+    const labels = (s: Series) => `method="${escape(s.method)}",route="${escape(s.route)}",status_code="${s.status}"`;
+    const lines = ['# HELP http_requests_total HTTP requests answered.', '# TYPE http_requests_total counter'];
+    for (const s of all) lines.push(`http_requests_total{${labels(s)}} ${s.count}`);
+    lines.push('# HELP http_request_duration_seconds Time from the request to the end of the response.');
+    lines.push('# TYPE http_request_duration_seconds histogram');
+    for (const s of all) {
+      let cumulative = 0;
+      BUCKETS.forEach((bound, i) => {
+        cumulative += s.buckets[i]!;
+        lines.push(`http_request_duration_seconds_bucket{le="${bound}",${labels(s)}} ${cumulative}`);
+      });
+      lines.push(`http_request_duration_seconds_bucket{le="+Inf",${labels(s)}} ${s.count}`);
+      lines.push(`http_request_duration_seconds_sum{${labels(s)}} ${s.sum}`);
+      lines.push(`http_request_duration_seconds_count{${labels(s)}} ${s.count}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+function escape(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+export function registerMetrics(app: FastifyInstance): void {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const http = new HttpMetrics();
+  const { cache, watcher, counter } = app.shared;
+  // Values kept elsewhere, read when Prometheus scrapes.
+  const counterOf = (name: string, help: string, read: () => number) =>
+    new client.Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  const gaugeOf = (name: string, help: string, read: () => number) =>
+    new client.Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  counterOf('cds_response_cache_hits_total', 'REST responses served from the response cache.', () => cache.hits);
+  counterOf('cds_response_cache_misses_total', 'Cacheable REST requests the response cache could not answer.', () => cache.misses);
+  gaugeOf('cds_response_cache_entries', 'Responses held by the response cache.', () => cache.size);
+  gaugeOf('cds_data_version', 'Data version this instance serves (bumped by every import or sync that changed something).', () => watcher.version);
+  gaugeOf(
+    'cds_rate_limit_shared',
+    '1 while rate-limit counters are shared through Redis, 0 while this instance counts on its own.',
+    () => (counter.shared ? 1 : 0),
+  );
+
+  app.addHook('onResponse', (request, reply, done) => {
+    // The route template, never the raw path: unknown paths share one label, so a scan cannot
+    // grow the series without bound.
+    http.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+
+  const token = app.config.metricsToken;
+  app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, async (request, reply) => {
+    if (token !== undefined && !authorized(request, token)) {
+      return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').send({ detail: 'Missing or invalid metrics token.' });
+    }
+    reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
+    return (await registry.metrics()) + http.render();
+  });
+}
+
+function authorized(request: FastifyRequest, token: string): boolean {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || !header.startsWith('Bearer ')) return false;
+  return sameSecret(header.slice('Bearer '.length).trim(), token);
+}
