@@ -19,7 +19,15 @@ function ms(text: string): number {
   return Math.round((match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value) * 100) / 100;
 }
 
-export async function runLoad(url: string, headers: Record<string, string>, connections: number, seconds: number): Promise<LoadResult> {
+/** Runs `warmupSeconds` of load that is not recorded (the JIT compiles the hot paths), then the measured `seconds`. */
+export async function runLoad(
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+  warmupSeconds = 0,
+): Promise<LoadResult> {
+  if (warmupSeconds > 0) await runLoad(url, headers, connections, warmupSeconds);
   if (hasWrk) {
     const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
     const out = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;

@@ -2,6 +2,7 @@
 // noisy machine. For each endpoint: a bare node:http server returning a constant body of the same
 // size (the ceiling), then the service cached and uncached, on PGlite and on PostgreSQL.
 // wrk is used when installed (apt-get install wrk), else autocannon; results go to bench/RESULTS.md.
+// BENCH_SECONDS (8) is the length of each measured row, BENCH_WARMUP_SECONDS (2) the unrecorded load before it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -17,6 +18,8 @@ import { runLoad, type LoadResult } from './load.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+/** Seconds of unrecorded load before each measured row. */
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = 50;
 const ISSUES = 5_000;
 
@@ -98,7 +101,7 @@ async function measureService(label: string, env: Record<string, string>, key: s
         const url = `${base}${endpoint.path}`;
         const check = await fetch(url, { headers: { 'x-api-key': key } });
         if (check.status !== 200) throw new Error(`${endpoint.path}: ${check.status} ${await check.text()}`);
-        const result = await runLoad(url, { 'x-api-key': key }, CONNECTIONS, DURATION);
+        const result = await runLoad(url, { 'x-api-key': key }, CONNECTIONS, DURATION, WARMUP);
         const target = `${label}, ${cached ? 'cached' : 'uncached'}`;
         rows.push({ ...result, endpoint: endpoint.name, target, ceiling: ceilings.get(endpoint.name) });
         console.error(`${endpoint.name} | ${target}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.errors}`);
@@ -118,7 +121,7 @@ async function measureCeilings(bodies: Map<string, Buffer>, rows: Row[]): Promis
     const server = start(['bench/bare-server.js', String(port), file], {});
     try {
       await waitFor(`http://127.0.0.1:${port}/`);
-      const result = await runLoad(`http://127.0.0.1:${port}/`, {}, CONNECTIONS, DURATION);
+      const result = await runLoad(`http://127.0.0.1:${port}/`, {}, CONNECTIONS, DURATION, WARMUP);
       ceilings.set(name, result.rps);
       rows.push({ ...result, endpoint: name, target: `bare node:http, ${body.length} bytes`, ceiling: result.rps });
       console.error(`${name} | ceiling: ${Math.round(result.rps)} req/s`);
@@ -201,7 +204,7 @@ function report(rows: Row[]): string {
     '# Benchmark results',
     '',
     `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ` +
-      `load generator ${tool} on the same machine, ${CONNECTIONS} connections, ${DURATION} s per row, every request with a valid X-API-Key ` +
+      `load generator ${tool} on the same machine, ${CONNECTIONS} connections, ${DURATION} s per row after ${WARMUP} s of unrecorded warm-up, every request with a valid X-API-Key ` +
       `(limiter active, limit raised by configuration). Data: the bundled dataset plus ${ISSUES} synthetic issues. ` +
       'The ceiling of each endpoint is a bare node:http server sending a constant body of the same size.',
     '',

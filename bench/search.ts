@@ -11,11 +11,11 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, sql, type LogEvent, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, Kysely, sql, type LogEvent, type SelectQueryBuilder } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import type { Database } from '../src/db/index.ts';
+import { openDatabase, type Database } from '../src/db/index.ts';
+import { adminQuery, serverUrl } from '../test/helpers.ts';
 import type { DB } from '../src/db/schema.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { filterRepositories } from '../src/api/v0/repositories/repositories.queries.ts';
@@ -24,7 +24,6 @@ const ROWS = Number(process.env.ROWS ?? 100_000);
 const ITERATIONS = Number(process.env.ITERATIONS ?? 60);
 const WARM_UP = 5;
 const LIMIT = 100;
-const serverUrl = process.env.DATABASE_URL || undefined;
 
 /** The SQL the app sends for one request of the repositories list, captured through Kysely's log while `capturing`. */
 let capturing = false;
@@ -33,46 +32,27 @@ const log = (event: LogEvent) => {
   if (capturing && event.level === 'query' && /from "repositories"/.test(event.query.sql)) captured.push(event.query);
 };
 
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 type BenchDatabase = Database & { label: string; drop(): Promise<void> };
 
-/** A database the bench owns: a fresh one on the server, or an in-memory PGlite with pg_trgm. */
+/** A database the bench owns: a fresh one on the server, or an in-memory PGlite, with Kysely's log on. */
 async function openBenchDatabase(): Promise<BenchDatabase> {
-  let db: Kysely<DB>;
-  let drop: () => Promise<void>;
-  if (serverUrl) {
-    const name = `cds_bench_${crypto.randomBytes(6).toString('hex')}`;
+  const name = serverUrl ? `cds_bench_${crypto.randomBytes(6).toString('hex')}` : undefined;
+  let databaseUrl: string | undefined;
+  if (name) {
     await adminQuery(`CREATE DATABASE ${name}`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 10 }) }), log });
-    drop = async () => {
-      await db.destroy();
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    };
-  } else {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
-    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-    const instance = await PGlite.create('memory://', { extensions: { pg_trgm } });
-    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool(createPgConfig(instance) as unknown as pg.PoolConfig) }), log });
-    drop = async () => {
-      await db.destroy();
-      if (!instance.closed) await instance.close();
-    };
+    databaseUrl = Object.assign(new URL(serverUrl!), { pathname: `/${name}` }).toString();
   }
-  const version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db)).rows[0]!.v;
-  const label = serverUrl ? `PostgreSQL ${version}` : `PGlite (PostgreSQL ${version})`;
-  return { db, kind: serverUrl ? 'postgres' : 'pglite', label, close: drop, drop };
+  const database = await openDatabase({ databaseUrl, dataDir: 'memory://', log });
+  const version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(database.db)).rows[0]!.v;
+  const label = database.kind === 'postgres' ? `PostgreSQL ${version}` : `PGlite (PostgreSQL ${version})`;
+  return {
+    ...database,
+    label,
+    async drop() {
+      await database.close();
+      if (name) await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
 }
 
 // ---------------------------------------------------------------- data

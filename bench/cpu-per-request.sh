@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# CPU time per request of the server process (and of PostgreSQL's processes), which is steadier than
+# requests per second on a shared 2-core machine. The server must already be running.
+#   bench/cpu-per-request.sh URL [SERVER_PATTERN] [SECONDS]
+# with API_KEY in the environment when the URL needs one; SERVER_PATTERN (default src/server.ts) is
+# matched by pgrep -f. wrk runs on core 1 (taskset), 50 connections, after a 2-second warm-up.
+set -euo pipefail
+url=$1; pattern=${2:-src/server.ts}; seconds=${3:-8}
+header=(); [ -n "${API_KEY:-}" ] && header=(-H "x-api-key: $API_KEY")
+tick=$(getconf CLK_TCK)
+cpu() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
+taskset -c 1 wrk -t1 -c50 -d2s "${header[@]}" "$url" > /dev/null
+# After the warm-up, so that the connection pool's PostgreSQL backends exist; never this script itself.
+server=$( (pgrep -f "$pattern" || true) | grep -vx "$$" | tr '\n' ' ')
+postgres=$( (pgrep -u postgres || true) | tr '\n' ' ')
+[ -n "${server// /}" ] || { echo "no process matches $pattern" >&2; exit 1; }
+s0=$(cpu $server); p0=$(cpu $postgres)
+out=$(taskset -c 1 wrk -t1 -c50 -d"${seconds}s" "${header[@]}" "$url")
+s1=$(cpu $server); p1=$(cpu $postgres)
+requests=$(awk '/requests in/ {print $1}' <<< "$out")
+echo "$(awk '/Requests\/sec/ {print $2}' <<< "$out") req/s," \
+  "server $(( (s1 - s0) * 1000000 / tick / requests )) µs/request," \
+  "postgres $(( (p1 - p0) * 1000000 / tick / requests )) µs/request"
