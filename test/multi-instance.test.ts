@@ -90,6 +90,14 @@ test('a key revoked through one instance is refused by the other on the next req
   assert.equal((await read(bases[1]!, key.raw)).status, 401);
 });
 
+test('a key revoked through the CLI is refused by both instances on the next request', { skip }, async () => {
+  const key = await newKey(bases[1]!, 'multi-cli-revoke');
+  for (const base of bases) assert.equal((await read(base, key.raw)).status, 200);
+  const revoked = await runCli(['keys', 'revoke', key.uuid], env);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  for (const base of bases) assert.equal((await read(base, key.raw)).status, 401, base);
+});
+
 test('an import through the CLI empties the response caches of both instances', { skip }, async () => {
   const key = await newKey(bases[1]!, 'multi-cache');
   for (const base of bases) {

@@ -7,6 +7,7 @@ import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
 import { chapter } from './factories.ts';
 import { bumpDataVersion } from '../src/data/import.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
+import { Redis } from 'ioredis';
 
 const LIMITED = { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required', RATE_LIMIT_PER_SECOND: '10', AUTH_FAILURES_PER_MINUTE: '5' };
 
@@ -159,6 +160,71 @@ test('with Redis the limit is shared by two instances; if Redis stops, both keep
   } finally {
     await one?.close();
     await two?.close();
+    await redis?.stop();
+  }
+});
+
+test('with Redis, a key revoked elsewhere is refused on the next request, before any message arrives', async () => {
+  // Another instance's revocation as this one sees it at worst: the key is revoked in the database
+  // (without the counter that the once-a-second poll reads) and the shared epoch has moved, but no
+  // pub/sub message has been delivered yet.
+  let redis: PrivateRedis | undefined;
+  let one: TestApp | undefined;
+  let client: Redis | undefined;
+  try {
+    redis = await startPrivateRedis();
+    one = await buildTestApp({ env: { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: 'epoch-test:' }, sharedDatabase: t.database });
+    client = new Redis(redis.url);
+    const browser = await devSignIn(t, 'epoch');
+    const create = async (name: string) => (await graphql(t, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data.createApiKey;
+    const doomed = await create('doomed');
+    const kept = await create('kept');
+    await freshSecond();
+    for (const key of [doomed.rawKey, kept.rawKey]) assert.equal((await get(one, key)).statusCode, 200);
+    assert.equal((await get(one, doomed.rawKey)).statusCode, 200, 'remembered');
+
+    await t.database.db.updateTable('api_keys').set({ is_revoked: true }).where('uuid', '=', doomed.apiKey.uuid).execute();
+    await client.incr('epoch-test:keys-revoked-epoch');
+    const refused = await get(one, doomed.rawKey);
+    assert.equal(refused.statusCode, 401);
+    assert.deepEqual(refused.json(), { detail: "Missing or invalid API key in 'X-API-Key' header" });
+    assert.equal((await get(one, kept.rawKey)).statusCode, 200, 'a valid key passes its new check');
+    assert.equal((await get(one, doomed.rawKey)).statusCode, 401, 'and stays refused');
+  } finally {
+    client?.disconnect();
+    await one?.close();
+    await redis?.stop();
+  }
+});
+
+test('with Redis, data changed elsewhere empties the cache before the next request, before any message arrives', async () => {
+  // Another instance's import as this one sees it at worst: the database holds new data and a new
+  // version, the shared change counter has moved, no pub/sub message has arrived, and the
+  // once-a-second poll has not run.
+  let redis: PrivateRedis | undefined;
+  let one: TestApp | undefined;
+  let client: Redis | undefined;
+  try {
+    redis = await startPrivateRedis();
+    one = await buildTestApp({ env: { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: 'changes-test:' }, sharedDatabase: t.database });
+    client = new Redis(redis.url);
+    await chapter(t.database.db, { key: 'paris', name: 'OWASP Paris' });
+    t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
+    await new Promise((r) => setTimeout(r, 1100)); // the new instance's poll has seen that version
+    await freshSecond();
+    await get(one, keyB, '/api/v0/chapters/paris');
+    const hit = await get(one, keyB, '/api/v0/chapters/paris');
+    assert.equal(hit.headers['x-cache'], 'HIT');
+
+    await t.database.db.updateTable('chapters').set({ name: 'OWASP Paris (renamed)' }).where('key', '=', 'paris').execute();
+    await bumpDataVersion(t.database.db);
+    await client.incr('changes-test:data-changes');
+    const after = await get(one, keyB, '/api/v0/chapters/paris');
+    assert.equal(after.headers['x-cache'], 'MISS');
+    assert.equal(after.json().name, 'OWASP Paris (renamed)');
+  } finally {
+    client?.disconnect();
+    await one?.close();
     await redis?.stop();
   }
 });

@@ -58,7 +58,9 @@ export interface KeyIdentity {
 /** Remembers keys found valid, by the raw key (held in memory only, like the request itself). */
 export interface KeyCache {
   get(raw: string): KeyIdentity | undefined;
-  set(raw: string, identity: KeyIdentity, expiresAt: Date): void;
+  /** Taken before the database is asked; `set` drops an answer older than the cache's last emptying. */
+  readonly generation: number;
+  set(raw: string, identity: KeyIdentity, expiresAt: Date, generation: number): void;
 }
 
 /** The identity behind a raw key, or null for a malformed, unknown, revoked or expired one. */
@@ -66,9 +68,10 @@ export async function authenticateApiKey(db: Db, raw: string, cache?: KeyCache):
   const cached = cache?.get(raw);
   if (cached) return cached;
   if (!isWellFormedApiKey(raw)) return null;
+  const generation = cache?.generation ?? 0;
   const key = await findValidKeyByDigest(db, sha256Hex(raw));
   if (!key) return null;
   const identity = { keyId: key.id, userId: key.user_id };
-  cache?.set(raw, identity, key.expires_at);
+  cache?.set(raw, identity, key.expires_at, generation);
   return identity;
 }

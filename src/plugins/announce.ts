@@ -1,10 +1,10 @@
 // Tells running instances, through Redis when it is configured, that something changed: a new data
-// version (their response caches empty) or a revoked key (they forget remembered keys). Best effort:
-// the instances also notice both within a second through the database.
+// version (their response caches empty) or a revoked key (the shared revocation epoch moves, so they
+// check keys again). Best effort: the instances also notice both within a second through the database.
 import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { announceDataVersion } from './data-version.ts';
-import { revocationChannel } from './auth-cache.ts';
+import { announceRevokedKey } from './auth-cache.ts';
 
 type RedisSettings = Pick<Config, 'redisUrl' | 'redisPrefix'>;
 
@@ -13,7 +13,7 @@ export function announceVersion(config: RedisSettings, version: number): Promise
 }
 
 export function announceRevocation(config: RedisSettings): Promise<void> {
-  return publish(config, async (redis) => void (await redis.publish(revocationChannel(config.redisPrefix), '1')));
+  return publish(config, (redis) => announceRevokedKey(redis, config.redisPrefix));
 }
 
 async function publish(config: RedisSettings, send: (redis: Redis) => Promise<void>): Promise<void> {

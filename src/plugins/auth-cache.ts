@@ -1,11 +1,16 @@
 // Valid API keys are remembered in memory for a short while, so a cached read needs no database
-// round trip. Any revocation empties every instance's memory: at once in the revoking process and
-// through Redis pub/sub, and within a second everywhere through a counter in the database.
+// round trip. A revocation empties every instance's memory:
+// - at once in the revoking process;
+// - with Redis, before the next request on every other instance: a revocation epoch in Redis is
+//   read in the same round trip as the rate-limit counter, and a moved epoch empties the memory and
+//   sends the request's key back to the database (pub/sub also empties it, but a message can arrive
+//   after the next request does);
+// - within a second everywhere, through a counter in the database (the only path without Redis).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/index.ts';
 import { readMetaCounter } from '../db/meta.queries.ts';
-import type { KeyIdentity } from '../api-keys/api-keys.service.ts';
+import type { KeyCache, KeyIdentity } from '../api-keys/api-keys.service.ts';
 import { REVOCATIONS_KEY } from '../api-keys/api-keys.queries.ts';
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 10_000;
@@ -18,19 +23,35 @@ interface Entry {
 }
 
 export const revocationChannel = (prefix: string) => `${prefix}keys-revoked`;
+export const revocationEpochKey = (prefix: string) => `${prefix}keys-revoked-epoch`;
 
-export class AuthCache {
+/** Moves the shared revocation epoch and tells the subscribers, in one round trip. */
+export async function announceRevokedKey(redis: Redis, prefix: string): Promise<void> {
+  await redis.multi().incr(revocationEpochKey(prefix)).publish(revocationChannel(prefix), '1').exec();
+}
+
+export class AuthCache implements KeyCache {
   private entries = new Map<string, Entry>();
   private epoch = -1;
+  /** The shared (Redis) epoch last seen; undefined before the first sighting. */
+  private sharedEpoch: string | null | undefined;
+  private emptied = 0;
   private timer: NodeJS.Timeout | undefined;
   private subscriber: Redis | undefined;
+  readonly epochKey: string;
 
   constructor(
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
     private readonly redis: Redis | undefined,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.epochKey = revocationEpochKey(prefix);
+  }
+
+  get generation(): number {
+    return this.emptied;
+  }
 
   get(raw: string, now = Date.now()): KeyIdentity | undefined {
     const entry = this.entries.get(raw);
@@ -40,13 +61,27 @@ export class AuthCache {
     return undefined;
   }
 
-  set(raw: string, identity: KeyIdentity, expiresAt: Date, now = Date.now()): void {
+  /** Remembers a key the database found valid, unless the memory was emptied since it was asked. */
+  set(raw: string, identity: KeyIdentity, expiresAt: Date, generation: number, now = Date.now()): void {
+    if (generation !== this.emptied) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(raw, { identity, until: Math.min(expiresAt.getTime(), now + TTL_MS) });
   }
 
   clear(): void {
     this.entries.clear();
+    this.emptied++;
+  }
+
+  /**
+   * Takes the shared epoch read with a rate-limit count. True when it moved since the last
+   * sighting (or is the first): the memory is then emptied, and the caller must check its key again.
+   */
+  sawSharedEpoch(value: string | null): boolean {
+    if (value === this.sharedEpoch) return false;
+    this.sharedEpoch = value;
+    this.clear();
+    return true;
   }
 
   async start(): Promise<void> {
@@ -64,7 +99,7 @@ export class AuthCache {
   async revoked(): Promise<void> {
     this.clear();
     try {
-      await this.redis?.publish(revocationChannel(this.prefix), '1');
+      if (this.redis) await announceRevokedKey(this.redis, this.prefix);
     } catch {
       // Redis down: the others notice through the database within a second.
     }

@@ -1,12 +1,15 @@
 // Tracks the data version (bumped by every import or sync that changes something), so response
-// caches on every instance drop what they hold as soon as data changes: at once through Redis
-// pub/sub when configured, and within POLL_MS by reading the version from the database anyway.
+// caches on every instance drop what they hold as soon as data changes. With Redis, a change
+// counter there is read with every rate-limit count (see rate-limit.ts), so an instance catches up
+// before its next request, and pub/sub wakes it too; in any case the version is read from the
+// database every POLL_MS.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/index.ts';
 import { readDataVersion } from '../data/import.ts';
 
 export const dataVersionChannel = (prefix: string) => `${prefix}data-version`;
+export const dataChangesKey = (prefix: string) => `${prefix}data-changes`;
 const POLL_MS = 1_000;
 
 export class DataVersionWatcher {
@@ -14,12 +17,24 @@ export class DataVersionWatcher {
   private timer: NodeJS.Timeout | undefined;
   private subscriber: Redis | undefined;
   private listeners: ((version: number) => void)[] = [];
+  /** The shared change counter last seen; undefined before the first sighting. */
+  private sharedChanges: string | null | undefined;
+  readonly changesKey: string;
 
   constructor(
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
     private readonly redisPrefix = 'cds:',
-  ) {}
+  ) {
+    this.changesKey = dataChangesKey(redisPrefix);
+  }
+
+  /** Takes the shared change counter read with a rate-limit count; true when it moved (or is the first). */
+  sawSharedChanges(value: string | null): boolean {
+    if (value === this.sharedChanges) return false;
+    this.sharedChanges = value;
+    return true;
+  }
 
   onChange(listener: (version: number) => void): void {
     this.listeners.push(listener);
@@ -59,7 +74,7 @@ export class DataVersionWatcher {
 /** Tells every instance that data changed (best effort: the polling catches up anyway). */
 export async function announceDataVersion(redis: Redis | undefined, prefix: string, version: number): Promise<void> {
   try {
-    await redis?.publish(dataVersionChannel(prefix), String(version));
+    await redis?.multi().incr(dataChangesKey(prefix)).publish(dataVersionChannel(prefix), String(version)).exec();
   } catch {
     // Redis down: instances notice within a second through the database.
   }

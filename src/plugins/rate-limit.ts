@@ -10,10 +10,14 @@ export interface Hit {
   count: number;
   /** Milliseconds until the window ends. */
   resetMs: number;
+  /** The values of the watched keys, read in the same round trip; absent when counted locally. */
+  watched?: (string | null)[];
 }
 
-// INCR and set the expiry of a new window in one atomic step.
-const INCREMENT = `local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n`;
+// INCR and set the expiry of a new window in one atomic step; with more keys, also read them.
+const INCREMENT =
+  `local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end ` +
+  `if #KEYS == 1 then return n end local r = {n} for i = 2, #KEYS do r[i] = redis.call('GET', KEYS[i]) end return r`;
 
 export class Counter {
   private local = new Map<string, { window: number; count: number }>();
@@ -29,13 +33,24 @@ export class Counter {
     return isReady(this.redis);
   }
 
-  /** Counts a hit; synchronous (no promise) when the count is local. */
-  hit(key: string, windowMs: number, now = Date.now()): Hit | Promise<Hit> {
+  /**
+   * Counts a hit; synchronous (no promise) when the count is local. `watch` names Redis keys
+   * whose values come back with the count.
+   */
+  hit(key: string, windowMs: number, now = Date.now(), watch: readonly string[] = []): Hit | Promise<Hit> {
     const window = Math.floor(now / windowMs);
     const resetMs = (window + 1) * windowMs - now;
     if (isReady(this.redis)) {
-      return (this.redis.eval(INCREMENT, 1, `${this.prefix}rl:${key}:${window}`, String(windowMs + 1000)) as Promise<number>).then(
-        (count) => ({ count, resetMs }),
+      const counted = `${this.prefix}rl:${key}:${window}`;
+      const expiry = String(windowMs + 1000);
+      if (watch.length === 0) {
+        return (this.redis.eval(INCREMENT, 1, counted, expiry) as Promise<number>).then(
+          (count) => ({ count, resetMs }),
+          () => this.localHit(key, window, resetMs),
+        );
+      }
+      return (this.redis.eval(INCREMENT, 1 + watch.length, counted, ...watch, expiry) as Promise<[number, ...(string | null)[]]>).then(
+        ([count, ...watched]) => ({ count, resetMs, watched }),
         () => this.localHit(key, window, resetMs),
       );
     }
@@ -79,9 +94,19 @@ function identity(request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.keyId}` : `ip:${request.ip}`;
 }
 
-/** The limiter of the REST scope; it runs after authentication, so keys are known. */
-export function createLimiter(app: FastifyInstance, counter: Counter) {
+/**
+ * The limiter of the REST scope; it runs after authentication, so keys are known.
+ *
+ * With Redis, the count's round trip also brings what other instances changed: the revocation
+ * epoch and the data-change counter. Pub/sub tells the same, but its message can arrive after the
+ * next request does. When the epoch has moved, `recheck` asks the database about the request's key
+ * again; when the data changed, the data version is read again (emptying the response cache)
+ * before the cache is consulted.
+ */
+export function createLimiter(app: FastifyInstance, counter: Counter, recheck: (request: FastifyRequest) => Promise<void>) {
   const limit = app.config.rateLimitPerSecond;
+  const { authCache, watcher } = app.shared;
+  const watched = [authCache.epochKey, watcher.changesKey] as const;
   const apply = ({ count, resetMs }: Hit, reply: FastifyReply) => {
     const headers = {
       'ratelimit-limit': String(limit),
@@ -91,9 +116,19 @@ export function createLimiter(app: FastifyInstance, counter: Counter) {
     if (count > limit) throw new TooManyRequestsError(1, headers);
     reply.headers(headers);
   };
+  const settle = (hit: Hit, request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
+    if (hit.watched) {
+      const revoked = authCache.sawSharedEpoch(hit.watched[0] ?? null) && request.apiKey !== undefined;
+      const changed = watcher.sawSharedChanges(hit.watched[1] ?? null);
+      if (revoked || changed) {
+        return Promise.all([revoked && recheck(request), changed && watcher.refresh()]).then(() => apply(hit, reply));
+      }
+    }
+    apply(hit, reply);
+  };
   return (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
-    const hit = counter.hit(identity(request), 1000);
-    if (hit instanceof Promise) return hit.then((h) => apply(h, reply));
+    const hit = counter.hit(identity(request), 1000, Date.now(), watched);
+    if (hit instanceof Promise) return hit.then((h) => settle(h, request, reply));
     apply(hit, reply);
   };
 }

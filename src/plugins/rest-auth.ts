@@ -19,7 +19,8 @@ const FAILURE_WINDOW_MS = 60_000;
 
 /**
  * The authentication step of the REST scope. A key remembered as valid is accepted without any
- * await; anything else is checked.
+ * await; anything else is checked. `recheck` asks the database again about a request's key (the
+ * limiter calls it when another instance has revoked a key since the memory was filled).
  */
 export function createAuthenticator(app: FastifyInstance) {
   const { counter, authCache } = app.shared;
@@ -41,7 +42,14 @@ export function createAuthenticator(app: FastifyInstance) {
     recorder.record(identity.keyId);
   }
 
-  return (request: FastifyRequest): void | Promise<void> => {
+  async function recheck(request: FastifyRequest): Promise<void> {
+    const header = request.headers['x-api-key'];
+    const identity = typeof header === 'string' ? await authenticateApiKey(app.database.db, header.trim(), authCache) : null;
+    if (!identity) throw new UnauthorizedError();
+    request.apiKey = identity;
+  }
+
+  const authenticate = (request: FastifyRequest): void | Promise<void> => {
     const header = request.headers['x-api-key'];
     if (header === undefined) {
       if (app.config.restAuth === 'optional') return;
@@ -52,6 +60,7 @@ export function createAuthenticator(app: FastifyInstance) {
     request.apiKey = known;
     recorder.record(known.keyId);
   };
+  return { authenticate, recheck };
 }
 
 declare module 'fastify' {

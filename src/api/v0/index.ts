@@ -57,8 +57,8 @@ export async function apiV0(app: FastifyInstance): Promise<void> {
   await app.register(async (guarded) => {
     // One hook, in an order that matters: authenticate, then count against the limit, then (and
     // only then) the cache. Steps that need no I/O complete without an await.
-    const authenticate = createAuthenticator(guarded);
-    const limit = createLimiter(guarded, guarded.shared.counter);
+    const { authenticate, recheck } = createAuthenticator(guarded);
+    const limit = createLimiter(guarded, guarded.shared.counter, recheck);
     const fromCache = createResponseCache(guarded, guarded.shared.cache, guarded.shared.watcher, guarded.config.responseCache);
     guarded.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const authenticating = authenticate(request);
