@@ -7,7 +7,10 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
-  errors: number;
+  /** Answers with a status outside 2xx (and connection errors). */
+  non2xx: number;
+  /** Requests not answered within the load generator's timeout (2 s for wrk, 10 s for autocannon). */
+  timeouts: number;
 }
 
 const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
@@ -37,7 +40,10 @@ export async function runLoad(
       rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
       p50: ms(line('50%').trim().split(/\s+/)[1] ?? ''),
       p99: ms(line('99%').trim().split(/\s+/)[1] ?? ''),
-      errors: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
+      non2xx:
+        Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) +
+        (/Socket errors: connect (\d+), read (\d+), write (\d+)/.exec(out)?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0),
+      timeouts: Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
     };
   }
   const result = await autocannon({ url, headers, connections, duration: seconds });
@@ -46,6 +52,7 @@ export async function runLoad(
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.non2xx + result.errors,
+    non2xx: result.non2xx + result.errors - result.timeouts,
+    timeouts: result.timeouts,
   };
 }

@@ -104,7 +104,7 @@ async function measureService(label: string, env: Record<string, string>, key: s
         const result = await runLoad(url, { 'x-api-key': key }, CONNECTIONS, DURATION, WARMUP);
         const target = `${label}, ${cached ? 'cached' : 'uncached'}`;
         rows.push({ ...result, endpoint: endpoint.name, target, ceiling: ceilings.get(endpoint.name) });
-        console.error(`${endpoint.name} | ${target}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.errors}`);
+        console.error(`${endpoint.name} | ${target}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, timeouts ${result.timeouts}`);
       }
     } finally {
       await stop(server);
@@ -206,12 +206,13 @@ function report(rows: Row[]): string {
     `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ` +
       `load generator ${tool} on the same machine, ${CONNECTIONS} connections, ${DURATION} s per row after ${WARMUP} s of unrecorded warm-up, every request with a valid X-API-Key ` +
       `(limiter active, limit raised by configuration). Data: the bundled dataset plus ${ISSUES} synthetic issues. ` +
-      'The ceiling of each endpoint is a bare node:http server sending a constant body of the same size.',
+      'The ceiling of each endpoint is a bare node:http server sending a constant body of the same size. ' +
+      `Timeouts: requests not answered within the load generator's timeout (${tool === 'wrk' ? '2' : '10'} s); non-2xx: answers with another status, or connection errors.`,
     '',
-    '| endpoint | target | req/s | p50 ms | p99 ms | ratio to ceiling | non-2xx |',
-    '|---|---|---:|---:|---:|---:|---:|',
+    '| endpoint | target | req/s | p50 ms | p99 ms | ratio to ceiling | non-2xx | timeouts |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) =>
-      `| ${r.endpoint} | ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ceiling ? `${Math.round((r.rps / r.ceiling) * 100)}%` : ''} | ${r.errors} |`,
+      `| ${r.endpoint} | ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ceiling ? `${Math.round((r.rps / r.ceiling) * 100)}%` : ''} | ${r.non2xx} | ${r.timeouts} |`,
     ),
     '',
   ];
