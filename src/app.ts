@@ -54,7 +54,7 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   app.decorate('database', database);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
   const watcher = new DataVersionWatcher(database.db, app.log, config.redisPrefix);
-  await watcher.start(redis);
+  await watcher.start();
   const authCache = new AuthCache(database.db, app.log, redis, config.redisPrefix);
   await authCache.start();
   app.decorate('shared', { redis, counter: new Counter(redis, config.redisPrefix), watcher, cache: new ResponseCache(), authCache });

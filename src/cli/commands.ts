@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { analyze, importDataset, sourcesFrom } from '../data/import.ts';
 import { openConfiguredDatabase } from '../startup.ts';
-import { announceVersion } from '../plugins/announce.ts';
+import { announceDataChanged } from '../plugins/announce.ts';
 import { countRecords } from './status.queries.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
@@ -56,7 +56,7 @@ export async function runCommand(config: Config, command: string, args: string[]
         const report = await importDataset(db, sourcesFrom(from));
         if (report.changed) {
           await analyze(db);
-          await announceVersion(config, report.dataVersion);
+          await announceDataChanged(config);
         }
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         process.stderr.write(

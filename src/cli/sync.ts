@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { announceVersion } from '../plugins/announce.ts';
+import { announceDataChanged } from '../plugins/announce.ts';
 import { syncGithub } from '../data/sync/github-sync.ts';
 import { syncOwasp } from '../data/sync/owasp-sync.ts';
 import { terminalProgress } from '../data/sync/progress.ts';
@@ -30,10 +30,10 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
   const [target, ...rest] = args;
   const settings = config.sync;
   let failed = false;
-  const finish = (report: object, summary: string, changed: boolean, version: number) => {
+  const finish = (report: object, summary: string, changed: boolean) => {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.stderr.write(`${summary}\n`);
-    return changed ? announceVersion(config, version) : undefined;
+    return changed ? announceDataChanged(config) : undefined;
   };
   switch (target) {
     case 'github': {
@@ -47,7 +47,7 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
           apiUrl: config.github.apiUrl, token: config.github.token, organizations, log: stderrLog, progress: terminalProgress(),
         });
         failed = report.failed.length > 0;
-        await finish(report, githubSummary(report), report.changed, report.dataVersion);
+        await finish(report, githubSummary(report), report.changed);
       });
       return failed ? 1 : code;
     }
@@ -58,7 +58,7 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
         const report = await syncOwasp(db, { from, progress: terminalProgress() });
-        await finish(report, owaspSummary(report), report.changed, report.dataVersion);
+        await finish(report, owaspSummary(report), report.changed);
       });
     }
     default:

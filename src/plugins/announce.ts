@@ -1,22 +1,23 @@
-// Tells running instances, through Redis when it is configured, that something changed: a new data
-// version (their response caches empty) or a revoked key (the shared revocation epoch moves, so they
-// check keys again). Best effort: the instances also notice both within a second through the database.
+// Tells running instances, through Redis when it is configured, that something changed: the data
+// (the shared change counter moves, so their response caches empty) or a revoked key (the shared
+// revocation epoch moves, so they check keys again). Instances read both with their next rate-limit
+// count. Best effort: they also notice both within a second through the database.
 import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
-import { announceDataVersion } from './data-version.ts';
+import { announceDataChange } from './data-version.ts';
 import { announceRevokedKey } from './auth-cache.ts';
 
 type RedisSettings = Pick<Config, 'redisUrl' | 'redisPrefix'>;
 
-export function announceVersion(config: RedisSettings, version: number): Promise<void> {
-  return publish(config, (redis) => announceDataVersion(redis, config.redisPrefix, version));
+export function announceDataChanged(config: RedisSettings): Promise<void> {
+  return withRedis(config, (redis) => announceDataChange(redis, config.redisPrefix));
 }
 
 export function announceRevocation(config: RedisSettings): Promise<void> {
-  return publish(config, (redis) => announceRevokedKey(redis, config.redisPrefix));
+  return withRedis(config, (redis) => announceRevokedKey(redis, config.redisPrefix));
 }
 
-async function publish(config: RedisSettings, send: (redis: Redis) => Promise<void>): Promise<void> {
+async function withRedis(config: RedisSettings, send: (redis: Redis) => Promise<void>): Promise<void> {
   if (!config.redisUrl) return;
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: true });
   redis.on('error', () => {});

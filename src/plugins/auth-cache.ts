@@ -3,8 +3,8 @@
 // - at once in the revoking process;
 // - with Redis, before the next request on every other instance: a revocation epoch in Redis is
 //   read in the same round trip as the rate-limit counter, and a moved epoch empties the memory and
-//   sends the request's key back to the database (pub/sub also empties it, but a message can arrive
-//   after the next request does);
+//   sends the request's key back to the database (pub/sub would not do: its message can reach an
+//   instance after the next request does);
 // - within a second everywhere, through a counter in the database (the only path without Redis).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -22,12 +22,11 @@ interface Entry {
   until: number;
 }
 
-export const revocationChannel = (prefix: string) => `${prefix}keys-revoked`;
 export const revocationEpochKey = (prefix: string) => `${prefix}keys-revoked-epoch`;
 
-/** Moves the shared revocation epoch and tells the subscribers, in one round trip. */
+/** Moves the shared revocation epoch. */
 export async function announceRevokedKey(redis: Redis, prefix: string): Promise<void> {
-  await redis.multi().incr(revocationEpochKey(prefix)).publish(revocationChannel(prefix), '1').exec();
+  await redis.incr(revocationEpochKey(prefix));
 }
 
 export class AuthCache implements KeyCache {
@@ -37,7 +36,6 @@ export class AuthCache implements KeyCache {
   private sharedEpoch: string | null | undefined;
   private emptied = 0;
   private timer: NodeJS.Timeout | undefined;
-  private subscriber: Redis | undefined;
   readonly epochKey: string;
 
   constructor(
@@ -87,12 +85,6 @@ export class AuthCache implements KeyCache {
   async start(): Promise<void> {
     await this.poll();
     this.timer = setInterval(() => void this.poll(), POLL_MS).unref();
-    if (this.redis) {
-      this.subscriber = this.redis.duplicate({ enableOfflineQueue: true });
-      this.subscriber.on('error', () => {});
-      this.subscriber.on('message', () => this.clear());
-      this.subscriber.subscribe(revocationChannel(this.prefix)).catch(() => {});
-    }
   }
 
   /** Called by the process that revoked a key: forget now, and tell the other instances. */
@@ -107,7 +99,6 @@ export class AuthCache implements KeyCache {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    this.subscriber?.disconnect();
   }
 
   private async poll(): Promise<void> {

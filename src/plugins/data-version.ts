@@ -1,21 +1,18 @@
 // Tracks the data version (bumped by every import or sync that changes something), so response
 // caches on every instance drop what they hold as soon as data changes. With Redis, a change
 // counter there is read with every rate-limit count (see rate-limit.ts), so an instance catches up
-// before its next request, and pub/sub wakes it too; in any case the version is read from the
-// database every POLL_MS.
+// before its next request; in any case the version is read from the database every POLL_MS.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/index.ts';
 import { readDataVersion } from '../data/import.ts';
 
-export const dataVersionChannel = (prefix: string) => `${prefix}data-version`;
 export const dataChangesKey = (prefix: string) => `${prefix}data-changes`;
 const POLL_MS = 1_000;
 
 export class DataVersionWatcher {
   version = -1;
   private timer: NodeJS.Timeout | undefined;
-  private subscriber: Redis | undefined;
   private listeners: ((version: number) => void)[] = [];
   /** The shared change counter last seen; undefined before the first sighting. */
   private sharedChanges: string | null | undefined;
@@ -40,15 +37,9 @@ export class DataVersionWatcher {
     this.listeners.push(listener);
   }
 
-  async start(redis: Redis | undefined): Promise<void> {
+  async start(): Promise<void> {
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), POLL_MS).unref();
-    if (redis) {
-      this.subscriber = redis.duplicate({ enableOfflineQueue: true });
-      this.subscriber.on('error', () => {});
-      this.subscriber.on('message', () => void this.refresh());
-      this.subscriber.subscribe(dataVersionChannel(this.redisPrefix)).catch(() => {});
-    }
   }
 
   async refresh(): Promise<void> {
@@ -67,14 +58,13 @@ export class DataVersionWatcher {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    this.subscriber?.disconnect();
   }
 }
 
 /** Tells every instance that data changed (best effort: the polling catches up anyway). */
-export async function announceDataVersion(redis: Redis | undefined, prefix: string, version: number): Promise<void> {
+export async function announceDataChange(redis: Redis | undefined, prefix: string): Promise<void> {
   try {
-    await redis?.multi().incr(dataChangesKey(prefix)).publish(dataVersionChannel(prefix), String(version)).exec();
+    await redis?.incr(dataChangesKey(prefix));
   } catch {
     // Redis down: instances notice within a second through the database.
   }

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Database, Db } from '../../db/index.ts';
-import { announceVersion } from '../../plugins/announce.ts';
+import { announceDataChanged } from '../../plugins/announce.ts';
 import { syncGithub } from './github-sync.ts';
 import { syncOwasp } from './owasp-sync.ts';
 import type { SyncSettings } from './settings.ts';
@@ -58,18 +58,18 @@ export function startSyncScheduler(options: SchedulerOptions): SyncScheduler | u
   let timer: NodeJS.Timeout | undefined;
 
   async function runJobs(): Promise<void> {
-    let changedVersion: number | undefined;
+    let changed = false;
     for (const job of jobs) {
       if (controller.signal.aborted) break;
       try {
         const result = await job.run({ db: database.db, signal: controller.signal, log: syncLog });
         log.info({ sync: job.name, changed: result.changed }, result.summary);
-        if (result.changed) changedVersion = result.dataVersion;
+        if (result.changed) changed = true;
       } catch (error) {
         log.error({ sync: job.name, err: error }, `${job.name} sync failed; the next tick resumes it`);
       }
     }
-    if (changedVersion !== undefined) await announceVersion(config, changedVersion);
+    if (changed) await announceDataChanged(config);
   }
 
   const tick = (): Promise<TickOutcome> => {
