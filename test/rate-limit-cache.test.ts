@@ -164,17 +164,28 @@ test('with Redis the limit is shared by two instances; if Redis stops, both keep
   }
 });
 
-test('with Redis, a key revoked elsewhere is refused on the next request, before any message arrives', async () => {
-  // Another instance's revocation as this one sees it at worst: the key is revoked in the database
-  // (without the counter that the once-a-second poll reads) and the shared epoch has moved, but no
-  // pub/sub message has been delivered yet.
-  let redis: PrivateRedis | undefined;
+/**
+ * Another instance of the service on the shared test database, with a private Redis, and a client
+ * of that Redis standing for what other instances write there. Everything is stopped afterwards.
+ */
+async function withRedisInstance(prefix: string, body: (one: TestApp, client: Redis) => Promise<void>): Promise<void> {
+  const redis = await startPrivateRedis();
   let one: TestApp | undefined;
-  let client: Redis | undefined;
+  const client = new Redis(redis.url);
   try {
-    redis = await startPrivateRedis();
-    one = await buildTestApp({ env: { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: 'epoch-test:' }, sharedDatabase: t.database });
-    client = new Redis(redis.url);
+    one = await buildTestApp({ env: { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: prefix }, sharedDatabase: t.database });
+    await body(one, client);
+  } finally {
+    client.disconnect();
+    await one?.close();
+    await redis.stop();
+  }
+}
+
+test('with Redis, a key revoked elsewhere is refused on the next request', async () => {
+  // Another instance's revocation as this one sees it at worst: the key is revoked in the database
+  // (without the counter that the once-a-second poll reads) and the shared epoch has moved.
+  await withRedisInstance('epoch-test:', async (one, client) => {
     const browser = await devSignIn(t, 'epoch');
     const create = async (name: string) => (await graphql(t, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data.createApiKey;
     const doomed = await create('doomed');
@@ -190,24 +201,13 @@ test('with Redis, a key revoked elsewhere is refused on the next request, before
     assert.deepEqual(refused.json(), { detail: "Missing or invalid API key in 'X-API-Key' header" });
     assert.equal((await get(one, kept.rawKey)).statusCode, 200, 'a valid key passes its new check');
     assert.equal((await get(one, doomed.rawKey)).statusCode, 401, 'and stays refused');
-  } finally {
-    client?.disconnect();
-    await one?.close();
-    await redis?.stop();
-  }
+  });
 });
 
-test('with Redis, data changed elsewhere empties the cache before the next request, before any message arrives', async () => {
+test('with Redis, data changed elsewhere empties the cache before the next request', async () => {
   // Another instance's import as this one sees it at worst: the database holds new data and a new
-  // version, the shared change counter has moved, no pub/sub message has arrived, and the
-  // once-a-second poll has not run.
-  let redis: PrivateRedis | undefined;
-  let one: TestApp | undefined;
-  let client: Redis | undefined;
-  try {
-    redis = await startPrivateRedis();
-    one = await buildTestApp({ env: { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: 'changes-test:' }, sharedDatabase: t.database });
-    client = new Redis(redis.url);
+  // version, the shared change counter has moved, and the once-a-second poll has not run.
+  await withRedisInstance('changes-test:', async (one, client) => {
     await chapter(t.database.db, { key: 'paris', name: 'OWASP Paris' });
     t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
     await new Promise((r) => setTimeout(r, 1100)); // the new instance's poll has seen that version
@@ -222,9 +222,5 @@ test('with Redis, data changed elsewhere empties the cache before the next reque
     const after = await get(one, keyB, '/api/v0/chapters/paris');
     assert.equal(after.headers['x-cache'], 'MISS');
     assert.equal(after.json().name, 'OWASP Paris (renamed)');
-  } finally {
-    client?.disconnect();
-    await one?.close();
-    await redis?.stop();
-  }
+  });
 });
