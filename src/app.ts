@@ -53,7 +53,7 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   app.decorate('config', config);
   app.decorate('database', database);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
-  const watcher = new DataVersionWatcher(database.db, app.log, config.redisPrefix);
+  const watcher = new DataVersionWatcher(database.db, app.log);
   await watcher.start();
   const authCache = new AuthCache(database.db, app.log, redis, config.redisPrefix);
   await authCache.start();

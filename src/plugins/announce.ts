@@ -4,20 +4,20 @@
 // count. Best effort: they also notice both within a second through the database.
 import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
-import { announceDataChange } from './data-version.ts';
-import { announceRevokedKey } from './auth-cache.ts';
+import { dataChangesKey } from './data-version.ts';
+import { revocationEpochKey } from './auth-cache.ts';
 
 type RedisSettings = Pick<Config, 'redisUrl' | 'redisPrefix'>;
 
 export function announceDataChanged(config: RedisSettings): Promise<void> {
-  return withRedis(config, (redis) => announceDataChange(redis, config.redisPrefix));
+  return withRedis(config, (redis) => redis.incr(dataChangesKey(config.redisPrefix)));
 }
 
 export function announceRevocation(config: RedisSettings): Promise<void> {
-  return withRedis(config, (redis) => announceRevokedKey(redis, config.redisPrefix));
+  return withRedis(config, (redis) => redis.incr(revocationEpochKey(config.redisPrefix)));
 }
 
-async function withRedis(config: RedisSettings, send: (redis: Redis) => Promise<void>): Promise<void> {
+async function withRedis(config: RedisSettings, send: (redis: Redis) => Promise<unknown>): Promise<void> {
   if (!config.redisUrl) return;
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: true });
   redis.on('error', () => {});

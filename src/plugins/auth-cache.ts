@@ -22,30 +22,21 @@ interface Entry {
   until: number;
 }
 
+/** The shared revocation epoch: moved by every revocation, read by the limiter (rate-limit.ts). */
 export const revocationEpochKey = (prefix: string) => `${prefix}keys-revoked-epoch`;
-
-/** Moves the shared revocation epoch. */
-export async function announceRevokedKey(redis: Redis, prefix: string): Promise<void> {
-  await redis.incr(revocationEpochKey(prefix));
-}
 
 export class AuthCache implements KeyCache {
   private entries = new Map<string, Entry>();
   private epoch = -1;
-  /** The shared (Redis) epoch last seen; undefined before the first sighting. */
-  private sharedEpoch: string | null | undefined;
   private emptied = 0;
   private timer: NodeJS.Timeout | undefined;
-  readonly epochKey: string;
 
   constructor(
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
     private readonly redis: Redis | undefined,
     private readonly prefix: string,
-  ) {
-    this.epochKey = revocationEpochKey(prefix);
-  }
+  ) {}
 
   get generation(): number {
     return this.emptied;
@@ -71,17 +62,6 @@ export class AuthCache implements KeyCache {
     this.emptied++;
   }
 
-  /**
-   * Takes the shared epoch read with a rate-limit count. True when it moved since the last
-   * sighting (or is the first): the memory is then emptied, and the caller must check its key again.
-   */
-  sawSharedEpoch(value: string | null): boolean {
-    if (value === this.sharedEpoch) return false;
-    this.sharedEpoch = value;
-    this.clear();
-    return true;
-  }
-
   async start(): Promise<void> {
     await this.poll();
     this.timer = setInterval(() => void this.poll(), POLL_MS).unref();
@@ -91,7 +71,7 @@ export class AuthCache implements KeyCache {
   async revoked(): Promise<void> {
     this.clear();
     try {
-      if (this.redis) await announceRevokedKey(this.redis, this.prefix);
+      await this.redis?.incr(revocationEpochKey(this.prefix));
     } catch {
       // Redis down: the others notice through the database within a second.
     }

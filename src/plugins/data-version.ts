@@ -3,10 +3,10 @@
 // counter there is read with every rate-limit count (see rate-limit.ts), so an instance catches up
 // before its next request; in any case the version is read from the database every POLL_MS.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Db } from '../db/index.ts';
 import { readDataVersion } from '../data/import.ts';
 
+/** The shared data-change counter: moved by every import or sync that changed data, read by the limiter. */
 export const dataChangesKey = (prefix: string) => `${prefix}data-changes`;
 const POLL_MS = 1_000;
 
@@ -14,24 +14,11 @@ export class DataVersionWatcher {
   version = -1;
   private timer: NodeJS.Timeout | undefined;
   private listeners: ((version: number) => void)[] = [];
-  /** The shared change counter last seen; undefined before the first sighting. */
-  private sharedChanges: string | null | undefined;
-  readonly changesKey: string;
 
   constructor(
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
-    private readonly redisPrefix = 'cds:',
-  ) {
-    this.changesKey = dataChangesKey(redisPrefix);
-  }
-
-  /** Takes the shared change counter read with a rate-limit count; true when it moved (or is the first). */
-  sawSharedChanges(value: string | null): boolean {
-    if (value === this.sharedChanges) return false;
-    this.sharedChanges = value;
-    return true;
-  }
+  ) {}
 
   onChange(listener: (version: number) => void): void {
     this.listeners.push(listener);
@@ -58,14 +45,5 @@ export class DataVersionWatcher {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-  }
-}
-
-/** Tells every instance that data changed (best effort: the polling catches up anyway). */
-export async function announceDataChange(redis: Redis | undefined, prefix: string): Promise<void> {
-  try {
-    await redis?.incr(dataChangesKey(prefix));
-  } catch {
-    // Redis down: instances notice within a second through the database.
   }
 }

@@ -5,6 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from '../errors.ts';
 import { isReady } from '../redis.ts';
+import { revocationEpochKey } from './auth-cache.ts';
+import { dataChangesKey } from './data-version.ts';
 
 export interface Hit {
   count: number;
@@ -42,15 +44,10 @@ export class Counter {
     const resetMs = (window + 1) * windowMs - now;
     if (isReady(this.redis)) {
       const counted = `${this.prefix}rl:${key}:${window}`;
-      const expiry = String(windowMs + 1000);
-      if (watch.length === 0) {
-        return (this.redis.eval(INCREMENT, 1, counted, expiry) as Promise<number>).then(
-          (count) => ({ count, resetMs }),
-          () => this.localHit(key, window, resetMs),
-        );
-      }
-      return (this.redis.eval(INCREMENT, 1 + watch.length, counted, ...watch, expiry) as Promise<[number, ...(string | null)[]]>).then(
-        ([count, ...watched]) => ({ count, resetMs, watched }),
+      // One key: the count; more: the count followed by their values.
+      const counting = this.redis.eval(INCREMENT, 1 + watch.length, counted, ...watch, String(windowMs + 1000)) as Promise<number | [number, ...(string | null)[]]>;
+      return counting.then(
+        (reply): Hit => (typeof reply === 'number' ? { count: reply, resetMs } : { count: reply[0], resetMs, watched: reply.slice(1) as (string | null)[] }),
         () => this.localHit(key, window, resetMs),
       );
     }
@@ -94,19 +91,33 @@ function identity(request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.keyId}` : `ip:${request.ip}`;
 }
 
+/** The last value seen of a shared counter. */
+class Sighting {
+  private last: string | null | undefined;
+
+  /** True when the value differs from the last one seen, and on the first sighting. */
+  moved(value: string | null): boolean {
+    if (value === this.last) return false;
+    this.last = value;
+    return true;
+  }
+}
+
 /**
  * The limiter of the REST scope; it runs after authentication, so keys are known.
  *
  * With Redis, the count's round trip also brings what other instances changed: the revocation
- * epoch and the data-change counter. Pub/sub tells the same, but its message can arrive after the
- * next request does. When the epoch has moved, `recheck` asks the database about the request's key
- * again; when the data changed, the data version is read again (emptying the response cache)
- * before the cache is consulted.
+ * epoch and the data-change counter, so this instance catches up before it answers. When the
+ * epoch has moved, the memory of valid keys is emptied and `recheck` asks the database about the
+ * request's key again; when the data changed, the data version is read again (emptying the
+ * response cache) before the cache is consulted.
  */
 export function createLimiter(app: FastifyInstance, counter: Counter, recheck: (request: FastifyRequest) => Promise<void>) {
   const limit = app.config.rateLimitPerSecond;
   const { authCache, watcher } = app.shared;
-  const watched = [authCache.epochKey, watcher.changesKey] as const;
+  const watched = [revocationEpochKey(app.config.redisPrefix), dataChangesKey(app.config.redisPrefix)];
+  const epoch = new Sighting();
+  const changes = new Sighting();
   const apply = ({ count, resetMs }: Hit, reply: FastifyReply) => {
     const headers = {
       'ratelimit-limit': String(limit),
@@ -118,8 +129,10 @@ export function createLimiter(app: FastifyInstance, counter: Counter, recheck: (
   };
   const settle = (hit: Hit, request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
     if (hit.watched) {
-      const revoked = authCache.sawSharedEpoch(hit.watched[0] ?? null) && request.apiKey !== undefined;
-      const changed = watcher.sawSharedChanges(hit.watched[1] ?? null);
+      const epochMoved = epoch.moved(hit.watched[0] ?? null);
+      if (epochMoved) authCache.clear();
+      const revoked = epochMoved && request.apiKey !== undefined;
+      const changed = changes.moved(hit.watched[1] ?? null);
       if (revoked || changed) {
         return Promise.all([revoked && recheck(request), changed && watcher.refresh()]).then(() => apply(hit, reply));
       }

@@ -27,13 +27,15 @@ export function createAuthenticator(app: FastifyInstance) {
   const recorder = new LastUsedRecorder(app.database.db, (error) => app.log.warn({ err: error }, 'lastUsedAt not recorded'));
   app.addHook('onClose', () => recorder.flush());
 
+  const lookup = (header: unknown) => (typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), authCache) : null);
+
   async function check(request: FastifyRequest, header: unknown): Promise<void> {
     // Brute-force guard: an address that keeps sending wrong keys is slowed down first.
     const failures = `auth-fail:${request.ip}`;
     if ((await counter.peek(failures, FAILURE_WINDOW_MS)) >= app.config.authFailuresPerMinute) {
       throw new TooManyRequestsError(Math.ceil(FAILURE_WINDOW_MS / 1000));
     }
-    const identity = typeof header === 'string' ? await authenticateApiKey(app.database.db, header.trim(), authCache) : null;
+    const identity = await lookup(header);
     if (!identity) {
       await counter.hit(failures, FAILURE_WINDOW_MS);
       throw new UnauthorizedError();
@@ -43,8 +45,7 @@ export function createAuthenticator(app: FastifyInstance) {
   }
 
   async function recheck(request: FastifyRequest): Promise<void> {
-    const header = request.headers['x-api-key'];
-    const identity = typeof header === 'string' ? await authenticateApiKey(app.database.db, header.trim(), authCache) : null;
+    const identity = await lookup(request.headers['x-api-key']);
     if (!identity) throw new UnauthorizedError();
     request.apiKey = identity;
   }
