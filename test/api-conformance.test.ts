@@ -117,9 +117,8 @@ test('a real response of every operation validates against the document', async 
 });
 
 function orderingValues(op: Operation): string[] {
-  const description = op.parameters?.find((p) => p.name === 'ordering')?.description ?? '';
-  const list = description.split('Default')[0] ?? '';
-  return [...list.matchAll(/`(-?[a-z_]+)`/g)].map((m) => m[1]!);
+  const schema = op.parameters?.find((p) => p.name === 'ordering')?.schema as { enum?: string[] } | undefined;
+  return schema?.enum ?? [];
 }
 
 async function all(path: string, query: string, limit: number): Promise<{ items: unknown[]; count: number }> {
