@@ -103,15 +103,13 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
  * The service also accepts comma-separated combinations of them; the description says so (docs/decisions.md).
  */
 function orderingParameter(doc: OperationDoc): Schema {
-  const combined = doc.ordering!.length > 2 ? `${doc.ordering![2]},${doc.ordering![1]}` : doc.ordering![1];
-  return {
-    type: 'string',
-    enum: doc.ordering,
-    description:
-      'Sort order: a field, descending with a leading `-`. Several fields may be combined, comma-separated and without ' +
-      `repeats (\`${combined}\`); the schema lists the single values so that generated clients keep an enumerated type. ` +
-      (doc.orderingDefault ? `Default \`${doc.orderingDefault}\`.` : ''),
-  };
+  const values = doc.ordering!;
+  const combinations = values.length > 2
+    ? `Several fields may be combined, comma-separated and without repeats (\`${values[2]},${values[1]}\`); the schema lists ` +
+      'the single values so that generated clients keep an enumerated type. '
+    : '';
+  const fallback = doc.orderingDefault ? `Default \`${doc.orderingDefault}\`.` : '';
+  return { type: 'string', enum: values, description: `Sort order: a field, descending with a leading \`-\`. ${combinations}${fallback}` };
 }
 
 function documentRoute(schema: Schema, doc: OperationDoc | undefined): Schema {
@@ -122,9 +120,14 @@ function documentRoute(schema: Schema, doc: OperationDoc | undefined): Schema {
     out.querystring = { ...querystring, properties: { ...querystring.properties, ordering: orderingParameter(doc) } };
   }
   // Conditional requests: an optional If-None-Match, answered by 304.
+  const headers = schema.headers as { properties?: Schema } | undefined;
   out.headers = {
+    ...headers,
     type: 'object',
-    properties: { 'If-None-Match': { type: 'string', description: 'An ETag of an earlier response: 304 without a body while it still matches.' } },
+    properties: {
+      ...headers?.properties,
+      'If-None-Match': { type: 'string', description: 'An ETag of an earlier response: 304 without a body while it still matches.' },
+    },
   };
   out.response = documentResponses(doc, schema.response as Record<string, Schema>);
   return out;
