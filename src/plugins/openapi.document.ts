@@ -31,35 +31,54 @@ const STRINGS: Record<string, string> = {
   organization_login: 'OWASP',
   repository_name: 'Nest',
 };
+// The same names in a record of another kind (the component's title without `Paged`/`Detail`/`Snapshot`).
+const BY_RECORD: Record<string, Record<string, string>> = {
+  Committee: { key: 'project-committee', name: 'Project Committee', url: 'https://owasp.org/www-committee-project/' },
+  Event: { key: 'owasp-global-appsec-eu-2025', name: 'OWASP Global AppSec EU 2025', url: 'https://owasp.org/events/' },
+  Issue: { title: 'Add a dark mode', url: 'https://github.com/OWASP/Nest/issues/42' },
+  Label: { name: 'bug', description: 'Something is not working' },
+  Leader: { key: 'jdoe', name: 'Jane Doe' },
+  Member: { name: 'Jane Doe', login: 'jdoe', url: 'https://github.com/jdoe', title: 'Security engineer' },
+  Milestone: { title: 'v1.0', url: 'https://github.com/OWASP/Nest/milestone/3', description: 'First stable release.' },
+  Organization: { name: 'OWASP', login: 'OWASP', url: 'https://github.com/OWASP' },
+  Project: { key: 'nest', name: 'OWASP Nest', url: 'https://owasp.org/www-project-nest/', description: 'A community hub for OWASP.' },
+  Release: { name: 'v1.0.0', description: 'First stable release.', url: 'https://github.com/OWASP/Nest/releases/tag/v1.0.0' },
+  Repository: { name: 'Nest', description: 'A community hub for OWASP.', url: 'https://github.com/OWASP/Nest' },
+  Sponsor: { key: 'example-corp', name: 'Example Corp', url: 'https://example.org/', description: 'A supporter of open security.' },
+  Snapshot: { key: '2025-02', title: 'February 2025' },
+};
+const record = (title: string) => title.replace(/^Paged/, '').replace(/Detail$/, '').replace(/^Snapshot(?=[A-Z])/, '');
+
 const NUMBERS: Record<string, number> = { latitude: 51.5074, longitude: -0.1278, number: 42, current_page: 1, total_pages: 2 };
 
 /** An example value that validates against `schema` (the first of its own examples, enum or default if any). */
-export function exampleOf(schema: Schema | undefined, name = ''): unknown {
+export function exampleOf(schema: Schema | undefined, name = '', kind = ''): unknown {
   if (!schema) return null;
+  if (typeof schema.title === 'string') kind = record(schema.title);
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if ('example' in schema) return schema.example;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if ('default' in schema) return schema.default;
   const variants = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
-  if (variants) return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], name);
+  if (variants) return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], name, kind);
   switch (schema.type) {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
-      return Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, exampleOf(value, key)]));
+      return Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, exampleOf(value, key, kind)]));
     }
     case 'array':
-      return name === 'loc' ? ['query', 'page'] : [exampleOf(schema.items as Schema, name)];
+      return name === 'loc' ? ['query', 'page'] : [exampleOf(schema.items as Schema, name, kind)];
     case 'string':
       if (schema.format === 'date-time') return '2025-02-14T09:30:00.000Z';
       if (schema.format === 'date') return '2025-05-05';
-      return STRINGS[name] ?? name.replace(/_/g, ' ');
+      return BY_RECORD[kind]?.[name] ?? STRINGS[name] ?? name.replace(/_/g, ' ');
     case 'integer':
       return NUMBERS[name] ?? (name.endsWith('count') ? 120 : 1);
     case 'number':
       return NUMBERS[name] ?? 1.5;
     case 'boolean':
-      return name.startsWith('has_next');
+      return name === 'has_next' || name === 'is_member';
     case 'null':
       return null;
     default:
