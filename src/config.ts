@@ -34,6 +34,8 @@ export interface Config {
   /** The service's public address (for the OAuth callback); derived from each request when unset. */
   readonly publicUrl: string | undefined;
   readonly sessionTtlHours: number;
+  /** GitHub logins (lower case) of OWASP staff: `isOwaspStaff` of the GraphQL user; nobody when unset. */
+  readonly staffLogins: readonly string[];
   /** Load the bundled dataset into an empty database on start. */
   readonly autoImport: boolean;
   /** Scheduled GitHub and website syncs (docs/sync.md); off unless SYNC_INTERVAL is set. */
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 24 * 365),
+    staffLogins: list(env, 'OWASP_STAFF_LOGINS').map((login) => login.toLowerCase()),
     autoImport: bool(env, 'AUTO_IMPORT', true),
     sync: {
       intervalMs: duration(env, 'SYNC_INTERVAL', 60_000),

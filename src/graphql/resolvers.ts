@@ -34,7 +34,14 @@ const apiKeyNode = (key: ApiKeyRecord) => ({
   lastUsedAt: key.last_used_at,
 });
 
-const userNode = (user: SessionUser) => ({ login: user.login, name: user.name, avatarUrl: user.avatar_url });
+const userNode = (user: SessionUser, config: Config) => ({
+  id: Buffer.from(`AuthUserNode:${user.id}`).toString('base64'),
+  username: user.login,
+  isOwaspStaff: config.staffLogins.includes(user.login.toLowerCase()),
+  login: user.login,
+  name: user.name,
+  avatarUrl: user.avatar_url,
+});
 
 export const resolvers = {
   DateTime,
@@ -46,7 +53,7 @@ export const resolvers = {
       countValidKeys(context.db, (await requireUser(context)).id),
     me: async (_: unknown, __: unknown, context: Context) => {
       const user = await context.request.sessionUser();
-      return user ? userNode(user) : null;
+      return user ? userNode(user, context.config) : null;
     },
   },
   Mutation: {
@@ -64,10 +71,11 @@ export const resolvers = {
       const result = await signInWithGithubToken(context.db, context.config, args.accessToken);
       if (!result.ok) return { ok: false, message: result.message, user: null };
       context.reply.startSessionCookies(result.session.id, result.session.expiresAt);
-      return { ok: true, message: 'Signed in successfully.', user: userNode(result.user) };
+      return { ok: true, message: 'Signed in successfully.', user: userNode(result.user, context.config) };
     },
     logoutUser: async (_: unknown, __: unknown, context: Context) => {
-      await requireUser(context);
+      // As the reference: signing out while signed out is a result, not an error (the frontend reads `ok`).
+      if (!(await context.request.sessionUser())) return { ok: false, code: 'UNAUTHORIZED', message: 'User is not logged in.' };
       await endSession(context.db, context.request.cookies[SESSION_COOKIE]!);
       context.reply.clearSessionCookies();
       return { ok: true, code: 'SUCCESS', message: 'Logged out successfully.' };

@@ -30,7 +30,14 @@ export const typeDefs = /* GraphQL */ `
     message: String
   }
 
+  "The signed-in user; \`id\`, \`username\` and \`isOwaspStaff\` are the reference's fields."
   type AuthUserNode {
+    "Relay-style global id."
+    id: ID!
+    "The GitHub login (the reference's name for it)."
+    username: String!
+    "Listed in OWASP_STAFF_LOGINS."
+    isOwaspStaff: Boolean!
     login: String!
     name: String!
     avatarUrl: String!

@@ -1,8 +1,137 @@
 // OpenAPI 3.1 generated from the route schemas, served at /api/v0/openapi.json with Swagger UI at /api/v0/docs.
+// The document has the reference's shape (OWASP Nest, Django Ninja), so that a client generated from it gets the
+// reference's namespaces and types: tags, component names, the `ApiKey` scheme, `ordering` enums. Everything here
+// is derived from what listRoute/detailRoute declare, so a route added later is documented the same way.
 import type { FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { VERSION } from '../version.ts';
+import { exampleOf, hoistSchemas } from './openapi.document.ts';
+
+/** What a REST route tells the document beyond its schemas (set by listRoute/detailRoute in `config.openapi`). */
+export interface OperationDoc {
+  kind: 'list' | 'detail';
+  /** `Chapter`: the record in words (`a page of chapters`, `the chapter`). */
+  noun: string;
+  /** The single values `ordering` accepts; combinations of them are accepted too. */
+  ordering?: string[];
+  orderingDefault?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    openapi?: OperationDoc;
+  }
+}
+
+// The reference's tags, one per router, with the GitHub users, organizations and snapshots under `Community`.
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Chapters: 'OWASP chapters: local groups, with their location and leaders.',
+  Committees: 'OWASP committees.',
+  Community: 'The community around the projects: GitHub members and organizations, and monthly snapshots.',
+  Events: 'OWASP events: conferences, AppSec Days, partner events.',
+  Issues: 'GitHub issues of the mirrored repositories.',
+  Labels: 'GitHub labels of the mirrored repositories.',
+  Milestones: 'GitHub milestones of the mirrored repositories.',
+  Projects: 'OWASP projects: tools, code and documentation, by level.',
+  Releases: 'GitHub releases of the mirrored repositories.',
+  Repositories: 'GitHub repositories mirrored by the service.',
+  Sponsors: 'Sponsors and supporting members of the OWASP Foundation.',
+};
+
+const COMMUNITY = new Set(['members', 'organizations', 'snapshots']);
+
+/** The reference's tag of a REST path (`/chapters/:chapter_id` → `Chapters`, `/members/` → `Community`). */
+export function referenceTag(path: string): string {
+  const segment = path.split('/').find(Boolean) ?? '';
+  return COMMUNITY.has(segment) ? 'Community' : segment.charAt(0).toUpperCase() + segment.slice(1);
+}
+
+type Schema = Record<string, unknown>;
+
+const header = (description: string, example: string | number, type: 'string' | 'integer' = 'string') => ({ type, description, example });
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': header('Requests allowed per one-second window for this key (per client address when anonymous).', 10, 'integer'),
+  'RateLimit-Remaining': header('Requests left in the current window.', 9, 'integer'),
+  'RateLimit-Reset': header('Seconds until the window ends (at least 1).', 1, 'integer'),
+};
+const CACHE_HEADERS = {
+  ETag: header('Strong validator of the body (SHA-1); send it back in `If-None-Match` to get 304 while nothing changed.', '"3f786850e387550fdab836ed7e6dc881de23001b"'),
+  'Cache-Control': header('Keyed responses are for the client only, revalidated with the ETag.', 'private, no-cache'),
+  Vary: header('The body depends on the key only through authentication.', 'X-API-Key'),
+  'X-Cache': header('`HIT` when served from the response cache, `MISS` when built (observability only).', 'MISS'),
+};
+const LINK = header('RFC 8288 links to the `first`, `prev`, `next` and `last` pages, where they exist.',
+  '</api/v0/chapters/?page=1>; rel="first", </api/v0/chapters/?page=2>; rel="next", </api/v0/chapters/?page=4>; rel="last"');
+
+function words(noun: string): string {
+  return noun.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+const plural = (text: string) => (/[^aeiou]y$/.test(text) ? `${text.slice(0, -1)}ies` : `${text}s`);
+
+/** Response descriptions and headers; `x-response-description` and `headers` are read by @fastify/swagger. */
+function documentResponses(doc: OperationDoc, responses: Record<string, Schema>): Record<string, Schema> {
+  const noun = words(doc.noun);
+  const described: Record<string, [string, Schema]> = {
+    200: doc.kind === 'list'
+      ? [`A page of ${plural(noun)}, in the envelope \`items\`, \`count\`, \`total_count\`, \`current_page\`, \`total_pages\`, \`has_next\`, \`has_previous\`.`,
+        { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS, Link: LINK }]
+      : [`The ${noun}.`, { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS }],
+    400: ['Invalid request: a query or path parameter is not valid; `errors` names each one.', RATE_LIMIT_HEADERS],
+    401: ['Missing, unknown, malformed, revoked or expired API key in `X-API-Key`.',
+      { 'WWW-Authenticate': header('The scheme to use.', 'ApiKey realm="api", header="X-API-Key"') }],
+    404: [`No ${noun} with this identifier.`, RATE_LIMIT_HEADERS],
+    429: ['Too many requests: over the per-key limit, or too many failed key attempts from this address.',
+      { 'Retry-After': header('Seconds to wait before retrying.', 1, 'integer'), ...RATE_LIMIT_HEADERS }],
+    503: ['Service unavailable: the database cannot be reached; retry later.', { 'Retry-After': header('Seconds to wait before retrying.', 5, 'integer') }],
+  };
+  const out: Record<string, Schema> = {};
+  for (const [status, schema] of Object.entries(responses)) {
+    const [description, headers] = described[status] ?? [`Status ${status}.`, {}];
+    out[status] = { ...schema, 'x-response-description': description, headers };
+  }
+  out[304] = {
+    type: 'null',
+    'x-response-description': 'Not modified: the `If-None-Match` header matches the current ETag. No body.',
+    headers: { ETag: CACHE_HEADERS.ETag, ...RATE_LIMIT_HEADERS },
+  };
+  return out;
+}
+
+/**
+ * `ordering` as an enum of its single values: a generated client types it like the reference's (a closed enum).
+ * The service also accepts comma-separated combinations of them; the description says so (docs/decisions.md).
+ */
+function orderingParameter(doc: OperationDoc): Schema {
+  const values = doc.ordering!;
+  const combinations = values.length > 2
+    ? `Several fields may be combined, comma-separated and without repeats (\`${values[2]},${values[1]}\`); the schema lists ` +
+      'the single values so that generated clients keep an enumerated type. '
+    : '';
+  const fallback = doc.orderingDefault ? `Default \`${doc.orderingDefault}\`.` : '';
+  return { type: 'string', enum: values, description: `Sort order: a field, descending with a leading \`-\`. ${combinations}${fallback}` };
+}
+
+function documentRoute(schema: Schema, doc: OperationDoc | undefined): Schema {
+  if (!doc) return schema;
+  const out: Schema = { ...schema };
+  const querystring = schema.querystring as { properties?: Record<string, Schema> } | undefined;
+  if (doc.ordering && querystring?.properties?.ordering) {
+    out.querystring = { ...querystring, properties: { ...querystring.properties, ordering: orderingParameter(doc) } };
+  }
+  // Conditional requests: an optional If-None-Match, answered by 304.
+  const headers = schema.headers as { properties?: Schema } | undefined;
+  out.headers = {
+    ...headers,
+    type: 'object',
+    properties: {
+      ...headers?.properties,
+      'If-None-Match': { type: 'string', description: 'An ETag of an earlier response: 304 without a body while it still matches.' },
+    },
+  };
+  out.response = documentResponses(doc, schema.response as Record<string, Schema>);
+  return out;
+}
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -14,19 +143,40 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'Read-only REST API of the OWASP community data: chapters, committees, events, projects, sponsors, and the ' +
           'organizations, members, repositories, issues, labels, milestones and releases mirrored from GitHub. ' +
-          'Authenticate with a personal API key in the `X-API-Key` header.',
+          'Authenticate with a personal API key in the `X-API-Key` header. Every response carries the ' +
+          '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers; a 200 carries an `ETag` for ' +
+          'conditional requests (`If-None-Match` → 304), and a list a `Link` header to its pages.',
         license: { name: 'Data: CC BY-SA 4.0 (OWASP) and MIT (GitHub samples)', url: 'https://creativecommons.org/licenses/by-sa/4.0/' },
       },
       components: {
-        securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+        // The reference's name: its SDK's security option is `apiKey`, sent as the `ApiKey` scheme.
+        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A personal API key (manage keys at /settings/api-keys).' } },
       },
-      security: [{ ApiKeyAuth: [] }],
+      security: [{ ApiKey: [] }],
     },
     // Only the REST operations belong to the document.
-    transform: ({ schema, url }) => ({
-      schema: (url.startsWith('/api/v0/') && url !== '/api/v0/' ? schema : { ...schema, hide: true }) as typeof schema,
+    transform: ({ schema, url, route }) => ({
+      schema: (url.startsWith('/api/v0/') && url !== '/api/v0/'
+        ? documentRoute(schema as Schema, route.config?.openapi)
+        : { ...schema, hide: true }) as typeof schema,
       url,
     }),
+    transformObject: (documentObject) => {
+      const document = (documentObject as { openapiObject: unknown }).openapiObject as Schema & { paths?: Record<string, Record<string, Schema>>; components?: Schema };
+      const used = new Set<string>();
+      for (const methods of Object.values(document.paths ?? {})) {
+        for (const operation of Object.values(methods)) {
+          for (const tag of (operation.tags as string[] | undefined) ?? []) used.add(tag);
+          for (const response of Object.values((operation.responses ?? {}) as Record<string, { content?: Record<string, Schema> }>)) {
+            for (const media of Object.values(response.content ?? {})) media.example ??= exampleOf(media.schema as Schema);
+          }
+        }
+      }
+      const schemas = hoistSchemas(document);
+      document.components = { ...document.components, schemas };
+      document.tags = [...used].sort().map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
+      return document as ReturnType<SwaggerTransformObject>;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/api/v0/docs', uiConfig: { deepLinking: true } });
   app.get('/api/v0/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -4,23 +4,26 @@ import type { FastifyInstance } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { NotFoundError } from '../../../errors.ts';
-import { ERROR_RESPONSES, ErrorMessage, ListBody, orderingParam, PageParams, Query } from './schemas.ts';
+import { ERROR_RESPONSES, ListBody, NotFoundBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
 import { CountCache, envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type PageResult } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
+import { referenceTag } from '../../../plugins/openapi.ts';
 
 interface Operation {
   path: string;
   operationId: string;
   summary: string;
   description?: string;
-  tag: string;
+  /** Unused: the OpenAPI tag is the reference's for the path (`referenceTag`), so that every route gets it alike. */
+  tag?: string;
 }
 
 export interface ListDefinition<F extends TObject, Item extends TObject> extends Operation {
   filters: F;
   item: Item;
+  /** The item's OpenAPI component name, the reference's (`Chapter`); the page is `Paged` + this name. */
   itemName: string;
   ordering: OrderingSpec;
   /** The default ordering when it depends on the filters (events with is_upcoming). */
@@ -37,6 +40,8 @@ export function listRoute<F extends TObject, Item extends TObject>(app: FastifyI
   });
   const counts = new CountCache();
   const columns = itemColumns(def.item);
+  const item = { ...def.item, title: def.itemName };
+  const ordering = allowedOrderings(def.ordering);
   app.shared.watcher.onChange(() => counts.clear());
   app.get(
     def.path,
@@ -46,10 +51,11 @@ export function listRoute<F extends TObject, Item extends TObject>(app: FastifyI
         operationId: def.operationId,
         summary: def.summary,
         ...(def.description ? { description: def.description } : {}),
-        tags: [def.tag],
+        tags: [referenceTag(def.path)],
         querystring,
-        response: { 200: ListBody(def.item, def.itemName), ...ERROR_RESPONSES },
+        response: { 200: ListBody(item, def.itemName), ...ERROR_RESPONSES },
       },
+      config: { openapi: { kind: 'list', noun: def.itemName, ordering, orderingDefault: def.ordering.default } },
     },
     async (request, reply) => {
       const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number };
@@ -68,7 +74,7 @@ export function listRoute<F extends TObject, Item extends TObject>(app: FastifyI
 export interface DetailDefinition<P extends TObject, Row, Body extends TSchema> extends Operation {
   params: P;
   response: Body;
-  /** `Chapter` in `{"message": "Chapter not found"}`. */
+  /** `Chapter` in `{"message": "Chapter not found"}`; also names the components `ChapterDetail` and `ChapterError`. */
   resource: string;
   fetch: (db: Db, params: Static<P>) => Promise<Row | undefined>;
   present: (row: Row) => Static<Body>;
@@ -86,10 +92,12 @@ export function detailRoute<P extends TObject, Row, Body extends TSchema>(
         operationId: def.operationId,
         summary: def.summary,
         ...(def.description ? { description: def.description } : {}),
-        tags: [def.tag],
+        tags: [referenceTag(def.path)],
         params: def.params,
-        response: { 200: def.response, 404: ErrorMessage, ...ERROR_RESPONSES },
+        // The reference's component names: `ChapterDetail`, and `ChapterError` for the 404.
+        response: { 200: { ...def.response, title: `${def.resource}Detail` }, 404: NotFoundBody(def.resource), ...ERROR_RESPONSES },
       },
+      config: { openapi: { kind: 'detail', noun: def.resource } },
     },
     async (request) => {
       const row = await def.fetch(app.database.db, request.params as Static<P>);

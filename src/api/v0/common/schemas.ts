@@ -34,6 +34,7 @@ export const Longitude = (description: string) => Type.Optional(Type.Number({ mi
 
 export const Query = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 
+// Component names are the reference's (Django Ninja's): `PagedChapter` around items named `Chapter`.
 export function ListBody<T extends TSchema>(item: T, name: string) {
   return Type.Object(
     {
@@ -45,11 +46,14 @@ export function ListBody<T extends TSchema>(item: T, name: string) {
       has_next: Type.Boolean(),
       has_previous: Type.Boolean(),
     },
-    { $id: undefined, title: `Paged${name}List` },
+    { $id: undefined, title: `Paged${name}` },
   );
 }
 
 export const ErrorMessage = Type.Object({ message: Type.String() }, { title: 'ErrorMessage' });
+/** The 404 of a detail, named as the reference names it (`ChapterError`). */
+export const NotFoundBody = (resource: string) =>
+  Type.Object({ message: Type.String() }, { title: `${resource}Error`, examples: [{ message: `${resource} not found` }] });
 export const InvalidRequest = Type.Object(
   {
     message: Type.Literal('Invalid request'),
@@ -57,16 +61,22 @@ export const InvalidRequest = Type.Object(
       Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String() }),
     ),
   },
-  { title: 'InvalidRequest' },
+  { title: 'ValidationErrorSchema', examples: [{ message: 'Invalid request', errors: [{ loc: ['query', 'page'], msg: 'must be >= 1' }] }] },
 );
 export const Detail = Type.Object({ detail: Type.String() }, { title: 'ErrorDetail' });
+const Unauthorized = Type.Object(
+  { detail: Type.String() },
+  { title: 'UnauthorizedError', examples: [{ detail: "Missing or invalid API key in 'X-API-Key' header" }] },
+);
+const TooManyRequests = Type.Object({ detail: Type.String() }, { title: 'TooManyRequestsError', examples: [{ detail: 'Too many requests.' }] });
+const Unavailable = Type.Object({ message: Type.String() }, { title: 'ServiceUnavailableError', examples: [{ message: 'Service unavailable' }] });
 
 /** The error responses every REST operation can give. */
 export const ERROR_RESPONSES = {
   400: InvalidRequest,
-  401: Detail,
-  429: Detail,
-  503: ErrorMessage,
+  401: Unauthorized,
+  429: TooManyRequests,
+  503: Unavailable,
 };
 
 export const LeaderRef = Type.Object({ key: Type.String(), name: Type.String() }, { title: 'Leader' });

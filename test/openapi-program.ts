@@ -1,0 +1,94 @@
+// Writes a TypeScript program that calls every operation of an OpenAPI document through a client generated from
+// it (openapi-typescript + openapi-fetch), reading each answer through the generated types.
+export interface Operation {
+  operationId: string;
+  parameters?: { name: string; in: string; schema?: Schema }[];
+  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: Schema; example?: unknown }> }>;
+  tags?: string[];
+}
+export type Schema = Record<string, unknown>;
+export interface OpenApi {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
+  security: unknown[];
+  tags: { name: string }[];
+}
+
+export function operations(doc: OpenApi): { path: string; op: Operation }[] {
+  return Object.entries(doc.paths).flatMap(([path, methods]) => (methods.get ? [{ path, op: methods.get }] : []));
+}
+
+export const isList = (op: Operation) => op.parameters?.some((p) => p.name === 'ordering') ?? false;
+
+/** The schema a `$ref` points at (one level). */
+export function deref(doc: OpenApi, schema: Schema | undefined): Schema {
+  const ref = schema?.$ref as string | undefined;
+  return ref ? doc.components.schemas[ref.split('/').pop()!]! : (schema ?? {});
+}
+
+/** The TypeScript type a required property must have in the generated client, from its JSON schema. */
+function tsType(doc: OpenApi, schema: Schema): string {
+  const resolved = deref(doc, schema);
+  const variants = (resolved.anyOf ?? resolved.oneOf) as Schema[] | undefined;
+  if (variants) return variants.map((v) => tsType(doc, v)).join(' | ');
+  if (Array.isArray(resolved.enum)) return resolved.enum.map((v) => JSON.stringify(v)).join(' | ');
+  switch (resolved.type) {
+    case 'string': return 'string';
+    case 'integer': case 'number': return 'number';
+    case 'boolean': return 'boolean';
+    case 'null': return 'null';
+    case 'array': return `readonly (${tsType(doc, resolved.items as Schema)})[]`;
+    default: return 'object';
+  }
+}
+
+/** `const created_at: string = record.created_at;` for each required property: each must compile. */
+function reads(doc: OpenApi, schema: Schema, variable: string): string[] {
+  const resolved = deref(doc, schema);
+  const properties = (resolved.properties ?? {}) as Record<string, Schema>;
+  return ((resolved.required ?? []) as string[]).map(
+    (name, i) => `      const v${i}: ${tsType(doc, properties[name]!)} = ${variable}[${JSON.stringify(name)}]; void v${i};`,
+  );
+}
+
+/**
+ * The program: for each operation, one typed call with `path` parameters from `values`, then the typed reads of
+ * the record (the detail, or the first item of a list page). It prints `{operationId: {status, body}}` as JSON.
+ * Each list also gets a call with an ordering outside its enum, which must NOT compile (`@ts-expect-error`).
+ */
+export function clientProgram(doc: OpenApi, values: Map<string, Record<string, string>>): string {
+  const lines = [
+    "import createClient from 'openapi-fetch';",
+    "import type { paths } from './schema.ts';",
+    '',
+    "const client = createClient<paths>({ baseUrl: process.env.BASE_URL!, headers: { 'X-API-Key': process.env.API_KEY! } });",
+    'const results: Record<string, { status: number; body: unknown }> = {};',
+    '',
+  ];
+  for (const { path, op } of operations(doc)) {
+    // Path parameters typed as the document types them (issue and milestone numbers are integers).
+    const pathParams = Object.fromEntries(Object.entries(values.get(op.operationId) ?? {}).map(([name, value]) => {
+      const type = op.parameters?.find((p) => p.in === 'path' && p.name === name)?.schema?.type;
+      return [name, type === 'integer' ? Number(value) : value];
+    }));
+    const ok = deref(doc, op.responses['200']!.content!['application/json']!.schema);
+    const ordering = op.parameters?.find((p) => p.name === 'ordering')?.schema?.enum as string[] | undefined;
+    const query = isList(op) ? { page: 1, page_size: 2, ...(ordering ? { ordering: ordering[1] ?? ordering[0] } : {}) } : undefined;
+    const params = JSON.stringify({ ...(Object.keys(pathParams).length ? { path: pathParams } : {}), ...(query ? { query } : {}) });
+    lines.push(`{`, `  const { data, response } = await client.GET(${JSON.stringify(path)}, { params: ${params} });`);
+    lines.push(`  results[${JSON.stringify(op.operationId)}] = { status: response.status, body: data };`);
+    if (isList(op)) {
+      const items = deref(doc, (deref(doc, ok).properties as Record<string, Schema>).items!).items as Schema;
+      lines.push('  if (data) {', '    const total: number = data.total_count; void total;', '    const record = data.items[0];', '    if (record) {');
+      lines.push(...reads(doc, items, 'record'), '    }', '  }');
+      const wrong = JSON.stringify({ ...(Object.keys(pathParams).length ? { path: pathParams } : {}), query: { ordering: 'not_an_ordering' } });
+      lines.push(`  const typed = () =>`, '    // @ts-expect-error: ordering is an enum of the allowed values', `    client.GET(${JSON.stringify(path)}, { params: ${wrong} });`, '  void typed;');
+    } else {
+      lines.push('  if (data) {', '    const record = data;', '    {', ...reads(doc, ok, 'record'), '    }', '  }');
+    }
+    lines.push('}');
+  }
+  lines.push('', 'console.log(JSON.stringify(results));', '');
+  return lines.join('\n');
+}
