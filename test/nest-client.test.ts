@@ -252,21 +252,22 @@ test('each ordering the client offers sorts the whole list by that field, both w
 });
 
 test('a missing record is the typed 404 of its resource, with its message', async () => {
-  const cases: [Promise<unknown>, new (...args: never[]) => Error, string][] = [
-    [nest.chapters.getChapter({ chapterId: 'no-such-chapter' }), errors.ChapterError, 'Chapter not found'],
-    [nest.committees.getCommittee({ committeeId: 'no-such-committee' }), errors.CommitteeError, 'Committee not found'],
-    [nest.events.getEvent({ eventId: 'no-such-event' }), errors.EventError, 'Event not found'],
-    [nest.issues.getIssue({ organizationId: 'sferik', repositoryId: 'rails_admin', issueId: 999_999 }), errors.IssueError, 'Issue not found'],
-    [nest.community.getMember({ memberId: 'no-such-member' }), errors.MemberError, 'Member not found'],
-    [nest.milestones.getMilestone({ organizationId: 'Codertocat', repositoryId: 'Hello-World', milestoneId: 999_999 }), errors.MilestoneError, 'Milestone not found'],
-    [nest.community.getOrganization({ organizationId: 'no-such-org' }), errors.OrganizationError, 'Organization not found'],
-    [nest.projects.getProject({ projectId: 'no-such-project' }), errors.ProjectError, 'Project not found'],
-    [nest.releases.getRelease({ organizationId: 'Codertocat', repositoryId: 'Hello-World', releaseId: 'v0-none' }), errors.ReleaseError, 'Release not found'],
-    [nest.repositories.getRepository({ organizationId: 'sferik', repositoryId: 'no-such-repo' }), errors.RepositoryError, 'Repository not found'],
-    [nest.sponsors.getSponsor({ sponsorId: 'no-such-sponsor' }), errors.SponsorError, 'Sponsor not found'],
+  // Thunks: each call starts when its turn comes, so no rejection waits unobserved.
+  const cases: [() => Promise<unknown>, new (...args: never[]) => Error, string][] = [
+    [() => nest.chapters.getChapter({ chapterId: 'no-such-chapter' }), errors.ChapterError, 'Chapter not found'],
+    [() => nest.committees.getCommittee({ committeeId: 'no-such-committee' }), errors.CommitteeError, 'Committee not found'],
+    [() => nest.events.getEvent({ eventId: 'no-such-event' }), errors.EventError, 'Event not found'],
+    [() => nest.issues.getIssue({ organizationId: 'sferik', repositoryId: 'rails_admin', issueId: 999_999 }), errors.IssueError, 'Issue not found'],
+    [() => nest.community.getMember({ memberId: 'no-such-member' }), errors.MemberError, 'Member not found'],
+    [() => nest.milestones.getMilestone({ organizationId: 'Codertocat', repositoryId: 'Hello-World', milestoneId: 999_999 }), errors.MilestoneError, 'Milestone not found'],
+    [() => nest.community.getOrganization({ organizationId: 'no-such-org' }), errors.OrganizationError, 'Organization not found'],
+    [() => nest.projects.getProject({ projectId: 'no-such-project' }), errors.ProjectError, 'Project not found'],
+    [() => nest.releases.getRelease({ organizationId: 'Codertocat', repositoryId: 'Hello-World', releaseId: 'v0-none' }), errors.ReleaseError, 'Release not found'],
+    [() => nest.repositories.getRepository({ organizationId: 'sferik', repositoryId: 'no-such-repo' }), errors.RepositoryError, 'Repository not found'],
+    [() => nest.sponsors.getSponsor({ sponsorId: 'no-such-sponsor' }), errors.SponsorError, 'Sponsor not found'],
   ];
   for (const [call, type, message] of cases) {
-    await assert.rejects(call, (error: unknown) => {
+    await assert.rejects(call(), (error: unknown) => {
       assert.ok(error instanceof type, `${message}: ${String(error)}`);
       assert.equal((error as unknown as { statusCode: number }).statusCode, 404);
       assert.equal((error as unknown as { data$: { message: string } }).data$.message, message);
