@@ -73,8 +73,9 @@ async function detailParams(): Promise<Record<string, Record<string, string>>> {
     get_project: { project_id: await firstKey('projects') },
     get_event: { event_id: (await one(db.selectFrom('events').select('key').limit(1).execute())).key },
     get_sponsor: { sponsor_id: (await one(db.selectFrom('sponsors').select('key').limit(1).execute())).key },
-    get_member: { member_id: (await one(db.selectFrom('members').select('login').limit(1).execute())).login },
-    get_organization: { organization_id: (await one(db.selectFrom('organizations').select('login').limit(1).execute())).login },
+    // Published ones: those whose GitHub profile (and so its dates) is known.
+    get_member: { member_id: (await one(db.selectFrom('members').select('login').where('created_at', 'is not', null).where('updated_at', 'is not', null).limit(1).execute())).login },
+    get_organization: { organization_id: (await one(db.selectFrom('organizations').select('login').where('created_at', 'is not', null).where('updated_at', 'is not', null).limit(1).execute())).login },
     get_repository: { organization_id: repo.owner_login, repository_id: repo.name },
     get_issue: { organization_id: issue.organization_id!, repository_id: issue.repository_id!, issue_id: issue.value! },
     get_milestone: { organization_id: milestone.organization_id!, repository_id: milestone.repository_id!, milestone_id: milestone.value! },

@@ -1,6 +1,7 @@
 // A stand-in for the GitHub REST API on 127.0.0.1, serving the recorded responses of data/github/ as
-// organizations with their repositories, issues, labels, milestones and releases. It paginates with
-// Link headers, answers If-None-Match with 304, and injects the failures GitHub really produces.
+// organizations with their repositories, issues, labels, milestones and releases, and the profile of
+// every account they mention (`GET /users/{login}`, `GET /orgs/{login}`). It paginates with Link
+// headers, answers If-None-Match with 304, and injects the failures GitHub really produces.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -44,6 +45,11 @@ export interface LoggedRequest {
 export interface GithubApiStandIn {
   url: string;
   organizations: StandInOrganization[];
+  /**
+   * Profiles by lower-case login, served by `GET /users/{login}` (and `GET /orgs/{login}` for an
+   * organization): every account the organizations mention. Tests change or delete entries.
+   */
+  profiles: Map<string, Json>;
   requests: LoggedRequest[];
   /** Answers the next request whose path matches with `fault` (once). */
   fail(fault: Fault, match?: (path: string) => boolean): void;
@@ -116,7 +122,49 @@ export async function loadFixtureOrganizations(dir = FIXTURES_DIR): Promise<Stan
   }));
 }
 
+/**
+ * GitHub gives every account a full profile; the recordings often hold only the stub embedded in a
+ * listing. The stand-in completes those with fixed values (dates derived from the id), as a GitHub
+ * would answer; an account recorded in full is served as recorded.
+ */
+export function profileOf(account: Json): Json {
+  if (typeof account.created_at === 'string') return account;
+  const at = new Date(Date.UTC(2011, 0, 1) + (Number(account.id) % 100_000) * 3_600_000).toISOString().replace('.000Z', 'Z');
+  const organization = account.type === 'Organization';
+  return {
+    ...account,
+    html_url: account.html_url ?? `https://github.com/${String(account.login)}`,
+    name: account.name ?? `${String(account.login)} (profile)`,
+    company: null, blog: '', location: organization ? 'Internet' : null, email: null, bio: null, twitter_username: null,
+    ...(organization ? { description: '' } : { following: 0 }),
+    public_repos: 1, followers: 2, created_at: at, updated_at: at,
+  };
+}
+
+/** The profile of every account the organizations mention, by lower-case login. */
+export function profilesOf(organizations: StandInOrganization[]): Map<string, Json> {
+  const profiles = new Map<string, Json>();
+  const add = (account: unknown) => {
+    const a = account as Json | null | undefined;
+    if (!a || typeof a.login !== 'string') return;
+    const held = profiles.get(a.login.toLowerCase());
+    if (!held || (typeof a.created_at === 'string' && typeof held.created_at !== 'string')) profiles.set(a.login.toLowerCase(), profileOf(a));
+  };
+  for (const { organization, members, repositories } of organizations) {
+    add({ ...organization, type: 'Organization' });
+    members.forEach(add);
+    for (const { repository, issues, milestones, releases } of repositories) {
+      add(repository.owner);
+      for (const issue of issues) [issue.user, issue.assignee, ...((issue.assignees as Json[] | undefined) ?? [])].forEach(add);
+      milestones.forEach((milestone) => add(milestone.creator));
+      releases.forEach((release) => add(release.author));
+    }
+  }
+  return profiles;
+}
+
 export async function startGithubApiStandIn(organizations: StandInOrganization[]): Promise<GithubApiStandIn> {
+  const profiles = profilesOf(organizations);
   const faults: { fault: Fault; match: (path: string) => boolean }[] = [];
   let dropBudget: number | undefined;
   let remaining = 5000;
@@ -147,7 +195,7 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
     }
     if (fault === 'rate-limit') return send(403, { message: 'API rate limit exceeded for user ID 1.' });
     if (fault === 'server-error') return send(500, { message: 'Server Error' });
-    const found = route(organizations, url);
+    const found = route(organizations, profiles, url);
     if (!found) return send(404, { message: 'Not Found' });
     const { body, link } = found;
     const etag = `W/"${crypto.createHash('sha1').update(JSON.stringify(body)).digest('hex')}"`;
@@ -160,6 +208,7 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
   return {
     url: `http://127.0.0.1:${port}`,
     organizations,
+    profiles,
     requests,
     fail: (fault, match = () => true) => void faults.push({ fault, match }),
     dropAfter: (count) => void (dropBudget = count),
@@ -170,13 +219,15 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
   };
 }
 
-function route(organizations: StandInOrganization[], url: URL): { body: unknown; link?: Record<string, string> } | undefined {
+function route(organizations: StandInOrganization[], profiles: Map<string, Json>, url: URL): { body: unknown; link?: Record<string, string> } | undefined {
   const [, kind, a, b, list] = url.pathname.split('/');
   const q = url.searchParams;
+  const profile = profiles.get(decodeURIComponent(a ?? '').toLowerCase());
+  if (kind === 'users' && b === undefined) return profile ? { body: profile } : undefined;
+  if (kind === 'orgs' && b === undefined) return profile?.type === 'Organization' ? { body: profile } : undefined;
   if (kind === 'orgs') {
     const org = organizations.find((o) => String(o.organization.login).toLowerCase() === a?.toLowerCase());
     if (!org) return undefined;
-    if (b === undefined) return { body: org.organization };
     if (b === 'repos' && list === undefined) return page(url, org.repositories.map((r) => r.repository));
     if (b === 'public_members' && list === undefined) return page(url, org.members);
     return undefined;

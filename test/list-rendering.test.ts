@@ -7,9 +7,11 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from './app.ts';
 import { bumpDataVersion } from '../src/data/import.ts';
-import { chapter, member } from './factories.ts';
+import { chapter, member, repository } from './factories.ts';
+import { release } from './factories-github.ts';
 import { ChapterItem } from '../src/api/v0/chapters/chapters.schemas.ts';
 import { MemberItem } from '../src/api/v0/members/members.schemas.ts';
+import { ReleaseItem } from '../src/api/v0/releases/releases.schemas.ts';
 
 let t: TestApp;
 before(async () => {
@@ -72,16 +74,20 @@ test('chapter items equal the stored rows, field for field and in schema order, 
   );
 });
 
-test('null timestamps and empty pages render as the schema says', async () => {
+test('null timestamps, escaped text and empty pages render as the schema says', async () => {
   const db = t.database.db;
-  await member(db, { login: 'Nobody', name: 'Zoë "quoted" \\ back\nslash', created_at: null, updated_at: null });
+  await member(db, { login: 'Nobody', name: 'Zoë "quoted" \\ back\nslash', url: 'https://github.com/Nobody' });
+  const repositoryId = await repository(db, { owner_login: 'o' });
+  await release(db, { repository_id: repositoryId, tag_name: 'v0', published_at: null });
   t.app.shared.watcher.set(await bumpDataVersion(db));
   const body = (await get('/api/v0/members/?limit=100')).json();
   const item = body.items.find((m: { login: string }) => m.login === 'Nobody');
   assert.deepEqual(Object.keys(item), Object.keys(MemberItem.properties));
   assert.equal(item.name, 'Zoë "quoted" \\ back\nslash');
-  assert.equal(item.created_at, null);
-  assert.equal(item.updated_at, null);
+  assert.equal(item.url, 'https://github.com/Nobody');
+  const unpublished = (await get('/api/v0/releases/?limit=100')).json().items.find((r: { tag_name: string }) => r.tag_name === 'v0');
+  assert.deepEqual(Object.keys(unpublished), Object.keys(ReleaseItem.properties));
+  assert.equal(unpublished.published_at, null);
 
   const empty = await get('/api/v0/members/?limit=100&page=99');
   assert.equal(empty.headers['content-type'], 'application/json; charset=utf-8');

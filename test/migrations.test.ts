@@ -10,7 +10,7 @@ const TABLES = [
   'issues', 'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects',
   'releases', 'repositories', 'sessions', 'sponsors', 'sync_requests', 'sync_state', 'users',
 ];
-const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state'];
+const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0005_reference_fields'];
 
 let t: TestDatabase;
 before(async () => {
@@ -46,9 +46,12 @@ test('check constraints refuse impossible values', async () => {
   await assert.rejects(t.db.insertInto('chapters').values({ ...base, key: 'far', latitude: 91 }).execute(), /check/i);
   const event = { key: 'e', name: 'e', category: 'global' as const, created_at: '2020-01-01', updated_at: '2020-01-01' };
   await assert.rejects(t.db.insertInto('events').values({ ...event, start_date: '2020-02-02', end_date: '2020-02-01' }).execute(), /check/i);
+  const project = { key: 'p', name: 'p', level: 'lab' as const, created_at: '2020-01-01', updated_at: '2020-01-01' };
+  await assert.rejects(t.db.insertInto('projects').values({ ...project, type: 'code, tool' as 'code' }).execute(), /check/i);
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0005_reference_fields']);
   assert.deepEqual(await migrateDown(t.db), ['0004_sync_state']);
   assert.deepEqual(await migrateDown(t.db), ['0003_search_indexes']);
   assert.deepEqual(await migrateDown(t.db), ['0002_accounts']);

@@ -13,6 +13,7 @@ type Ref = ColumnType<string, string | number | bigint, string | number | bigint
 type Json<T extends object | null> = JSONColumnType<T, string, string>;
 
 export type ProjectLevel = 'flagship' | 'production' | 'lab' | 'incubator' | 'other';
+export type ProjectType = 'code' | 'documentation' | 'other' | 'tool';
 export type EventCategory = 'appsec_days' | 'global' | 'other' | 'partner';
 export type IssueState = 'open' | 'closed';
 
@@ -68,7 +69,9 @@ export interface ProjectTable extends NestTimestamps {
   description: Generated<string>;
   url: string | null;
   level: ProjectLevel;
-  type: Generated<string>;
+  type: Generated<ProjectType>;
+  /** Lower-case `owner/name` of the project's GitHub repositories (JSON array). */
+  repository_paths: ColumnType<string[], string | undefined, string>;
   is_active: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -122,6 +125,8 @@ export interface OrganizationTable extends NestTimestamps {
   public_repositories_count: Generated<number>;
   created_at: Timestamp | null;
   updated_at: Timestamp | null;
+  /** When the GitHub sync last asked for the profile. */
+  profile_checked_at: Timestamp | null;
 }
 
 export interface MemberTable extends NestTimestamps {
@@ -141,6 +146,8 @@ export interface MemberTable extends NestTimestamps {
   public_repositories_count: Generated<number>;
   created_at: Timestamp | null;
   updated_at: Timestamp | null;
+  /** When the GitHub sync last asked for the profile. */
+  profile_checked_at: Timestamp | null;
 }
 
 export interface OrganizationMemberTable {
@@ -251,6 +258,8 @@ export interface LeaderTable extends NestTimestamps {
   id: Id;
   key: string;
   name: string;
+  /** From the website data when it names the leader's GitHub profile; '' otherwise. */
+  github_login: Generated<string>;
   member_id: Ref | null;
 }
 

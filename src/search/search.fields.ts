@@ -38,7 +38,8 @@ export const SEARCH_FIELDS = {
     defaultField: 'name',
   },
   projects: {
-    fields: { name: 'string', level: 'string', created_at: 'date', updated_at: 'date' },
+    // stars: the most starred of the project's stored repositories (the reference's aggregate).
+    fields: { name: 'string', level: 'string', stars: 'number', created_at: 'date', updated_at: 'date' },
     defaultField: 'name',
   },
   chapters: {

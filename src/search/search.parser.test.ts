@@ -114,7 +114,7 @@ test('unknown fields are dropped, never turned into free text; the rest still ap
     ['for\u212As:5', []],
     ['nаme:x', []],
   ]);
-  check([['stars:5 archived:true name:x', [s('name', 'x')]]], SEARCH_FIELDS.projects);
+  check([['forks:5 archived:true name:x', [s('name', 'x')]]], SEARCH_FIELDS.projects);
 });
 
 test('free text searches the default field; whitespace of every kind separates', () => {

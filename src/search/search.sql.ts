@@ -4,8 +4,8 @@ import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type Sq
 import type { DB } from '../db/schema.ts';
 import type { Condition, Operator, SearchField, SearchResource } from './search.fields.ts';
 
-/** Public field name → `table.column`. */
-export type ColumnMap<F extends string> = Readonly<Record<F, string>>;
+/** Public field name → `table.column`, or an expression computed from the row. */
+export type ColumnMap<F extends string> = Readonly<Record<F, string | RawBuilder<unknown>>>;
 
 type ColumnOf<T extends keyof DB> = `${T}.${keyof DB[T] & string}`;
 
@@ -23,6 +23,12 @@ export const SEARCH_COLUMNS = {
   projects: {
     name: 'projects.name',
     level: 'projects.level',
+    // The reference's project stars: the largest count among its repositories that are not forks
+    // (owasp_aggregate_projects). Null without a stored repository, so no numeric condition matches.
+    stars: sql`(SELECT max(r.stars_count) FROM repositories r
+      WHERE (lower(r.owner_login), lower(r.name)) IN (
+        SELECT split_part(p.path, '/', 1), split_part(p.path, '/', 2) FROM jsonb_array_elements_text(projects.repository_paths) AS p (path))
+      AND NOT r.is_fork)`,
     created_at: 'projects.created_at',
     updated_at: 'projects.updated_at',
   },
@@ -31,7 +37,7 @@ export const SEARCH_COLUMNS = {
     country: 'chapters.country',
     region: 'chapters.region',
   },
-} as const satisfies { [R in SearchResource]: Record<SearchField<R>, ColumnOf<R>> };
+} as const satisfies { [R in SearchResource]: Record<SearchField<R>, ColumnOf<R> | RawBuilder<unknown>> };
 
 const COMPARE = {
   '=': sql`=`,
@@ -65,8 +71,8 @@ function dateCondition(column: Expression<unknown>, op: Operator, from: Date): R
   }
 }
 
-function toExpression(condition: Condition, columnName: string): RawBuilder<SqlBool> {
-  const column = sql.ref(columnName);
+function toExpression(condition: Condition, columnName: string | RawBuilder<unknown>): RawBuilder<SqlBool> {
+  const column = typeof columnName === 'string' ? sql.ref(columnName) : columnName;
   switch (condition.kind) {
     case 'string':
       // Exact is plain `=`: case-sensitive, as the reference implementation does it.

@@ -1,6 +1,6 @@
 // chapters.json, inactive_chapters.json, committees.json, projects.json (+ project_levels.json):
 // one record per www-chapter-*, www-committee-*, www-project-* repository of the website.
-import type { ProjectLevel } from '../../db/schema.ts';
+import type { ProjectLevel, ProjectType } from '../../db/schema.ts';
 import { recordLabel } from './owasp.files.ts';
 import { RecordFields, keyFromUrl } from './owasp.fields.ts';
 import type { ChapterRecord, CommitteeRecord, ProjectRecord } from './owasp.types.ts';
@@ -129,8 +129,31 @@ export function readProjects(list: unknown[], levels: unknown[] = []): ProjectRe
   return uniquePages('projects.json', 'www-project-', list).map(({ fields, ...page }) => {
     // projects.json's own level is only a fallback, and may hold template junk (then "other").
     const level = assigned.get(`www-project-${page.key}`) ?? Number(fields.text('level'));
-    return { ...page, level: projectLevel(level), type: fields.text('type').toLowerCase() };
+    return {
+      ...page,
+      level: projectLevel(level),
+      type: projectType(fields.text('type')),
+      repositoryPaths: repositoryPaths(page.key, fields.string('codeurl')),
+    };
   });
+}
+
+const PROJECT_TYPES: readonly ProjectType[] = ['code', 'documentation', 'other', 'tool'];
+
+// The reference keeps a type it knows and files anything else ("code, tool", "standards", blank) as other.
+export function projectType(text: string): ProjectType {
+  const type = text.trim().toLowerCase();
+  return (PROJECT_TYPES as readonly string[]).includes(type) ? (type as ProjectType) : 'other';
+}
+
+// A project's repositories, as the reference gathers them: its website repository, and the GitHub
+// repositories its code URLs name (the field may hold several, separated by blanks).
+function repositoryPaths(key: string, codeUrls: string): string[] {
+  const named = codeUrls
+    .split(/\s+/)
+    .map((url) => /^https?:\/\/(?:www\.)?github\.com\/([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?(?:[?#].*)?$/i.exec(url))
+    .flatMap((match) => (match ? [`${match[1]}/${match[2]}`.toLowerCase()] : []));
+  return [...new Set([`owasp/www-project-${key}`.toLowerCase(), ...named])];
 }
 
 // project_levels.json numbers the levels: 4 flagship, 3.5 production, 3 lab, 2 incubator; -1, 0 and

@@ -78,6 +78,16 @@ describe('OWASP import of the bundled files', () => {
     assert.equal((await countBy(db, 'projects', 'is_active')).true, 273);
     const amass = await db.selectFrom('projects').selectAll().where('key', '=', 'amass').executeTakeFirstOrThrow();
     assert.deepEqual([amass.name, amass.level, amass.type, amass.is_active], ['OWASP Amass', 'flagship', 'code', true]);
+    // The reference's four types; the website's other values ('code, tool', 'standards', blank…) are 'other'.
+    assert.deepEqual(await countBy(db, 'projects', 'type'), { code: 169, documentation: 149, tool: 1, other: 97 });
+    const aegis = await db.selectFrom('projects').select('repository_paths').where('key', '=', 'aegis4j').executeTakeFirstOrThrow();
+    assert.deepEqual(aegis.repository_paths, ['owasp/www-project-aegis4j', 'gredler/aegis4j'], 'the website repository, then the code URLs once');
+  });
+
+  it("keeps a leader's GitHub login where the website gives a profile address, never an e-mail address", async () => {
+    const logins = await db.selectFrom('leaders').select(['name', 'github_login']).where('github_login', '<>', '').orderBy('github_login').execute();
+    assert.ok(logins.some((l) => l.github_login === 'lavelliane'), JSON.stringify(logins));
+    assert.ok(logins.every((l) => /^[a-z\d-]+$/i.test(l.github_login)), JSON.stringify(logins));
   });
 
   it('imports events with categories, end dates and places', async () => {

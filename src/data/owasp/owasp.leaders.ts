@@ -1,5 +1,6 @@
 // leaders.json: one entry per leader and group. Only the name and the group are read: the e-mail
-// address is personal data the service never stores or publishes.
+// address is personal data the service never stores or publishes. Some entries give a GitHub profile
+// address in the e-mail field instead; that public login is kept.
 import { recordLabel } from './owasp.files.ts';
 import { RecordFields, keyFromUrl, slugify } from './owasp.fields.ts';
 import type { LeaderGroup, LeaderLink, LeaderRecord, LeaderSkips } from './owasp.types.ts';
@@ -45,10 +46,18 @@ export function readLeaders(list: unknown[]): Leaders {
     }
     linked.add(`${groupId}:${key}`);
     // The same person spelled with other capitals elsewhere is one leader, named as first seen.
-    if (!leaders.has(key)) leaders.set(key, { key, name });
+    const githubLogin = githubLoginOf(fields.string('email'));
+    const known = leaders.get(key);
+    if (!known) leaders.set(key, { key, name, githubLogin });
+    else if (!known.githubLogin) known.githubLogin = githubLogin;
     const position = groupSizes.get(groupId) ?? 0;
     groupSizes.set(groupId, position + 1);
     links.push({ leaderKey: key, group: group.kind, groupKey: group.key, position });
   });
   return { leaders: [...leaders.values()], links, skipped };
+}
+
+/** `https://github.com/login` → `login`; anything else (an e-mail address above all) → ''. */
+function githubLoginOf(text: string): string {
+  return /^https?:\/\/(?:www\.)?github\.com\/([a-z\d](?:[a-z\d-]{0,38}))\/?$/i.exec(text)?.[1] ?? '';
 }

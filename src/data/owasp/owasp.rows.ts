@@ -39,7 +39,7 @@ export function committeeRow(committee: CommitteeRecord): Insertable<DB['committ
 }
 
 export function projectRow(project: ProjectRecord): Insertable<DB['projects']> {
-  return { ...committeeRow(project), level: project.level, type: project.type };
+  return { ...committeeRow(project), level: project.level, type: project.type, repository_paths: JSON.stringify(project.repositoryPaths) };
 }
 
 export function eventRow(event: EventRecord, point: Point | null): Insertable<DB['events']> {

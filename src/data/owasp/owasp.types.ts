@@ -1,5 +1,5 @@
 // The OWASP website data after reading and validation: what the importer writes, per table.
-import type { EventCategory, ProjectLevel } from '../../db/schema.ts';
+import type { EventCategory, ProjectLevel, ProjectType } from '../../db/schema.ts';
 import type { ResourceCounts } from '../report.ts';
 
 interface Dated {
@@ -33,7 +33,9 @@ export interface CommitteeRecord extends Dated {
 
 export interface ProjectRecord extends CommitteeRecord {
   level: ProjectLevel;
-  type: string;
+  type: ProjectType;
+  /** Lower-case `owner/name` of its GitHub repositories. */
+  repositoryPaths: string[];
 }
 
 export interface EventRecord {
@@ -67,6 +69,8 @@ export type LeaderGroup = 'chapter' | 'committee' | 'project';
 export interface LeaderRecord {
   key: string;
   name: string;
+  /** The GitHub login when the website names the leader's GitHub profile; '' otherwise. */
+  githubLogin: string;
 }
 
 export interface LeaderLink {

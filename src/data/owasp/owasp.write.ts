@@ -77,7 +77,7 @@ async function writeLeaders(db: Db, leaders: NonNullable<OwaspData['leaders']>, 
   // A leader of a group that is not stored has nothing to lead here: not stored either.
   const links = leaders.links.filter((link) => groupIds[link.group].has(link.groupKey));
   const leaderKeys = new Set(links.map((link) => link.leaderKey));
-  const rows = leaders.leaders.filter((leader) => leaderKeys.has(leader.key)).map(({ key, name }) => ({ key, name }));
+  const rows = leaders.leaders.filter((leader) => leaderKeys.has(leader.key)).map(({ key, name, githubLogin }) => ({ key, name, github_login: githubLogin }));
   report.skippedLeaders = { ...leaders.skipped, unknownGroups: leaders.links.length - links.length };
   report.counts.leaders = { total: rows.length, ...(await upsertByKey(db, 'leaders', rows)), deactivated: 0 };
 

@@ -9,6 +9,7 @@ import type { GithubReport } from '../github/github.write.ts';
 import { createGithubClient, type GithubClientOptions, type RequestStats } from './github-client.ts';
 import type { BatchResult } from './github-batch.ts';
 import { syncOrganization, syncRepository, type UnitContext } from './github-units.ts';
+import { PROFILE_REQUESTS, syncProfiles, type ProfileReport } from './github-profiles.ts';
 import { NO_PROGRESS, QUIET_LOG, type SyncLog, type SyncProgress } from './sync-log.ts';
 
 export interface GithubSyncOptions extends Omit<GithubClientOptions, 'log'> {
@@ -17,6 +18,8 @@ export interface GithubSyncOptions extends Omit<GithubClientOptions, 'log'> {
   perPage?: number;
   /** Repositories fetched at the same time. */
   concurrency?: number;
+  /** At most this many profile requests (`GET /users/…`, `GET /orgs/…`) per run; default 100. */
+  profileRequests?: number;
   log?: SyncLog;
   progress?: SyncProgress;
 }
@@ -29,6 +32,8 @@ export interface GithubSyncReport {
   /** Repositories left out because their data could not be read; the others were synced. */
   failed: { repository: string; error: string }[];
   counts: GithubReport;
+  /** The profiles of members and organizations asked for after the repositories. */
+  profiles: ProfileReport;
   requests: RequestStats;
   changed: boolean;
   dataVersion: number;
@@ -44,6 +49,7 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
   const counts = Object.fromEntries(GITHUB_RESOURCES.map((r) => [r, { ...emptyCounts(), skipped: 0 }])) as GithubReport;
   const report: GithubSyncReport = {
     organizations: 0, repositories: 0, changedUnits: 0, failed: [], counts, requests: stats, changed: false, dataVersion: 0, durationMs: 0,
+    profiles: { asked: 0, fetched: 0, changed: 0, notModified: 0, missing: 0 },
   };
   const add = (result: BatchResult | undefined) => {
     if (!result) return;
@@ -75,6 +81,10 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
       }
       report.repositories++;
       progress.advance(`${name} (${stats.total} requests)`);
+    });
+    report.profiles = await syncProfiles({
+      db, octokit, log, budget: options.profileRequests ?? PROFILE_REQUESTS, concurrency: options.concurrency ?? 4, signal: options.signal,
+      skip: options.organizations.map((login) => login.toLowerCase()), onWritten: add, each: eachWithLimit,
     });
   } catch (error) {
     const done = `${report.organizations} of ${options.organizations.length} organizations, ${report.repositories} of ${repositories.length} repositories`;

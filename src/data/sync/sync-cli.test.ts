@@ -39,8 +39,9 @@ const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
 test('sync github mirrors the organizations named, then finds nothing new', async () => {
   const first = await runCli(['sync', 'github', '--org', 'octokit-fixture-org', '--org', 'Octocoders'], env);
   assert.equal(first.code, 0, first.stderr);
-  const report = JSON.parse(first.stdout) as { repositories: number; counts: { issues: { inserted: number } } };
+  const report = JSON.parse(first.stdout) as { repositories: number; counts: { issues: { inserted: number } }; profiles: { asked: number; fetched: number } };
   assert.equal(report.repositories, 8);
+  assert.ok(report.profiles.fetched > 0 && report.profiles.asked >= report.profiles.fetched, JSON.stringify(report.profiles));
   assert.equal(report.counts.issues.inserted, 16);
   assert.match(lastLine(first.stderr), /^GitHub sync: 2 organizations, 8 repositories; \d+ requests \(0 not modified\); .*issues 16 new.*; data version \d+; [\d.]+ s$/);
   assert.doesNotMatch(first.stderr, /\r|█|░/, 'no progress bar when stderr is not a terminal');

@@ -4,6 +4,7 @@ import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
 import { fetchPage, type ListPage } from '../common/pagination.ts';
 import { stripPrefix } from '../common/keys.ts';
+import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
 import type { ChapterFilters } from './chapters.schemas.ts';
@@ -34,13 +35,6 @@ export async function getChapter(db: Db, chapterId: string) {
     .where(sql`lower(key)`, '=', stripPrefix(chapterId, 'www-chapter-'))
     .executeTakeFirst();
   if (!chapter) return undefined;
-  const leaders = await db
-    .selectFrom('entity_leaders')
-    .innerJoin('leaders', 'leaders.id', 'entity_leaders.leader_id')
-    .select(['leaders.key', 'leaders.name'])
-    .where('entity_leaders.chapter_id', '=', chapter.id)
-    .orderBy('entity_leaders.position')
-    .orderBy('entity_leaders.id')
-    .execute();
+  const leaders = await listLeaders(db, 'chapter_id', chapter.id);
   return { ...chapter, leaders };
 }

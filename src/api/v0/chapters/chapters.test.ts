@@ -1,13 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chapter } from '../../../../test/factories.ts';
+import { chapter, member } from '../../../../test/factories.ts';
+import { entityLeader, leader } from '../../../../test/factories-community.ts';
 import { assertDateTime } from '../../../../test/lists.ts';
 import { assertNotFound, useTestApp } from '../../../../test/resources.ts';
 import { bumpDataVersion } from '../../../data/import.ts';
 
 const api = useTestApp(async (db) => {
   await chapter(db, { key: 'london', name: 'OWASP London', country: 'United Kingdom', region: 'Europe', latitude: 51.5, longitude: -0.12 });
-  await chapter(db, { key: 'lisbon', name: 'OWASP Lisbon', country: 'Portugal', latitude: 38.7, longitude: -9.1 });
+  const lisbon = await chapter(db, { key: 'lisbon', name: 'OWASP Lisbon', country: 'Portugal', latitude: 38.7, longitude: -9.1 });
+  // A leader whose name is a member's login is that member; another is no member (key null).
+  await member(db, { login: 'Psiinon', name: 'Simon' });
+  await entityLeader(db, { chapter_id: lisbon, leader_id: (await leader(db, { key: 'psiinon', name: 'psiinon' })).id, position: 0 });
+  await entityLeader(db, { chapter_id: lisbon, leader_id: (await leader(db, { key: 'nobody-here', name: 'Nobody Here' })).id, position: 1 });
   await chapter(db, { key: 'asleep', name: 'Inactive', is_active: false });
   await chapter(db, { key: 'nowhere', name: 'No coordinates', latitude: null, longitude: null });
 });
@@ -36,6 +41,13 @@ test('detail accepts the key with or without the prefix, any case; inactive is 4
     assert.deepEqual(res.json().leaders, []);
   }
   await assertNotFound(get, '/api/v0/chapters/', ['asleep', 'nowhere', 'paris'], 'Chapter not found');
+});
+
+test("leaders: key is the login of the member the leader is, else null", async () => {
+  assert.deepEqual((await get('/api/v0/chapters/lisbon')).json().leaders, [
+    { key: 'Psiinon', name: 'psiinon' },
+    { key: null, name: 'Nobody Here' },
+  ]);
 });
 
 test('invalid parameters are 400 with the contract body', async () => {

@@ -9,6 +9,7 @@ interface PropertySchema {
   enum?: unknown[];
   anyOf?: PropertySchema[];
   const?: unknown;
+  items?: PropertySchema;
 }
 
 const INTEGER = /^[+]?\d{1,15}$/;
@@ -28,6 +29,13 @@ export async function normalizeQuery(request: FastifyRequest): Promise<void> {
   const errors: ParamError[] = [];
   for (const [name, raw] of Object.entries(query)) {
     const property = properties[name];
+    // A repeatable enumeration (`type=code&type=tool`): each value as a single one, blanks dropped.
+    if (property?.type === 'array' && property.items && isEnum(property.items)) {
+      const values = (Array.isArray(raw) ? raw : [raw]).map((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v)).filter((v) => v !== '');
+      if (values.length === 0) delete query[name];
+      else query[name] = values;
+      continue;
+    }
     if (!property || typeof raw !== 'string') continue;
     // The search parser reads control characters, NUL included, as whitespace; elsewhere NUL cannot reach SQL text.
     if (name !== 'q' && raw.includes('\u0000')) {

@@ -79,4 +79,10 @@ export const ERROR_RESPONSES = {
   503: Unavailable,
 };
 
-export const LeaderRef = Type.Object({ key: Type.String(), name: Type.String() }, { title: 'Leader' });
+export const LeaderRef = Type.Object(
+  {
+    key: Nullable(Type.String({ description: "The leader's GitHub login when the leader is a known member (see `/members/{login}`); else null." })),
+    name: Type.String(),
+  },
+  { title: 'Leader' },
+);

@@ -9,6 +9,7 @@ export function listEvents(db: Db, query: Static<typeof EventFilters>, order: Or
   let q = db.selectFrom('events').select(['key', 'name', 'start_date', 'end_date', 'latitude', 'longitude', 'url']);
   // Written as the expression of events_upcoming_idx; "today" is the UTC date whatever the session time zone.
   if (query.is_upcoming) q = q.where(sql<boolean>`coalesce(end_date, start_date) >= (now() at time zone 'UTC')::date`);
+  if (query.category !== undefined) q = q.where('category', 'in', query.category);
   if (query.latitude_gte !== undefined) q = q.where('latitude', '>=', query.latitude_gte);
   if (query.latitude_lte !== undefined) q = q.where('latitude', '<=', query.latitude_lte);
   if (query.longitude_gte !== undefined) q = q.where('longitude', '>=', query.longitude_gte);

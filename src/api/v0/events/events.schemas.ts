@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { EventCategory } from '../../../db/schema.ts';
 import { BooleanFilter, DateOnly, Latitude, Longitude, Nullable } from '../common/schemas.ts';
 
 const fields = {
@@ -27,7 +28,16 @@ export const EventDetail = Type.Object(
   { title: 'Event' },
 );
 
+export const EVENT_CATEGORIES: readonly EventCategory[] = ['appsec_days', 'global', 'other', 'partner'];
+const Category = Type.Unsafe<EventCategory>(Type.String({ enum: [...EVENT_CATEGORIES], description: 'Event category.' }));
+
 export const EventFilters = Type.Object({
+  category: Type.Optional(
+    Type.Array(Category, {
+      maxItems: 20,
+      description: 'Event category, case-insensitive; repeat the parameter for several (`category=global&category=partner`: either).',
+    }),
+  ),
   is_upcoming: BooleanFilter(
     'true: only events whose end date (or start date, without an end date) is today (UTC) or later; ' +
       'it also changes the default ordering to `start_date,end_date`. false or absent: all events.',

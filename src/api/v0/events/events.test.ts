@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
-import type { EventTable } from '../../../db/schema.ts';
+import type { EventCategory, EventTable } from '../../../db/schema.ts';
 import { event, utcDate } from '../../../../test/factories-community.ts';
 import { assertDefaultOrdering, assertInvalid, assertOrderings, assertPagination, assertUnknownOrdering, bothWays, itemKeys, keysInOrder } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
@@ -11,15 +11,18 @@ const ALLOWED = bothWays(['start_date', 'end_date', 'latitude', 'longitude']);
 
 type Event = Selectable<EventTable>;
 let events: Event[];
+// Categories spread over the events, the default (`other`) for the rest.
+const CATEGORIES: Record<string, EventCategory> = { 'AppSec-Past': 'appsec_days', ongoing: 'global', 'future-b': 'partner', 'future-a': 'global' };
 const api = useTestApp(async (db) => {
   const at = (key: string, start: number, end: number | null, latitude: number | null = null, longitude: number | null = null) =>
-    event(db, { key, start_date: utcDate(start), end_date: end === null ? null : utcDate(end), latitude, longitude });
+    event(db, { key, start_date: utcDate(start), end_date: end === null ? null : utcDate(end), latitude, longitude, category: CATEGORIES[key] ?? 'other' });
   // Relative to today (UTC): ended, ending today, ongoing, one-day events without an end date, future.
   // Some share dates or coordinates, and keys run against the ids, so only the id can break those ties.
   events = [
     await event(db, {
       key: 'AppSec-Past',
       name: 'AppSec Past',
+      category: 'appsec_days',
       description: 'A conference.',
       url: 'https://example.org/appsec',
       start_date: utcDate(-10),
@@ -70,6 +73,30 @@ test('every ordering, ascending and descending (nulls last going up), several co
 
 test('an unknown ordering is 400 naming the allowed values', async () => {
   await assertUnknownOrdering(get, PATH, ALLOWED);
+});
+
+test('category: repeatable, any case, either of the values given; with the other filters; unknown → 400 naming the categories', async () => {
+  const of = (...categories: string[]) => inOrder(events.filter((e) => categories.includes(e.category)), '-start_date,-end_date');
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=global`)), of('global'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=GLOBAL`)), of('global'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=AppSec_Days`)), ['AppSec-Past']);
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=global&category=partner`)), of('global', 'partner'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=other`)), of('other'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=appsec_days&category=global&category=other&category=partner`)), inOrder(events, '-start_date,-end_date'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=global&is_upcoming=true`)), ['ongoing', 'future-a'], 'soonest first');
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=global&latitude_gte=30`)), ['ongoing']);
+  assert.deepEqual(itemKeys(await get(`${PATH}?category=`)), inOrder(events, '-start_date,-end_date'));
+  for (const bad of ['bogus', 'global,partner', 'appsec', 'Global%20']) {
+    const res = await get(`${PATH}?category=${bad}`);
+    if (bad === 'Global%20') {
+      assert.equal(res.statusCode, 200, 'surrounding blanks are trimmed');
+      continue;
+    }
+    assert.equal(res.statusCode, 400, bad);
+    assert.deepEqual(res.json().errors[0].loc, ['query', 'category'], bad);
+    for (const category of ['appsec_days', 'global', 'other', 'partner']) assert.ok(res.json().errors[0].msg.includes(category), bad);
+  }
+  assert.equal((await get(`${PATH}?category=global&category=bogus`)).statusCode, 400);
 });
 
 test('is_upcoming=true: events ending today (UTC) or later, or starting then without an end date; soonest first', async () => {

@@ -5,18 +5,20 @@ import type { OrderTerm } from '../common/ordering.ts';
 import { fetchPage, type ListPage } from '../common/pagination.ts';
 import type { MemberFilters } from './members.schemas.ts';
 
+// A member is published once the GitHub sync has its profile: GitHub's dates come with it.
+function publishedMembers(db: Db) {
+  return db.selectFrom('members').where('members.created_at', 'is not', null).where('members.updated_at', 'is not', null);
+}
+
 export function listMembers(db: Db, query: Static<typeof MemberFilters>, order: OrderTerm[], page: ListPage) {
-  let q = db
-    .selectFrom('members')
-    .select(['members.login', 'members.name', 'members.avatar_url', 'members.created_at', 'members.updated_at']);
+  let q = publishedMembers(db).select(['members.login', 'members.name', 'members.avatar_url', 'members.url', 'members.created_at', 'members.updated_at']);
   if (query.company !== undefined) q = q.where(sql`lower(members.company)`, '=', query.company.toLowerCase());
   if (query.location !== undefined) q = q.where(sql`lower(members.location)`, '=', query.location.toLowerCase());
   return fetchPage(db, q, order, page);
 }
 
 export function getMember(db: Db, login: string) {
-  return db
-    .selectFrom('members')
+  return publishedMembers(db)
     .select([
       'members.login',
       'members.name',
@@ -34,5 +36,6 @@ export function getMember(db: Db, login: string) {
       'members.updated_at',
     ])
     .where(sql`lower(members.login)`, '=', login.toLowerCase())
+    .$narrowType<{ created_at: Date; updated_at: Date }>()
     .executeTakeFirst();
 }

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, StringFilter } from '../common/schemas.ts';
+import { DateTime, StringFilter } from '../common/schemas.ts';
 
-// Some recorded GitHub users carry no dates, so both are nullable for members.
+// GitHub's dates of the account. Members whose profile the GitHub sync has not fetched yet have none
+// and are not published (docs/decisions.md), so these are never null.
 const Dates = {
-  created_at: Nullable(DateTime()),
-  updated_at: Nullable(DateTime()),
+  created_at: DateTime(),
+  updated_at: DateTime(),
 };
 
 export const MemberItem = Type.Object(
@@ -12,6 +13,7 @@ export const MemberItem = Type.Object(
     login: Type.String({ description: 'GitHub username.' }),
     name: Type.String({ description: 'Display name.' }),
     avatar_url: Type.String(),
+    url: Type.String({ description: 'Profile address.' }),
     ...Dates,
   },
   { title: 'MemberListItem' },

@@ -8,7 +8,7 @@ import type { MilestoneFilters } from './milestones.schemas.ts';
 export function listMilestones(db: Db, query: Static<typeof MilestoneFilters>, order: OrderTerm[], page: ListPage) {
   let q = db
     .selectFrom('milestones')
-    .select(['milestones.number', 'milestones.title', 'milestones.state', 'milestones.created_at', 'milestones.updated_at']);
+    .select(['milestones.number', 'milestones.title', 'milestones.state', 'milestones.url', 'milestones.created_at', 'milestones.updated_at']);
   if (query.state !== undefined) q = q.where('milestones.state', '=', query.state);
   const scoped = q.$if(isScoped(query), (qb) =>
     whereRepository(qb.innerJoin('repositories', 'repositories.id', 'milestones.repository_id'), query),

@@ -9,6 +9,7 @@ export const MilestoneItem = Type.Object(
     number: Type.Integer(),
     title: Type.String(),
     state: State(),
+    url: Type.String({ description: 'Address on GitHub.' }),
     created_at: DateTime(),
     updated_at: DateTime(),
   },

@@ -48,10 +48,12 @@ test('orderings: default -created_at,-updated_at, each value both ways, unknown 
   await assertOrderingContract(get, LIST, rows, { key: 'title', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
 });
 
-test('an item has exactly number, title, state, created_at, updated_at', async () => {
+test('an item has exactly number, title, state, url, created_at, updated_at (the url as the detail gives it)', async () => {
   const item = (await get(`${LIST}?ordering=created_at&limit=1`)).json().items[0];
-  assert.deepEqual(Object.keys(item).sort(), ['created_at', 'number', 'state', 'title', 'updated_at']);
+  assert.deepEqual(Object.keys(item), ['number', 'title', 'state', 'url', 'created_at', 'updated_at']);
   assert.equal(item.number, 9);
+  assert.equal(item.url, 'https://github.com/OWASP/Nest/milestone/9');
+  assert.equal(item.url, (await get('/api/v0/milestones/OWASP/Nest/9')).json().url);
   assertDateTime(item.created_at);
 });
 

@@ -5,18 +5,21 @@ import type { OrderTerm } from '../common/ordering.ts';
 import { fetchPage, type ListPage } from '../common/pagination.ts';
 import type { OrganizationFilters } from './organizations.schemas.ts';
 
+// Published once the GitHub sync has the organization's profile: GitHub's dates come with it.
+function publishedOrganizations(db: Db) {
+  return db.selectFrom('organizations').where('organizations.created_at', 'is not', null).where('organizations.updated_at', 'is not', null);
+}
+
 // The stored e-mail address is never selected: it is not part of the published record.
 export function listOrganizations(db: Db, query: Static<typeof OrganizationFilters>, order: OrderTerm[], page: ListPage) {
-  let q = db
-    .selectFrom('organizations')
+  let q = publishedOrganizations(db)
     .select(['organizations.login', 'organizations.name', 'organizations.created_at', 'organizations.updated_at']);
   if (query.location !== undefined) q = q.where(sql`lower(organizations.location)`, '=', query.location.toLowerCase());
   return fetchPage(db, q, order, page);
 }
 
 export function getOrganization(db: Db, login: string) {
-  return db
-    .selectFrom('organizations')
+  return publishedOrganizations(db)
     .select([
       'organizations.login',
       'organizations.name',
@@ -26,5 +29,6 @@ export function getOrganization(db: Db, login: string) {
       'organizations.updated_at',
     ])
     .where(sql`lower(organizations.login)`, '=', login.toLowerCase())
+    .$narrowType<{ created_at: Date; updated_at: Date }>()
     .executeTakeFirst();
 }

@@ -8,7 +8,7 @@ export async function organizationRoutes(app: FastifyInstance): Promise<void> {
     path: '/organizations/',
     operationId: 'list_organizations',
     summary: 'List organizations',
-    description: 'GitHub organizations mirrored by the service. Those without dates come first in descending date orders.',
+    description: 'GitHub organizations mirrored by the service, once the GitHub sync has their profile.',
     tag: 'GitHub',
     filters: OrganizationFilters,
     item: OrganizationItem,

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, StringFilter } from '../common/schemas.ts';
+import { DateTime, StringFilter } from '../common/schemas.ts';
 
-// Some recorded GitHub organizations carry no dates, so both are nullable.
+// GitHub's dates of the organization. Organizations whose profile the GitHub sync has not fetched yet
+// have none and are not published (docs/decisions.md), so these are never null.
 const Dates = {
-  created_at: Nullable(DateTime()),
-  updated_at: Nullable(DateTime()),
+  created_at: DateTime(),
+  updated_at: DateTime(),
 };
 
 export const OrganizationItem = Type.Object(

@@ -4,11 +4,13 @@ import { day, organization } from '../../../../test/factories.ts';
 import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-type Tracked = { id: number; login: string; created_at: string | null; updated_at: string | null };
+type Tracked = { id: number; login: string; created_at: string; updated_at: string };
+/** The published organizations: those with GitHub's dates (their profile is known). */
 const rows: Tracked[] = [];
 
 const api = useTestApp(async (db) => {
-  // Equal and missing dates on purpose: nulls sort as PostgreSQL does, the id breaks ties.
+  // Equal dates on purpose: the id breaks ties. Organizations without dates (Acme, github: profile
+  // not fetched yet) are not published at all.
   const specs = [
     ['OWASP', 'Worldwide', 3, 5],
     ['octo-org', 'San Francisco', 1, 5],
@@ -16,12 +18,13 @@ const api = useTestApp(async (db) => {
     ['nest-lab', '', 3, 6],
     ['github', 'San Francisco, CA', 2, null],
     ['zeta', 'WORLDWIDE', 3, 6],
+    ['kappa', 'San Francisco, CA', 2, 2],
   ] as const;
   for (const [login, location, created, updated] of specs) {
     const dates = { created_at: created === null ? null : day(created), updated_at: updated === null ? null : day(updated) };
     // The stored e-mail must never be published.
     const id = await organization(db, { login, location, name: `${login} name`, company: `${login} Inc`, email: `contact@${login}.example`, ...dates });
-    rows.push({ id: Number(id), login, ...dates });
+    if (created !== null && updated !== null) rows.push({ id: Number(id), login, created_at: day(created), updated_at: day(updated) });
   }
 });
 
@@ -30,23 +33,35 @@ const LIST = '/api/v0/organizations/';
 const DEFAULT = '-created_at';
 const logins = (url: string) => keysOf(get, url, 'login');
 const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'login').filter((x) => which.includes(x));
-const ALL = ['OWASP', 'octo-org', 'Acme', 'nest-lab', 'github', 'zeta'];
+const ALL = ['OWASP', 'octo-org', 'nest-lab', 'zeta', 'kappa'];
 
-test('orderings: default -created_at, each value both ways (nulls as PostgreSQL sorts them), unknown → 400', async () => {
+test('orderings: default -created_at, each value both ways, unknown → 400', async () => {
   await assertOrderingContract(get, LIST, rows, { key: 'login', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
-  assert.equal((await logins(LIST))[0], 'Acme', 'organizations without dates come first descending');
 });
 
-test('an item has exactly login, name, created_at, updated_at; dates may be null', async () => {
+test('an item has exactly login, name, created_at, updated_at; dates are never null', async () => {
   const items = (await get(LIST)).json().items;
-  for (const item of items) assert.deepEqual(Object.keys(item).sort(), ['created_at', 'login', 'name', 'updated_at']);
-  assert.deepEqual(items[0], { login: 'Acme', name: 'Acme name', created_at: null, updated_at: null });
-  assertDateTime(items.at(-1).created_at);
+  assert.deepEqual(items.map((item: { login: string }) => item.login), ordered(ALL));
+  for (const item of items) {
+    assert.deepEqual(Object.keys(item), ['login', 'name', 'created_at', 'updated_at']);
+    assertDateTime(item.created_at);
+    assertDateTime(item.updated_at);
+  }
+  assert.deepEqual(items.find((item: { login: string }) => item.login === 'kappa'), { login: 'kappa', name: 'kappa name', created_at: day(2), updated_at: day(2) });
+});
+
+test('organizations whose GitHub profile is not known yet (no dates) are not published: not listed, detail 404', async () => {
+  const listed = await logins(`${LIST}?limit=100`);
+  for (const login of ['Acme', 'github']) {
+    assert.ok(!listed.includes(login), login);
+    assert.equal((await get(`/api/v0/organizations/${login}`)).statusCode, 404, login);
+  }
 });
 
 test('location filter: case-insensitive equality; empty ignored', async () => {
-  assert.deepEqual(await logins(`${LIST}?location=worldwide`), ordered(['OWASP', 'Acme', 'zeta']));
+  assert.deepEqual(await logins(`${LIST}?location=worldwide`), ordered(['OWASP', 'zeta']));
   assert.deepEqual(await logins(`${LIST}?location=SAN%20FRANCISCO`), ['octo-org']);
+  assert.deepEqual(await logins(`${LIST}?location=san%20francisco%2C%20ca`), ['kappa']);
   assert.deepEqual(await logins(`${LIST}?location=San`), []);
   assert.deepEqual(await logins(`${LIST}?location=`), ordered(ALL));
   assertInvalid(await get(`${LIST}?location=${'x'.repeat(201)}`), 'query', 'location');
@@ -65,12 +80,11 @@ test('detail: every Organization field, login in any case; 404 "Organization not
     created_at: new Date(day(3)).toISOString(),
     updated_at: new Date(day(5)).toISOString(),
   });
-  assert.deepEqual((await get('/api/v0/organizations/ACME')).json().created_at, null);
-  await assertNotFound(get, '/api/v0/organizations/', ['nobody', 'owas'], 'Organization not found');
+  await assertNotFound(get, '/api/v0/organizations/', ['nobody', 'owas', 'ACME'], 'Organization not found');
 });
 
 test('no e-mail anywhere in organization responses', async () => {
-  for (const url of [LIST, '/api/v0/organizations/OWASP', '/api/v0/organizations/acme']) {
+  for (const url of [LIST, '/api/v0/organizations/OWASP', '/api/v0/organizations/zeta']) {
     assert.doesNotMatch((await get(url)).body, /mail|@|\.example/i, url);
   }
 });

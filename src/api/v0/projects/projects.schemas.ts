@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { ProjectLevel } from '../../../db/schema.ts';
+import type { ProjectLevel, ProjectType } from '../../../db/schema.ts';
 import { DateTime, LeaderRef } from '../common/schemas.ts';
 import { MAX_QUERY_LENGTH } from '../../../search/search.fields.ts';
 import { searchDescription } from '../../../search/search.docs.ts';
@@ -10,6 +10,9 @@ export const PROJECT_LEVELS: readonly ProjectLevel[] = ['flagship', 'production'
 // and lets the query normalization lower-case the parameter.
 const Level = (description: string) => Type.Unsafe<ProjectLevel>(Type.String({ enum: [...PROJECT_LEVELS], description }));
 
+export const PROJECT_TYPES: readonly ProjectType[] = ['code', 'documentation', 'other', 'tool'];
+const Kind = (description: string) => Type.Unsafe<ProjectType>(Type.String({ enum: [...PROJECT_TYPES], description }));
+
 const Key = () => Type.String({ description: 'Project key, without the `www-project-` prefix.' });
 
 export const ProjectItem = Type.Object(
@@ -17,6 +20,7 @@ export const ProjectItem = Type.Object(
     key: Key(),
     name: Type.String(),
     level: Level('Project level.'),
+    type: Kind('Project type (the reference\'s; a type the website data gives that is not one of these is `other`).'),
     created_at: DateTime(),
     updated_at: DateTime(),
   },
@@ -28,6 +32,7 @@ export const ProjectDetail = Type.Object(
     key: Key(),
     name: Type.String(),
     level: Level('Project level.'),
+    type: Kind('Project type.'),
     description: Type.String(),
     leaders: Type.Array(LeaderRef),
     created_at: DateTime(),
@@ -39,6 +44,12 @@ export const ProjectDetail = Type.Object(
 export const ProjectFilters = Type.Object({
   level: Type.Optional(Level('Project level, case-insensitive.')),
   q: Type.Optional(Type.String({ maxLength: MAX_QUERY_LENGTH, description: searchDescription('projects') })),
+  type: Type.Optional(
+    Type.Array(Kind('Project type.'), {
+      maxItems: 20,
+      description: 'Project type, case-insensitive; repeat the parameter for several (`type=code&type=tool`: either).',
+    }),
+  ),
 });
 
 export const ProjectParams = Type.Object({

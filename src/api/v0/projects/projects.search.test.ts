@@ -1,10 +1,11 @@
-// Structured search `q` on the projects list, through HTTP: name and level (strings), created_at and
-// updated_at (dates), with the level filter, ordering and pagination; inactive projects never show.
+// Structured search `q` on the projects list, through HTTP: name and level (strings), stars (number),
+// created_at and updated_at (dates), with the level filter, ordering and pagination; inactive projects never show.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { project } from '../../../../test/factories-community.ts';
+import { repository } from '../../../../test/factories.ts';
 import { assertSearchPages, compareDay, OPS, qParameter, searchContractTests, searchUrl, spellings } from '../../../../test/factories-search.ts';
 import { keysInOrder, keysOf } from '../../../../test/lists.ts';
 import { useTestApp } from '../../../../test/resources.ts';
@@ -31,6 +32,16 @@ const { get } = useTestApp(async (db) => {
   // Inactive projects match many of the searches below and must never be listed.
   await project(db, { key: 'nest-archive', name: 'Nest Archive', level: 'lab', is_active: false, created_at: '2024-05-01T10:00:00Z' });
   await project(db, { key: 'old-zap', name: 'ZAP Old', level: 'flagship', is_active: false, created_at: '2024-05-01T11:00:00Z' });
+  // Stars: the most starred stored repository a project names, forks aside. juice-shop names one that
+  // is not stored, the others name none: they match no numeric condition.
+  const paths = { nest: ['owasp/www-project-nest', 'owasp/nest'], zap: ['zaproxy/zaproxy', 'someone/zaproxy'], dragon: ['owasp/threat-dragon'], 'juice-shop': ['juice-shop/juice-shop'] };
+  for (const [key, list] of Object.entries(paths)) await db.updateTable('projects').set({ repository_paths: JSON.stringify(list) }).where('key', '=', key).execute();
+  await repository(db, { owner_login: 'OWASP', name: 'www-project-nest', stars_count: 5 });
+  await repository(db, { owner_login: 'OWASP', name: 'Nest', stars_count: 300 });
+  await repository(db, { owner_login: 'zaproxy', name: 'zaproxy', stars_count: 12000 });
+  await repository(db, { owner_login: 'someone', name: 'zaproxy', stars_count: 99_999, is_fork: true });
+  await repository(db, { owner_login: 'OWASP', name: 'threat-dragon', stars_count: 0 });
+  await repository(db, { owner_login: 'OWASP', name: 'unnamed', stars_count: 50_000 });
 });
 
 const PATH = '/api/v0/projects/';
@@ -94,10 +105,10 @@ test('free text searches the name; fields of other resources are unknown here an
   assert.deepEqual(await search('owasp nest'), ['nest']);
   assert.deepEqual(await search('"ZAP"'), ['zap']);
   assert.deepEqual(await search('nest level:lab'), ['nest-ui']);
-  for (const q of ['stars:>1', 'archived:true', 'language:python', 'country:india', 'region:europe']) {
+  for (const q of ['forks:>1', 'archived:true', 'language:python', 'country:india', 'region:europe']) {
     assert.deepEqual(await search(q), expected(ALL), q);
   }
-  assert.deepEqual(await search('stars:>1 language:x name:zap'), ['zap']);
+  assert.deepEqual(await search('forks:>1 language:x name:zap'), ['zap']);
   assert.deepEqual(await search('level:flagship created_at:2024-02-30 updated_at>=2024-06-01'), expected((p) => p.level === 'flagship' && compareDay(p.updated_at, '>=', '2024-06-01')));
 });
 
@@ -119,5 +130,20 @@ test('OpenAPI: q documents its grammar and the searchable fields', async () => {
   const q = await qParameter(get, PATH);
   assert.equal(q.schema.maxLength, 1000);
   assert.ok(q.description.includes('`level` (string)') && q.description.includes('`updated_at` (date)'), q.description);
-  assert.ok(!q.description.includes('`stars`'), 'only the fields of projects');
+  assert.ok(q.description.includes('`stars` (number)'), q.description);
+  assert.ok(!q.description.includes('`forks`'), 'only the fields of projects');
+});
+
+test('stars: the largest star count among the stored repositories a project names (forks aside); none known, no match', async () => {
+  assert.deepEqual(await search('stars:>100'), ['zap', 'nest']);
+  assert.deepEqual(await search('stars>=300'), ['zap', 'nest']);
+  assert.deepEqual(await search('stars:300'), ['nest'], 'the max, not the sum (305)');
+  assert.deepEqual(await search('stars:305'), []);
+  assert.deepEqual(await search('stars:<1'), ['dragon']);
+  assert.deepEqual(await search('stars:>=0'), ['zap', 'nest', 'dragon'], 'juice-shop names no stored repository');
+  assert.deepEqual(await search('stars:>12000'), [], 'the fork does not count');
+  assert.deepEqual(await search('nest stars:>100'), ['nest']);
+  assert.deepEqual(await search('stars:>100', { ordering: 'name' }), ['nest', 'zap']);
+  assert.deepEqual(await search('stars:abc'), expected(ALL), 'a bad number drops the condition');
+  assert.deepEqual(await search('stars:>9007199254740991'), [], 'the largest number the parser takes');
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
 import type { ProjectTable } from '../../../db/schema.ts';
 import { committee, entityLeader, leader, project } from '../../../../test/factories-community.ts';
+import { day, member } from '../../../../test/factories.ts';
 import { assertDefaultOrdering, assertInvalid, assertOrderings, assertPagination, assertUnknownOrdering, bothWays, itemKeys, keysInOrder } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
@@ -15,20 +16,36 @@ const api = useTestApp(async (db) => {
   const at = (d: number) => new Date(Date.UTC(2023, 0, d)).toISOString();
   // Equal dates and names, and keys against the ids, so that only the id can break the ties.
   active = [
-    await project(db, { key: 'Nest', name: 'nest', level: 'flagship', description: 'The API.', created_at: at(4), updated_at: at(8) }),
-    await project(db, { key: 'zap', name: 'zap', level: 'flagship', created_at: at(2), updated_at: at(8) }),
-    await project(db, { key: 'yara', name: 'amass', level: 'lab', created_at: at(4), updated_at: at(1) }),
-    await project(db, { key: 'xss', name: 'zap', level: 'production', created_at: at(1), updated_at: at(6) }),
-    await project(db, { key: 'wiki', name: 'bones', level: 'incubator', created_at: at(4), updated_at: at(8) }),
-    await project(db, { key: 'vault', name: 'amass', level: 'lab', created_at: at(9), updated_at: at(3) }),
+    await project(db, { key: 'Nest', name: 'nest', level: 'flagship', type: 'code', description: 'The API.', created_at: at(4), updated_at: at(8) }),
+    await project(db, { key: 'zap', name: 'zap', level: 'flagship', type: 'tool', created_at: at(2), updated_at: at(8) }),
+    await project(db, { key: 'yara', name: 'amass', level: 'lab', type: 'documentation', created_at: at(4), updated_at: at(1) }),
+    await project(db, { key: 'xss', name: 'zap', level: 'production', type: 'code', created_at: at(1), updated_at: at(6) }),
+    await project(db, { key: 'wiki', name: 'bones', level: 'incubator', type: 'other', created_at: at(4), updated_at: at(8) }),
+    await project(db, { key: 'vault', name: 'amass', level: 'lab', type: 'documentation', created_at: at(9), updated_at: at(3) }),
     await project(db, { key: 'unit', name: 'cobra', level: 'other', created_at: at(3), updated_at: at(6) }),
   ];
-  await project(db, { key: 'retired', name: 'retired', level: 'flagship', is_active: false, created_at: at(20) });
-  const [ana, bo, cy] = [await leader(db, { key: 'ana', name: 'Ana' }), await leader(db, { key: 'bo', name: 'Bo' }), await leader(db, { key: 'cy', name: 'Cy' })];
+  await project(db, { key: 'retired', name: 'retired', level: 'flagship', type: 'tool', is_active: false, created_at: at(20) });
+  // Leaders and the members they are: by the GitHub login the website gives (ana), by a unique display
+  // name (bo), not by a name two members share (cy), never an unpublished member (dee, eve).
+  const [ana, bo, cy, dee, eve] = [
+    await leader(db, { key: 'ana', name: 'Ana', github_login: 'AnaGH' }),
+    await leader(db, { key: 'bo', name: 'Bo Bell' }),
+    await leader(db, { key: 'cy', name: 'Cy' }),
+    await leader(db, { key: 'dee', name: 'dee', github_login: 'ghost' }),
+    await leader(db, { key: 'eve', name: 'eve' }),
+  ];
+  await member(db, { login: 'anagh', name: 'Someone Else' });
+  await member(db, { login: 'bbell', name: 'bo bell' });
+  await member(db, { login: 'cy1', name: 'Cy' });
+  await member(db, { login: 'cy2', name: 'cy' });
+  await member(db, { login: 'ghost', created_at: null, updated_at: null });
+  await member(db, { login: 'eve', created_at: day(1), updated_at: null });
   // Inserted out of position, so that the position, not the insertion, orders them.
   await entityLeader(db, { project_id: active[0]!.id, leader_id: bo.id, position: 2 });
   await entityLeader(db, { project_id: active[0]!.id, leader_id: ana.id, position: 1 });
   await entityLeader(db, { project_id: active[1]!.id, leader_id: cy.id, position: 1 });
+  await entityLeader(db, { project_id: active[1]!.id, leader_id: dee.id, position: 2 });
+  await entityLeader(db, { project_id: active[1]!.id, leader_id: eve.id, position: 3 });
   await entityLeader(db, { committee_id: (await committee(db)).id, leader_id: cy.id, position: 0 });
 });
 
@@ -42,9 +59,33 @@ test('the list shows active projects only, by -created_at by default, with the l
     key: 'Nest',
     name: 'nest',
     level: 'flagship',
+    type: 'code',
     created_at: active[0]!.created_at.toISOString(),
     updated_at: active[0]!.updated_at.toISOString(),
   });
+  assert.equal((await get(PATH)).json().items.find((i: { key: string }) => i.key === 'unit').type, 'other', 'the default type');
+});
+
+test('type: repeatable, any case, either of the values given; empty ignored; an unknown type is 400 naming the types', async () => {
+  const ofType = (...types: string[]) => inOrder(active.filter((p) => types.includes(p.type)));
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=code`)), ofType('code'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=CODE`)), ofType('code'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=code&type=Tool`)), ofType('code', 'tool'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=documentation&type=other&type=code&type=tool`)), inOrder(active));
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=tool`)), ['zap'], 'the inactive tool project is not listed');
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=tool&level=lab`)), []);
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=documentation&ordering=name`)), inOrder(active.filter((p) => p.type === 'documentation'), 'name'));
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=`)), inOrder(active));
+  assert.deepEqual(itemKeys(await get(`${PATH}?type=&type=code`)), ofType('code'));
+  for (const bad of ['bogus', 'code,tool', 'codes', '%00']) {
+    const res = await get(`${PATH}?type=${bad}`);
+    assert.equal(res.statusCode, 400, bad);
+    assert.equal(res.json().message, 'Invalid request');
+    assert.deepEqual(res.json().errors[0].loc.slice(0, 2), ['query', 'type'], bad);
+    if (bad !== '%00') for (const type of ['code', 'documentation', 'other', 'tool']) assert.ok(res.json().errors[0].msg.includes(type), bad);
+  }
+  assert.equal((await get(`${PATH}?type=code&type=bogus`)).statusCode, 400);
+  assert.equal((await get(`${PATH}?${Array.from({ length: 21 }, () => 'type=code').join('&')}`)).statusCode, 400, 'at most 20 values');
 });
 
 test('every ordering, ascending and descending, several comma-separated; id breaks ties', async () => {
@@ -88,12 +129,19 @@ test('detail: the key with or without the prefix, any case; leaders in position 
     key: 'Nest',
     name: 'nest',
     level: 'flagship',
+    type: 'code',
     description: 'The API.',
-    leaders: [{ key: 'ana', name: 'Ana' }, { key: 'bo', name: 'Bo' }],
+    leaders: [{ key: 'anagh', name: 'Ana' }, { key: 'bbell', name: 'Bo Bell' }],
     created_at: active[0]!.created_at.toISOString(),
     updated_at: active[0]!.updated_at.toISOString(),
   });
-  assert.deepEqual((await get('/api/v0/projects/zap')).json().leaders, [{ key: 'cy', name: 'Cy' }]);
+  assert.deepEqual((await get('/api/v0/projects/zap')).json().leaders, [
+    { key: null, name: 'Cy' },
+    { key: null, name: 'dee' },
+    { key: null, name: 'eve' },
+  ]);
+  // Each key names a member the API serves.
+  for (const key of ['anagh', 'bbell']) assert.equal((await get(`/api/v0/members/${key}`)).statusCode, 200, key);
   assert.deepEqual((await get('/api/v0/projects/unit')).json().leaders, []);
 });
 

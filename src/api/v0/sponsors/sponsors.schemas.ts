@@ -7,8 +7,11 @@ const fields = {
   sponsor_type: Type.String({ description: 'Sponsorship level, for example a metal tier name.' }),
   is_member: Type.Boolean(),
   member_type: Type.String({ description: 'Membership type; empty when the sponsor is not a member.' }),
+  url: Type.String({ description: 'Sponsor website.' }),
+  image_url: Type.String({ description: 'Logo.' }),
 };
 
+// The interface's fields, then the two the reference's list items add.
 export const SponsorItem = Type.Object(fields, { title: 'SponsorListItem' });
 
 export const SponsorDetail = Type.Object(
@@ -17,8 +20,8 @@ export const SponsorDetail = Type.Object(
     name: fields.name,
     sponsor_type: fields.sponsor_type,
     description: Type.String(),
-    url: Type.String({ description: 'Sponsor website.' }),
-    image_url: Type.String({ description: 'Logo.' }),
+    url: fields.url,
+    image_url: fields.image_url,
     job_url: Type.String({ description: 'Careers page.' }),
     is_member: fields.is_member,
     member_type: fields.member_type,

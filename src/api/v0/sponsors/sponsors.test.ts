@@ -48,8 +48,13 @@ test('the list shows every sponsor, by name by default, with the list item field
     sponsor_type: 'Diamond',
     is_member: true,
     member_type: 'Gold',
+    url: 'https://acme.example',
+    image_url: 'https://acme.example/logo.png',
   });
-  assert.deepEqual(items.find((i: { key: string }) => i.key === 'vane'), { key: 'vane', name: 'bolt', sponsor_type: '', is_member: false, member_type: '' });
+  assert.deepEqual(items.find((i: { key: string }) => i.key === 'vane'), {
+    key: 'vane', name: 'bolt', sponsor_type: '', is_member: false, member_type: '', url: '', image_url: '',
+  });
+  for (const item of items) assert.deepEqual(Object.keys(item), ['key', 'name', 'sponsor_type', 'is_member', 'member_type', 'url', 'image_url']);
 });
 
 test('name and -name; id breaks ties; a repeated or unknown ordering is 400 naming the allowed values', async () => {
