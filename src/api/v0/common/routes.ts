@@ -18,18 +18,23 @@ interface Operation {
   tag: string;
 }
 
-export interface ListDefinition<F extends TObject, Item extends TObject> extends Operation {
+export interface ListDefinition<F extends TObject, Item extends TObject, P extends TObject = TObject> extends Operation {
   filters: F;
+  /** Path parameters of a list under a record (`/snapshots/{snapshot_id}/issues/`): given to fetch, which throws NotFoundError. */
+  params?: P;
   item: Item;
   itemName: string;
   ordering: OrderingSpec;
   /** The default ordering when it depends on the filters (events with is_upcoming). */
   defaultOrdering?: (query: Static<F>) => string;
   /** One page, rendered by fetchPage: the query must select exactly the item's fields. */
-  fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: ListPage) => Promise<PageResult>;
+  fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: ListPage, params: Static<P>) => Promise<PageResult>;
 }
 
-export function listRoute<F extends TObject, Item extends TObject>(app: FastifyInstance, def: ListDefinition<F, Item>): void {
+export function listRoute<F extends TObject, Item extends TObject, P extends TObject = TObject>(
+  app: FastifyInstance,
+  def: ListDefinition<F, Item, P>,
+): void {
   const querystring = Query({
     ...def.filters.properties,
     ...PageParams,
@@ -41,21 +46,22 @@ export function listRoute<F extends TObject, Item extends TObject>(app: FastifyI
   app.get(
     def.path,
     {
-      preValidation: normalizeQuery,
+      preValidation: def.params ? [strictIntegerParams, normalizeQuery] : normalizeQuery,
       schema: {
         operationId: def.operationId,
         summary: def.summary,
         ...(def.description ? { description: def.description } : {}),
         tags: [def.tag],
+        ...(def.params ? { params: def.params } : {}),
         querystring,
-        response: { 200: ListBody(def.item, def.itemName), ...ERROR_RESPONSES },
+        response: { 200: ListBody(def.item, def.itemName), ...(def.params ? { 404: ErrorMessage } : {}), ...ERROR_RESPONSES },
       },
     },
     async (request, reply) => {
       const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number };
       const page: ListPage = { ...pageOf(query), counts, columns };
       const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
-      const { items, count } = await def.fetch(app.database.db, query, order, page);
+      const { items, count } = await def.fetch(app.database.db, query, order, page, request.params as Static<P>);
       const info = pageInfo(count, page);
       setLinkHeader(request, reply, info, page);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
