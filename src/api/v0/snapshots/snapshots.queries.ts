@@ -4,9 +4,9 @@ import type { OrderTerm } from '../common/ordering.ts';
 import { fetchPage, type ListPage } from '../common/pagination.ts';
 import { NEW_RECORDS } from '../../../data/snapshots/snapshots.queries.ts';
 
+/** A stored snapshot, by id: its bounds are read in SQL, where they keep their microseconds. */
 export interface Period {
-  start_at: Date;
-  end_at: Date;
+  id: string;
 }
 
 export function listSnapshots(db: Db, _query: unknown, order: OrderTerm[], page: ListPage) {
@@ -37,7 +37,8 @@ export function getSnapshot(db: Db, snapshotId: string) {
 }
 
 /** Both ends included, as the reference's `created_at__gte` / `__lte`; end_at is the month's last microsecond. */
-const within = (column: string, period: Period) => sql<boolean>`${sql.ref(column)} BETWEEN ${period.start_at} AND ${period.end_at}`;
+const within = (column: string, period: Period) =>
+  sql<boolean>`${sql.ref(column)} BETWEEN (SELECT start_at FROM snapshots WHERE id = ${period.id}) AND (SELECT end_at FROM snapshots WHERE id = ${period.id})`;
 
 export function listSnapshotChapters(db: Db, period: Period, order: OrderTerm[], page: ListPage) {
   const q = db
