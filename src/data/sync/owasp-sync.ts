@@ -90,7 +90,8 @@ async function write(db: Db, data: OwaspData, states: RequestState[], now: () =>
     await lockWrites(trx);
     const owasp = await writeOwaspData(trx, data);
     await replaceRequestStates(trx, SCOPE, states);
-    const changed = changedRows(owasp.counts) > 0 || snapshotsChanged(await rebuildSnapshots(trx, now()));
+    const snapshots = await rebuildSnapshots(trx, now());
+    const changed = changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
     const dataVersion = changed ? await bumpDataVersion(trx) : await readDataVersion(trx);
     return { owasp, changed, dataVersion };
   });

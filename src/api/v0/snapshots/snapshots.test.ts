@@ -8,6 +8,11 @@ import { loadConfig } from '../../../config.ts';
 import { openConfiguredDatabase } from '../../../startup.ts';
 import { createTestDb, type TestDatabase } from '../../../../test/helpers.ts';
 import { runCli } from '../../../../test/process.ts';
+import { useFixtureSync } from '../../../../test/github-api-standin.ts';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { syncGithub } from '../../../data/sync/github-sync.ts';
+import { syncOwasp } from '../../../data/sync/owasp-sync.ts';
+import { sql } from 'kysely';
 import { chapter, member } from '../../../../test/factories.ts';
 import { nestRepositories, release } from '../../../../test/factories-github.ts';
 import { project } from '../../../../test/factories-community.ts';
@@ -287,5 +292,61 @@ describe('import and the command line rebuild them', () => {
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr + result.stdout, /Usage: cds|snapshots needs/);
     }
+  });
+});
+
+describe('the syncs rebuild them', () => {
+  const fixture = useFixtureSync();
+  let app: TestApp;
+  before(async () => {
+    app = await buildTestApp({ sharedDatabase: fixture.database });
+  });
+  after(() => app.close());
+  const now = () => new Date('2026-09-15T00:00:00Z');
+  const get = (url: string) => app.app.inject({ method: 'GET', url });
+
+  /** The totals of every snapshot's counts, read through the API. */
+  async function totals(): Promise<Record<string, number>> {
+    const sums: Record<string, number> = {};
+    for (const { key } of (await get(`${LIST}?limit=100`)).json().items as { key: string }[]) {
+      for (const [name, value] of Object.entries((await get(`${LIST}${key}`)).json())) {
+        if (name.startsWith('new_')) sums[name] = (sums[name] ?? 0) + Number(value);
+      }
+    }
+    return sums;
+  }
+
+  /** The records created before the clock's month, counted as the snapshots count them. */
+  async function expected(): Promise<Record<string, number>> {
+    const before = sql`created_at < '2026-09-01T00:00:00Z'`;
+    const { rows } = await sql<Record<string, number>>`SELECT
+      (SELECT count(*) FROM chapters WHERE ${before} AND is_active AND latitude IS NOT NULL AND longitude IS NOT NULL)::int AS new_chapters_count,
+      (SELECT count(*) FROM issues WHERE ${before})::int AS new_issues_count,
+      (SELECT count(*) FROM projects WHERE ${before} AND is_active)::int AS new_projects_count,
+      (SELECT count(*) FROM releases WHERE ${before} AND NOT is_draft AND NOT is_prerelease)::int AS new_releases_count,
+      (SELECT count(*) FROM members WHERE ${before} AND updated_at IS NOT NULL)::int AS new_users_count`.execute(app.database.db);
+    return rows[0]!;
+  }
+
+  test('a GitHub sync, then a website sync, each leave the snapshots matching the records; a run without changes changes nothing', async () => {
+    const github = () => syncGithub(app.database.db, {
+      apiUrl: fixture.standIn.url, token: 'test-token', organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'], now,
+    });
+    const first = await github();
+    app.app.shared.watcher.set(first.dataVersion);
+    const afterGithub = await totals();
+    assert.deepEqual(afterGithub, await expected());
+    // (The listings bring members as stubs without dates: they belong to no period until their profile is known.)
+    assert.ok(afterGithub.new_issues_count! > 0 && afterGithub.new_releases_count! > 0, JSON.stringify(afterGithub));
+    assert.equal(afterGithub.new_chapters_count, 0);
+
+    const owasp = await syncOwasp(app.database.db, { from: sourcesFrom(BUNDLED_DATA_DIR).owaspDir, now });
+    app.app.shared.watcher.set(owasp.dataVersion);
+    const afterOwasp = await totals();
+    assert.deepEqual(afterOwasp, await expected());
+    assert.ok(afterOwasp.new_chapters_count! > 0 && afterOwasp.new_projects_count! > 0, JSON.stringify(afterOwasp));
+
+    const again = await github();
+    assert.deepEqual([again.changed, again.dataVersion], [false, owasp.dataVersion]);
   });
 });
