@@ -39,30 +39,33 @@ export interface RebuildResult {
  * snapshot's row (and its `updated_at`) changes only when its counts do. The caller holds the write lock.
  */
 export async function rebuildSnapshots(db: Db, now: Date): Promise<RebuildResult> {
-  const created = sql.join(
+  // Months are truncated as UTC wall-clock timestamps: cheaper per row than date_trunc with a time zone.
+  const currentMonth = sql`(date_trunc('month', ${now.toISOString()}::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`;
+  // Counted per table, then per month: each table is read once, and never as rows of a union.
+  const perTable = sql.join(
     KINDS.map((kind) => {
       const { table, where } = NEW_RECORDS[kind];
-      return sql`SELECT ${kind}::text AS kind, created_at FROM ${sql.table(table)} WHERE created_at IS NOT NULL AND ${where}`;
+      return sql`SELECT ${kind}::text AS kind, date_trunc('month', created_at AT TIME ZONE 'UTC') AS month, count(*)::int AS n
+        FROM ${sql.table(table)}
+        WHERE created_at < ${currentMonth} AND ${where}
+        GROUP BY 2`;
     }),
     sql` UNION ALL `,
   );
-  const counts = sql.join(KINDS.map((kind) => sql`count(*) FILTER (WHERE kind = ${kind})::int AS ${sql.id(`new_${kind}_count`)}`));
+  const counts = sql.join(KINDS.map((kind) => sql`coalesce(sum(n) FILTER (WHERE kind = ${kind}), 0)::int AS ${sql.id(`new_${kind}_count`)}`));
   const columns = sql.join(KINDS.map((kind) => sql.id(`new_${kind}_count`)));
   const excluded = sql.join(KINDS.map((kind) => sql`excluded.${sql.id(`new_${kind}_count`)}`));
   const stored = sql.join(KINDS.map((kind) => sql`s.${sql.id(`new_${kind}_count`)}`));
   const assignments = sql.join(KINDS.map((kind) => sql`${sql.id(`new_${kind}_count`)} = excluded.${sql.id(`new_${kind}_count`)}`));
   const { rows } = await sql<{ snapshots: number; added: number; updated: number; removed: number }>`
     WITH months AS (
-      SELECT date_trunc('month', created_at, 'UTC') AS start_at, ${counts}
-      FROM (${created}) AS records
-      WHERE created_at < date_trunc('month', ${now.toISOString()}::timestamptz, 'UTC')
-      GROUP BY 1
+      SELECT month, ${counts} FROM (${perTable}) AS per_table GROUP BY month
     ),
     periods AS (
-      SELECT to_char(start_at AT TIME ZONE 'UTC', 'YYYY-MM') AS key,
-        to_char(start_at AT TIME ZONE 'UTC', 'FMMonth YYYY') || ' Snapshot' AS title,
-        start_at,
-        ((start_at AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC' - interval '1 microsecond' AS end_at,
+      SELECT to_char(month, 'YYYY-MM') AS key,
+        to_char(month, 'FMMonth YYYY') || ' Snapshot' AS title,
+        month AT TIME ZONE 'UTC' AS start_at,
+        (month + interval '1 month') AT TIME ZONE 'UTC' - interval '1 microsecond' AS end_at,
         ${columns}
       FROM months
     ),
