@@ -1,25 +1,26 @@
+// The snapshots through HTTP: periods, counts, sub-lists, orderings and pages on records with fixed dates and a
+// fixed clock; then how they follow the data: rebuilds, an import, the CLI, and both syncs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { BUNDLED_DATA_DIR, importDataset, sourcesFrom } from '../../../data/import.ts';
+import { sql } from 'kysely';
 import { loadConfig } from '../../../config.ts';
 import { openConfiguredDatabase } from '../../../startup.ts';
-import { createTestDb, type TestDatabase } from '../../../../test/helpers.ts';
-import { runCli } from '../../../../test/process.ts';
-import { useFixtureSync } from '../../../../test/github-api-standin.ts';
-import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { BUNDLED_DATA_DIR, importDataset, sourcesFrom } from '../../../data/import.ts';
+import { refreshSnapshots } from '../../../data/snapshots/snapshots.rebuild.ts';
 import { syncGithub } from '../../../data/sync/github-sync.ts';
 import { syncOwasp } from '../../../data/sync/owasp-sync.ts';
-import { sql } from 'kysely';
-import { chapter, member } from '../../../../test/factories.ts';
-import { nestRepositories, release } from '../../../../test/factories-github.ts';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { chapter, issue, member } from '../../../../test/factories.ts';
 import { project } from '../../../../test/factories-community.ts';
-import { issue } from '../../../../test/factories.ts';
+import { nestRepositories, release } from '../../../../test/factories-github.ts';
+import { useFixtureSync } from '../../../../test/github-api-standin.ts';
+import { createTestDb, type TestDatabase } from '../../../../test/helpers.ts';
 import { assertInvalid, assertPagination, bothWays, expectedOrder, keysOf } from '../../../../test/lists.ts';
+import { runCli } from '../../../../test/process.ts';
 import { assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
-import { refreshSnapshots } from '../../../data/snapshots/snapshots.rebuild.ts';
 
 // The clock of the seeded app: March 2024 is the current, incomplete month.
 const NOW = new Date('2024-03-15T12:00:00Z');
@@ -211,7 +212,8 @@ describe('rebuilding', () => {
     assert.equal((await refresh('2021-01-01T00:00:00Z')).added, 1);
     const again = await refresh('2021-01-20T00:00:00Z');
     assert.deepEqual([again.added, again.updated, again.removed, again.changed], [0, 0, 0, false]);
-    assert.deepEqual(await detail('2020-12'), { ...(await detail('2020-12')), created_at: '2021-01-01T00:00:00.000Z', updated_at: '2021-01-01T00:00:00.000Z', new_issues_count: 1 });
+    const built = await detail('2020-12');
+    assert.deepEqual([built.created_at, built.updated_at, built.new_issues_count], ['2021-01-01T00:00:00.000Z', '2021-01-01T00:00:00.000Z', 1]);
 
     // A member first created in November: its counts and updated_at change, its created_at stays.
     await member(db, { created_at: at('2020-11-30T00:00:00Z') });
