@@ -269,7 +269,7 @@ describe('import and the command line rebuild them', () => {
     assert.deepEqual([unchanged.changed, unchanged.dataVersion], [false, second.dataVersion]);
   });
 
-  test('cds snapshots rebuild: builds, then has nothing to do; usage errors exit 2', async () => {
+  test('cds snapshots rebuild: builds, then has nothing to do; usage errors exit 2, an unreachable database 1', async () => {
     const env = { DATA_DIR: path.join(tmp, 'cli'), DATABASE_URL: cliDatabase?.url };
     assert.equal((await runCli(['migrate'], env)).code, 0);
     const database = await openConfiguredDatabase(loadConfig({ ...env, DATABASE_URL: env.DATABASE_URL ?? '' }));
@@ -294,6 +294,9 @@ describe('import and the command line rebuild them', () => {
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr + result.stdout, /Usage: cds|snapshots needs/);
     }
+    const unreachable = await runCli(['snapshots', 'rebuild'], { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    assert.equal(unreachable.code, 1);
+    assert.match(unreachable.stderr, /ECONNREFUSED/);
   });
 });
 
