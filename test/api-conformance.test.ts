@@ -17,8 +17,12 @@ interface Operation {
 }
 type OpenApi = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
-const LISTS = ['chapters', 'committees', 'events', 'issues', 'labels', 'members', 'milestones', 'organizations', 'projects', 'releases', 'repositories', 'sponsors'];
-const DETAILS = ['chapter', 'committee', 'event', 'issue', 'member', 'milestone', 'organization', 'project', 'release', 'repository', 'sponsor'];
+const SNAPSHOT_LISTS = ['chapters', 'issues', 'members', 'projects', 'releases'] as const;
+const LISTS = [
+  'chapters', 'committees', 'events', 'issues', 'labels', 'members', 'milestones', 'organizations', 'projects', 'releases', 'repositories',
+  'snapshots', 'sponsors', ...SNAPSHOT_LISTS.map((kind) => `snapshot_${kind}`),
+];
+const DETAILS = ['chapter', 'committee', 'event', 'issue', 'member', 'milestone', 'organization', 'project', 'release', 'repository', 'snapshot', 'sponsor'];
 
 let t: TestApp;
 let doc: OpenApi;
@@ -67,7 +71,17 @@ async function detailParams(): Promise<Record<string, Record<string, string>>> {
   const milestone = await repoOf('milestones', 'number');
   const release = await repoOf('releases', 'tag_name');
   const repo = await one(db.selectFrom('repositories').select(['owner_login', 'name']).orderBy('id').limit(1).execute());
+  // A snapshot whose sub-list of each kind has records (the kinds of the bundled data fall in different months).
+  const snapshotWith = async (kind: (typeof SNAPSHOT_LISTS)[number]) => {
+    const column = `new_${kind === 'members' ? 'users' : kind}_count` as const;
+    return (await one(db.selectFrom('snapshots').select('key').where(column, '>', 0).orderBy('id').limit(1).execute())).key;
+  };
+  const snapshotLists = Object.fromEntries(
+    await Promise.all(SNAPSHOT_LISTS.map(async (kind) => [`list_snapshot_${kind}`, { snapshot_id: await snapshotWith(kind) }] as const)),
+  );
   return {
+    ...snapshotLists,
+    get_snapshot: { snapshot_id: (await one(db.selectFrom('snapshots').select('key').orderBy('id').limit(1).execute())).key },
     get_chapter: { chapter_id: await firstKey('chapters') },
     get_committee: { committee_id: await firstKey('committees') },
     get_project: { project_id: await firstKey('projects') },
@@ -117,16 +131,21 @@ test('the document is OpenAPI 3.1 and lists every operation with an id and a sum
 test('a real response of every operation validates against the document', async () => {
   const params = await detailParams();
   for (const [path, op] of operations()) {
-    const url = op.operationId.startsWith('get_') ? fill(path, params[op.operationId]!) : path;
+    const url = fill(path, params[op.operationId] ?? {});
     const res = await t.app.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 200, `${op.operationId} ${url}: ${res.body}`);
     assert.match(res.headers['content-type'] as string, /^application\/json/);
     validate(path, '200', res.json());
     if (op.operationId.startsWith('list_')) {
       assert.ok(res.json().count > 0, `${op.operationId}: the bundled data leaves it empty`);
-      const bad = await t.app.inject({ method: 'GET', url: `${path}?page=0` });
+      const bad = await t.app.inject({ method: 'GET', url: `${url}?page=0` });
       assert.equal(bad.statusCode, 400);
       validate(path, '400', bad.json());
+      if (path.includes('{')) {
+        const res404 = await t.app.inject({ method: 'GET', url: fill(path, {}) });
+        assert.equal(res404.statusCode, 404, `${op.operationId} ${path}`);
+        validate(path, '404', res404.json());
+      }
     } else {
       const missing = fill(path, Object.fromEntries(Object.keys(params[op.operationId]!).map((k) => [k, k.endsWith('_id') && /issue|milestone/.test(k) ? '999999' : 'no-such-record'])));
       const res404 = await t.app.inject({ method: 'GET', url: missing });
@@ -155,7 +174,9 @@ async function all(path: string, query: string, limit: number): Promise<{ items:
 }
 
 test('paging through every list in every ordering neither repeats nor loses a record', async () => {
-  for (const [path, op] of operations().filter(([, o]) => o.operationId.startsWith('list_'))) {
+  const params = await detailParams();
+  for (const [template, op] of operations().filter(([, o]) => o.operationId.startsWith('list_'))) {
+    const path = fill(template, params[op.operationId] ?? {});
     const orderings = orderingValues(op);
     assert.ok(orderings.length >= 2, `${op.operationId} documents no ordering values`);
     for (const ordering of ['', ...orderings]) {

@@ -8,9 +8,9 @@ import { createTestDb, type TestDatabase } from './helpers.ts';
 const TABLES = [
   'api_keys', 'app_meta', 'chapters', 'committees', 'entity_leaders', 'events', 'issue_assignees', 'issue_labels',
   'issues', 'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects',
-  'releases', 'repositories', 'sessions', 'sponsors', 'sync_requests', 'sync_state', 'users',
+  'releases', 'repositories', 'sessions', 'snapshots', 'sponsors', 'sync_requests', 'sync_state', 'users',
 ];
-const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0005_reference_fields'];
+const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0005_reference_fields', '0006_snapshots'];
 
 let t: TestDatabase;
 before(async () => {
@@ -51,6 +51,7 @@ test('check constraints refuse impossible values', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0006_snapshots']);
   assert.deepEqual(await migrateDown(t.db), ['0005_reference_fields']);
   assert.deepEqual(await migrateDown(t.db), ['0004_sync_state']);
   assert.deepEqual(await migrateDown(t.db), ['0003_search_indexes']);

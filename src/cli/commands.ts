@@ -6,6 +6,7 @@ import { analyze, importDataset, sourcesFrom } from '../data/import.ts';
 import { openConfiguredDatabase } from '../startup.ts';
 import { announceDataChanged } from '../plugins/announce.ts';
 import { countRecords } from './status.queries.ts';
+import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
 
@@ -21,6 +22,7 @@ Commands:
                         labels, milestones, releases, members; incremental and resumable
   sync owasp [--from URL|DIR]
                         load the OWASP website's data files (default: SYNC_OWASP_FROM, else owasp.github.io's)
+  snapshots rebuild     rebuild the monthly snapshots from the stored records (import and sync do it too)
   keys create --user LOGIN --name NAME --expires-in DAYS
                         create an API key for a user (prints the raw key once, on stdout)
   keys list --user LOGIN
@@ -72,12 +74,33 @@ export async function runCommand(config: Config, command: string, args: string[]
         for (const [name, count] of Object.entries(counts)) process.stdout.write(`${name.padEnd(width)}  ${count}\n`);
       });
     }
+    case 'snapshots': {
+      const { positionals } = parsePositionals(args);
+      if (positionals.length !== 1 || positionals[0] !== 'rebuild') throw new UsageError('snapshots needs one action: rebuild');
+      return withDatabase(config, async (db) => {
+        await migrateToLatest(db);
+        const report = await refreshSnapshots(db);
+        if (report.changed) await announceDataChanged(config);
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        process.stderr.write(
+          `${report.snapshots} snapshots; ${report.changed ? `${report.added} added, ${report.updated} updated, ${report.removed} removed, data version ${report.dataVersion}` : 'nothing changed'}\n`,
+        );
+      });
+    }
     case 'keys':
       return runKeysCommand(config, args);
     case 'sync':
       return runSyncCommand(config, args);
     default:
       throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+function parsePositionals(args: string[]) {
+  try {
+    return parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }
 

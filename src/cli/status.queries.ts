@@ -18,6 +18,7 @@ export async function countRecords(db: Db): Promise<Record<string, number>> {
       (SELECT count(*) FROM projects)::int AS projects,
       (SELECT count(*) FROM releases)::int AS releases,
       (SELECT count(*) FROM repositories)::int AS repositories,
+      (SELECT count(*) FROM snapshots)::int AS snapshots,
       (SELECT count(*) FROM sponsors)::int AS sponsors
   `.execute(db);
   return rows[0]!;

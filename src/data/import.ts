@@ -8,6 +8,7 @@ import { bumpMetaCounter, readMetaCounter } from '../db/meta.queries.ts';
 import { readOwaspData, writeOwaspData, type OwaspReport } from './owasp/owasp.import.ts';
 import { changedRows } from './report.ts';
 import { readGithubData, writeGithubData, type GithubReport } from './github/github.import.ts';
+import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './snapshots/snapshots.queries.ts';
 
 export const BUNDLED_DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data');
 
@@ -21,7 +22,9 @@ export interface ImportSources {
 export interface ImportReport {
   owasp: OwaspReport;
   github: GithubReport;
-  /** False when the database already held exactly this data. */
+  /** The monthly snapshots, rebuilt in the same transaction. */
+  snapshots: RebuildResult;
+  /** False when the database already held exactly this data (snapshots included). */
   changed: boolean;
   dataVersion: number;
   durationMs: number;
@@ -34,8 +37,13 @@ export function sourcesFrom(dir: string = BUNDLED_DATA_DIR): ImportSources {
 // Serializes imports and syncs across processes and instances sharing one database.
 export const IMPORT_LOCK = 727_001;
 
-export async function importDataset(db: Db, sources: ImportSources = sourcesFrom()): Promise<ImportReport> {
-  return (await runImport(db, sources, false))!;
+export interface ImportOptions {
+  /** The clock that decides which months are complete (snapshots); the system's by default. */
+  now?: () => Date;
+}
+
+export async function importDataset(db: Db, sources: ImportSources = sourcesFrom(), options: ImportOptions = {}): Promise<ImportReport> {
+  return (await runImport(db, sources, false, options))!;
 }
 
 /** Refreshes the planner's statistics after a load (PGlite has no autovacuum to do it). */
@@ -52,7 +60,7 @@ export async function importIfEmpty(db: Db, sources: ImportSources = sourcesFrom
   return report;
 }
 
-async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean): Promise<ImportReport | null> {
+async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean, options: ImportOptions = {}): Promise<ImportReport | null> {
   const started = performance.now();
   const owaspData = await readOwaspData(sources.owaspDir);
   const githubData = await readGithubData(sources.githubDir);
@@ -62,9 +70,11 @@ async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean): 
     // GitHub first: leaders may link to the members it stores.
     const github = await writeGithubData(trx, githubData);
     const owasp = await writeOwaspData(trx, owaspData);
-    const changed = changedRows(github) + changedRows(owasp.counts) > 0;
+    // Every import, changed or not: a month may have completed since the last one.
+    const snapshots = await rebuildSnapshots(trx, options.now?.() ?? new Date());
+    const changed = changedRows(github) + changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
     const dataVersion = changed || onlyIfEmpty ? await bumpDataVersion(trx) : await readDataVersion(trx);
-    return { owasp, github, changed, dataVersion, durationMs: Math.round(performance.now() - started) };
+    return { owasp, github, snapshots, changed, dataVersion, durationMs: Math.round(performance.now() - started) };
   });
 }
 

@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002_accounts.ts';
 import * as m0003 from './migrations/0003_search_indexes.ts';
 import * as m0004 from './migrations/0004_sync_state.ts';
 import * as m0005 from './migrations/0005_reference_fields.ts';
+import * as m0006 from './migrations/0006_snapshots.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0003_search_indexes': m0003,
   '0004_sync_state': m0004,
   '0005_reference_fields': m0005,
+  '0006_snapshots': m0006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

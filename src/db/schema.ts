@@ -305,6 +305,21 @@ export interface ApiKeyTable {
   last_used_at: Timestamp | null;
 }
 
+export interface SnapshotTable {
+  id: Id;
+  key: string;
+  title: string;
+  start_at: Timestamp;
+  end_at: Timestamp;
+  new_chapters_count: Generated<number>;
+  new_issues_count: Generated<number>;
+  new_projects_count: Generated<number>;
+  new_releases_count: Generated<number>;
+  new_users_count: Generated<number>;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
 export interface DB {
   app_meta: AppMetaTable;
   chapters: ChapterTable;
@@ -327,4 +342,5 @@ export interface DB {
   users: UserTable;
   sessions: SessionTable;
   api_keys: ApiKeyTable;
+  snapshots: SnapshotTable;
 }

@@ -2,7 +2,7 @@
 import { escapeHtml } from './pages.ts';
 import { ATTRIBUTION_HTML, layout } from './layout.ts';
 
-const COMMUNITY = ['chapters', 'committees', 'events', 'projects', 'sponsors'];
+const COMMUNITY = ['chapters', 'committees', 'events', 'projects', 'sponsors', 'snapshots'];
 const GITHUB = ['organizations', 'members', 'repositories', 'issues', 'labels', 'milestones', 'releases'];
 
 const resourceLinks = (names: string[]) => names.map((name) => `<li><code>/api/v0/${name}/</code></li>`).join('');

@@ -16,6 +16,7 @@ import { organizationRoutes } from './organizations/organizations.routes.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
 import { releaseRoutes } from './releases/releases.routes.ts';
 import { repositoryRoutes } from './repositories/repositories.routes.ts';
+import { snapshotRoutes } from './snapshots/snapshots.routes.ts';
 import { sponsorRoutes } from './sponsors/sponsors.routes.ts';
 
 const resources = [
@@ -30,6 +31,7 @@ const resources = [
   projectRoutes,
   releaseRoutes,
   repositoryRoutes,
+  snapshotRoutes,
   sponsorRoutes,
 ];
 

@@ -11,6 +11,7 @@ import type { BatchResult } from './github-batch.ts';
 import { syncOrganization, syncRepository, type UnitContext } from './github-units.ts';
 import { PROFILE_REQUESTS, syncProfiles, type ProfileReport } from './github-profiles.ts';
 import { NO_PROGRESS, QUIET_LOG, type SyncLog, type SyncProgress } from './sync-log.ts';
+import { refreshSnapshots } from '../snapshots/snapshots.rebuild.ts';
 
 export interface GithubSyncOptions extends Omit<GithubClientOptions, 'log'> {
   organizations: readonly string[];
@@ -22,6 +23,8 @@ export interface GithubSyncOptions extends Omit<GithubClientOptions, 'log'> {
   profileRequests?: number;
   log?: SyncLog;
   progress?: SyncProgress;
+  /** The clock that decides which months are complete (snapshots); the system's by default. */
+  now?: () => Date;
 }
 
 export interface GithubSyncReport {
@@ -92,7 +95,10 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
   } finally {
     progress.stop();
   }
-  report.changed = report.changedUnits > 0;
+  // Units commit one by one; the snapshots follow once, at the end of every run (a month may also have
+  // completed since the last one). A stopped run leaves them to the next run.
+  const snapshots = await refreshSnapshots(db, options.now);
+  report.changed = report.changedUnits > 0 || snapshots.changed;
   report.dataVersion = await readDataVersion(db);
   report.durationMs = Math.round(performance.now() - started);
   return report;

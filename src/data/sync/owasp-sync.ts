@@ -10,12 +10,15 @@ import { changedRows } from '../report.ts';
 import { readOwaspData, writeOwaspData, type OwaspData, type OwaspReport } from '../owasp/owasp.import.ts';
 import { downloadFile, OWASP_FILES, type Download, type DownloadLimits } from './owasp-download.ts';
 import { NO_PROGRESS, type SyncProgress } from './sync-log.ts';
+import { rebuildSnapshots, snapshotsChanged } from '../snapshots/snapshots.queries.ts';
 import { lockWrites, readRequestStates, replaceRequestStates, type RequestState } from './sync-state.queries.ts';
 
 export interface OwaspSyncOptions extends Partial<DownloadLimits> {
   /** Base URL of the data files (…/_data/) or a folder holding them. */
   from: string;
   progress?: SyncProgress;
+  /** The clock that decides which months are complete (snapshots); the system's by default. */
+  now?: () => Date;
 }
 
 export interface OwaspSyncReport {
@@ -40,7 +43,7 @@ export async function syncOwasp(db: Db, options: OwaspSyncOptions): Promise<Owas
     const data = await readOwaspData(dir);
     const files = Object.fromEntries(OWASP_FILES.map((file) => [file, 'read' as const]));
     // Stored validators describe files read from a URL, not this folder's: forget them.
-    return finish({ source: dir, files, ...(await write(db, data, [])) });
+    return finish({ source: dir, files, ...(await write(db, data, [], options.now)) });
   }
 
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-owasp-'));
@@ -58,7 +61,7 @@ export async function syncOwasp(db: Db, options: OwaspSyncOptions): Promise<Owas
     downloads = downloads.map((d) => full.find((f) => f.file === d.file) ?? d);
     const data = await readOwaspData(dir);
     const states = downloads.flatMap((d) => (d.status === 404 ? [] : [d.state]));
-    return finish({ source: options.from, files, ...(await write(db, data, states)) });
+    return finish({ source: options.from, files, ...(await write(db, data, states, options.now)) });
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
@@ -82,12 +85,13 @@ async function downloadAll(
   }
 }
 
-async function write(db: Db, data: OwaspData, states: RequestState[]) {
+async function write(db: Db, data: OwaspData, states: RequestState[], now: () => Date = () => new Date()) {
   return db.transaction().execute(async (trx) => {
     await lockWrites(trx);
     const owasp = await writeOwaspData(trx, data);
     await replaceRequestStates(trx, SCOPE, states);
-    const changed = changedRows(owasp.counts) > 0;
+    const snapshots = await rebuildSnapshots(trx, now());
+    const changed = changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
     const dataVersion = changed ? await bumpDataVersion(trx) : await readDataVersion(trx);
     return { owasp, changed, dataVersion };
   });

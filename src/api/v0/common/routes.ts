@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { NotFoundError } from '../../../errors.ts';
-import { ERROR_RESPONSES, ListBody, NotFoundBody, orderingParam, PageParams, Query } from './schemas.ts';
+import { ERROR_RESPONSES, ErrorMessage, ListBody, NotFoundBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
 import { CountCache, envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type PageResult } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
@@ -20,8 +20,10 @@ interface Operation {
   tag?: string;
 }
 
-export interface ListDefinition<F extends TObject, Item extends TObject> extends Operation {
+export interface ListDefinition<F extends TObject, Item extends TObject, P extends TObject = TObject> extends Operation {
   filters: F;
+  /** Path parameters of a list under a record (`/snapshots/{snapshot_id}/issues/`): given to fetch, which throws NotFoundError. */
+  params?: P;
   item: Item;
   /** The item's OpenAPI component name, the reference's (`Chapter`); the page is `Paged` + this name. */
   itemName: string;
@@ -29,10 +31,13 @@ export interface ListDefinition<F extends TObject, Item extends TObject> extends
   /** The default ordering when it depends on the filters (events with is_upcoming). */
   defaultOrdering?: (query: Static<F>) => string;
   /** One page, rendered by fetchPage: the query must select exactly the item's fields. */
-  fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: ListPage) => Promise<PageResult>;
+  fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: ListPage, params: Static<P>) => Promise<PageResult>;
 }
 
-export function listRoute<F extends TObject, Item extends TObject>(app: FastifyInstance, def: ListDefinition<F, Item>): void {
+export function listRoute<F extends TObject, Item extends TObject, P extends TObject = TObject>(
+  app: FastifyInstance,
+  def: ListDefinition<F, Item, P>,
+): void {
   const querystring = Query({
     ...def.filters.properties,
     ...PageParams,
@@ -46,14 +51,15 @@ export function listRoute<F extends TObject, Item extends TObject>(app: FastifyI
   app.get(
     def.path,
     {
-      preValidation: normalizeQuery,
+      preValidation: def.params ? [strictIntegerParams, normalizeQuery] : normalizeQuery,
       schema: {
         operationId: def.operationId,
         summary: def.summary,
         ...(def.description ? { description: def.description } : {}),
         tags: [referenceTag(def.path)],
+        ...(def.params ? { params: def.params } : {}),
         querystring,
-        response: { 200: ListBody(item, def.itemName), ...ERROR_RESPONSES },
+        response: { 200: ListBody(item, def.itemName), ...(def.params ? { 404: ErrorMessage } : {}), ...ERROR_RESPONSES },
       },
       config: { openapi: { kind: 'list', noun: def.itemName, ordering, orderingDefault: def.ordering.default } },
     },
@@ -61,7 +67,7 @@ export function listRoute<F extends TObject, Item extends TObject>(app: FastifyI
       const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number };
       const page: ListPage = { ...pageOf(query), counts, columns };
       const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
-      const { items, count } = await def.fetch(app.database.db, query, order, page);
+      const { items, count } = await def.fetch(app.database.db, query, order, page, request.params as Static<P>);
       const info = pageInfo(count, page);
       setLinkHeader(request, reply, info, page);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
