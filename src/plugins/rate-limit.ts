@@ -21,6 +21,9 @@ const INCREMENT =
   `local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end ` +
   `if #KEYS == 1 then return n end local r = {n} for i = 2, #KEYS do r[i] = redis.call('GET', KEYS[i]) end return r`;
 
+// DECR only a window that still exists, so that no key is left without an expiry.
+const DECREMENT = `if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end return 0`;
+
 export class Counter {
   private local = new Map<string, { window: number; count: number }>();
   private sweeps = 0;
@@ -60,6 +63,17 @@ export class Counter {
     this.local.set(key, { window, count });
     if (++this.sweeps % 10_000 === 0) this.sweep(window);
     return { count, resetMs };
+  }
+
+  /** Takes back a hit of the current window (a valid key is no failure); best effort. */
+  undo(key: string, windowMs: number, now = Date.now()): void {
+    const window = Math.floor(now / windowMs);
+    if (isReady(this.redis)) {
+      this.redis.eval(DECREMENT, 1, `${this.prefix}rl:${key}:${window}`).catch(() => {});
+      return;
+    }
+    const entry = this.local.get(key);
+    if (entry && entry.window === window && entry.count > 0) entry.count--;
   }
 
   /** The current count without adding to it (local view only when Redis is down). */
