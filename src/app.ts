@@ -4,7 +4,8 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
+import { registerBaseSecurityHeaders } from './web/security-headers.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
@@ -51,6 +52,8 @@ export async function buildApp({ config, database, logger, clock = Date.now }: A
     bodyLimit: 1024 * 1024,
     // The client address (rate limits, the brute-force guard) from X-Forwarded-For only behind trusted proxies.
     trustProxy: trustProxyOption(config.trustProxy),
+    frameworkErrors: frameworkErrors(config.isProduction),
+    clientErrorHandler: clientErrorHandler(config.isProduction),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -69,6 +72,7 @@ export async function buildApp({ config, database, logger, clock = Date.now }: A
   });
 
   registerErrorHandling(app, registerMethodNotAllowed(app));
+  registerBaseSecurityHeaders(app);
   // Before every route, so that its onResponse hook sees them all.
   registerMetrics(app);
   await registerOpenApi(app);
