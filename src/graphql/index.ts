@@ -6,7 +6,7 @@ import mercurius from 'mercurius';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationRule } from 'graphql';
 import { typeDefs } from './schema.graphql.ts';
 import { resolvers, type Context } from './resolvers.ts';
-import { isDatabaseUnavailable } from '../errors.ts';
+import { AppError, isDatabaseUnavailable } from '../errors.ts';
 
 const MAX_DEPTH = 8;
 const MAX_FIELDS = 200;
@@ -33,12 +33,13 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
     validationRules: production ? [limitFields, NoSchemaIntrospectionCustomRule] : [limitFields],
     context: (request, reply): Context => ({ request, reply, db: app.database.db, config: app.config }),
     errorFormatter: (execution, context) => {
-      // Only messages we wrote reach a client: ours (ErrorWithProps, GraphQLError) and GraphQL's own
+      // Only messages we wrote reach a client: ours (ErrorWithProps, GraphQLError, AppError such as the
+      // CSRF refusal, with its status) and GraphQL's own
       // about the query. Anything else (a database error, a bug) is logged with an id, and the client
       // gets a generic message with that id, in every environment.
       const errors = execution.errors?.map((error) => {
         const original = error.originalError;
-        if (!original || original instanceof mercurius.ErrorWithProps || original instanceof GraphQLError) return error;
+        if (!original || original instanceof mercurius.ErrorWithProps || original instanceof GraphQLError || original instanceof AppError) return error;
         if (Array.isArray((original as { errors?: unknown }).errors)) return error; // mercurius' validation errors
         const errorId = crypto.randomUUID();
         const unavailable = isDatabaseUnavailable(original);
