@@ -76,20 +76,6 @@ export class Counter {
     if (entry && entry.window === window && entry.count > 0) entry.count--;
   }
 
-  /** The current count without adding to it (local view only when Redis is down). */
-  async peek(key: string, windowMs: number, now = Date.now()): Promise<number> {
-    const window = Math.floor(now / windowMs);
-    if (isReady(this.redis)) {
-      try {
-        return Number((await this.redis.get(`${this.prefix}rl:${key}:${window}`)) ?? 0);
-      } catch {
-        // local view below
-      }
-    }
-    const entry = this.local.get(key);
-    return entry && entry.window === window ? entry.count : 0;
-  }
-
   private sweep(window: number): void {
     for (const [key, entry] of this.local) if (entry.window < window - 60) this.local.delete(key);
   }
