@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { authenticateApiKey, type KeyIdentity } from '../api-keys/api-keys.service.ts';
 import { LastUsedRecorder } from '../api-keys/last-used.ts';
-import { TooManyRequestsError } from './rate-limit.ts';
+import { Counter, TooManyRequestsError, type Hit } from './rate-limit.ts';
 import { KnownKeys } from './known-keys.ts';
 import { isWellFormedApiKey } from '../api-keys/api-keys.format.ts';
 
@@ -30,6 +30,7 @@ export function createAuthenticator(app: FastifyInstance) {
   app.addHook('onClose', () => recorder.flush());
 
   const knownKeys = new KnownKeys(app.database.db);
+  const ownCounts = new Counter(undefined);
   const lookup = (header: unknown) => (typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), authCache) : null);
 
   // Brute-force guard, per client address (the real one behind TRUST_PROXY). Each attempt is
@@ -41,7 +42,11 @@ export function createAuthenticator(app: FastifyInstance) {
     const arrivedAt = performance.now();
     const now = app.shared.clock();
     const failures = `auth-fail:${request.ip}`;
-    const { count } = await counter.hit(failures, FAILURE_WINDOW_MS, now);
+    const counted = counter.hit(failures, FAILURE_WINDOW_MS, now);
+    // Counted here too: a Redis command that times out falls back to a local count, which must
+    // then include the attempts already counted in Redis (the higher count wins).
+    const here = ownCounts.hit(failures, FAILURE_WINDOW_MS, now) as Hit;
+    const count = Math.max(here.count, (await counted).count);
     const overLimit = count > app.config.authFailuresPerMinute;
     const raw = typeof header === 'string' ? header.trim() : '';
     const identity = !overLimit || (isWellFormedApiKey(raw) && (await knownKeys.mayBeValid(raw, arrivedAt))) ? await lookup(header) : null;
@@ -50,6 +55,7 @@ export function createAuthenticator(app: FastifyInstance) {
       throw new UnauthorizedError();
     }
     counter.undo(failures, FAILURE_WINDOW_MS, now);
+    ownCounts.undo(failures, FAILURE_WINDOW_MS, now);
     request.apiKey = identity;
     recorder.record(identity.keyId);
   }
