@@ -121,6 +121,17 @@ test('CORS: a real preflight for /api/v0/ is answered; the answers carry the ori
   assert.equal(refused.headers.get('access-control-allow-origin'), '*');
 });
 
+test('the preflight route does not turn unknown API paths into 405', async () => {
+  for (const [method, url] of [['GET', '/api/v0/unknown'], ['GET', '/api/v0/chapters/a/b/c'], ['POST', '/api/v0/nothing']] as const) {
+    const res = await t.app.inject({ method, url });
+    assert.equal(res.statusCode, 404, `${method} ${url}`);
+    assert.deepEqual(res.json(), { message: 'Not found' });
+  }
+  const wrongMethod = await t.app.inject({ method: 'DELETE', url: '/api/v0/chapters/' });
+  assert.equal(wrongMethod.statusCode, 405);
+  assert.equal(wrongMethod.headers.allow, 'GET, HEAD, OPTIONS');
+});
+
 test('CORS: the signed-in routes stay same-origin', async () => {
   const origin = { origin: 'https://elsewhere.example' };
   const graphqlPreflight = await t.app.inject({ method: 'OPTIONS', url: '/graphql/', headers: { ...origin, 'access-control-request-method': 'POST' } });
