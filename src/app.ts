@@ -4,7 +4,8 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
+import { registerBaseSecurityHeaders } from './web/security-headers.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
@@ -26,6 +27,8 @@ export interface AppOptions {
   database: Database;
   /** A pino logger to use instead of one built from the config (server.ts shares its own; tests capture logs). */
   logger?: FastifyBaseLogger;
+  /** The time in epoch milliseconds of the brute-force guard's windows (tests fix it). */
+  clock?: () => number;
 }
 
 // Never log credentials: API keys, cookies, tokens.
@@ -37,7 +40,7 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export async function buildApp({ config, database, logger }: AppOptions) {
+export async function buildApp({ config, database, logger, clock = Date.now }: AppOptions) {
   const app = Fastify({
     ...(logger
       ? { loggerInstance: logger }
@@ -47,6 +50,10 @@ export async function buildApp({ config, database, logger }: AppOptions) {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     bodyLimit: 1024 * 1024,
+    // The client address (rate limits, the brute-force guard) from X-Forwarded-For only behind trusted proxies.
+    trustProxy: trustProxyOption(config.trustProxy),
+    frameworkErrors: frameworkErrors(config.isProduction),
+    clientErrorHandler: clientErrorHandler(config.isProduction),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -57,7 +64,7 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   await watcher.start();
   const authCache = new AuthCache(database.db, app.log, redis, config.redisPrefix);
   await authCache.start();
-  app.decorate('shared', { redis, counter: new Counter(redis, config.redisPrefix), watcher, cache: new ResponseCache(), authCache });
+  app.decorate('shared', { redis, counter: new Counter(redis, config.redisPrefix), watcher, cache: new ResponseCache(), authCache, clock });
   app.addHook('onClose', async () => {
     await watcher.stop();
     await authCache.stop();
@@ -65,6 +72,7 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   });
 
   registerErrorHandling(app, registerMethodNotAllowed(app));
+  registerBaseSecurityHeaders(app);
   // Before every route, so that its onResponse hook sees them all.
   registerMetrics(app);
   await registerOpenApi(app);
@@ -81,6 +89,12 @@ export async function buildApp({ config, database, logger }: AppOptions) {
   return app;
 }
 
+/** A hop count as the function Fastify makes of one (its types leave numbers out). */
+function trustProxyOption(trust: Config['trustProxy']) {
+  if (typeof trust !== 'number') return trust;
+  return (_address: string, hop: number) => hop < trust;
+}
+
 export interface SharedState {
   /** Present when REDIS_URL is set; commands fail fast while it is down. */
   redis: Redis | undefined;
@@ -88,6 +102,7 @@ export interface SharedState {
   watcher: DataVersionWatcher;
   cache: ResponseCache;
   authCache: AuthCache;
+  clock: () => number;
 }
 
 declare module 'fastify' {

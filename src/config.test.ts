@@ -54,3 +54,22 @@ test('values are parsed and trimmed', () => {
   assert.equal(config.restAuth, 'optional');
   assert.equal(config.github.apiUrl, 'http://127.0.0.1:9999');
 });
+
+test('TRUST_PROXY: off by default, true, a hop count, or addresses and CIDR ranges', () => {
+  assert.equal(loadConfig({}).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', '::1']);
+  for (const bad of ['yes please', '10.0.0.0/33', '10.0.0.1/8/1', 'proxy.example.org']) {
+    assert.throws(() => loadConfig({ TRUST_PROXY: bad }), (error: unknown) => error instanceof ConfigError && error.variable === 'TRUST_PROXY', bad);
+  }
+});
+
+test('CORS_ORIGINS: * by default, or a list of origins', () => {
+  assert.deepEqual(loadConfig({}).corsOrigins, ['*']);
+  assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:3000/' }).corsOrigins, ['https://a.example', 'http://localhost:3000']);
+  for (const bad of ['a.example', 'https://a.example/path', 'ftp://a.example']) {
+    assert.throws(() => loadConfig({ CORS_ORIGINS: bad }), (error: unknown) => error instanceof ConfigError && error.variable === 'CORS_ORIGINS', bad);
+  }
+});

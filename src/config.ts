@@ -1,4 +1,5 @@
 // The only module that reads process.env. Everything else receives a frozen Config.
+import net from 'node:net';
 import path from 'node:path';
 import { parseDuration, type SyncSettings } from './data/sync/settings.ts';
 
@@ -41,6 +42,10 @@ export interface Config {
   /** Scheduled GitHub and website syncs (docs/sync.md); off unless SYNC_INTERVAL is set. */
   readonly sync: SyncSettings;
   readonly shutdownTimeoutMs: number;
+  /** Fastify's trustProxy: which peers' X-Forwarded-For gives the client address (false: none). */
+  readonly trustProxy: boolean | number | string[];
+  /** Origins allowed to read the REST API from a browser (`*`: any). */
+  readonly corsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -102,6 +107,42 @@ function list(env: Env, name: string): string[] {
   return (text(env, name) ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 }
 
+/** `true`, `false`, a hop count, or a comma-separated list of addresses and CIDR ranges. */
+function trustProxy(env: Env, name: string): boolean | number | string[] {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = list(env, name);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = net.isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(name, `must be true, false, a number of hops or a list of addresses/CIDR ranges, got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
+function origins(env: Env, name: string): string[] {
+  const entries = list(env, name);
+  if (entries.length === 0) return ['*'];
+  for (const entry of entries) {
+    if (entry === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(entry);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== entry.replace(/\/+$/, '')) {
+      throw new ConfigError(name, `must be * or a list of origins such as https://example.org, got "${entry}"`);
+    }
+  }
+  return entries.includes('*') ? ['*'] : entries.map((entry) => entry.replace(/\/+$/, ''));
+}
+
 function url(env: Env, name: string, protocols: readonly string[], fallback?: string): string | undefined {
   const raw = text(env, name) ?? fallback;
   if (raw === undefined) return undefined;
@@ -157,6 +198,8 @@ export function loadConfig(env: Env = process.env): Config {
       owaspFrom: text(env, 'SYNC_OWASP_FROM'),
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
   };
   return deepFreeze(config);
 }

@@ -23,6 +23,8 @@ export async function buildTestApp(
     captureLogs?: boolean;
     /** Another instance of the service on the same database (it is not dropped on close). */
     sharedDatabase?: TestDatabase;
+    /** Fixes the time of the brute-force guard's windows. */
+    clock?: () => number;
   } = {},
 ): Promise<TestApp> {
   const database = options.sharedDatabase ?? (await createTestDb());
@@ -40,7 +42,7 @@ export async function buildTestApp(
         new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
       )
     : undefined;
-  const app = await buildApp({ config, database, ...(logger ? { logger } : {}) });
+  const app = await buildApp({ config, database, ...(logger ? { logger } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   await app.ready();
   return {
     app,

@@ -1,17 +1,22 @@
 // The API key page in a real browser (Debian's Chromium driven by playwright-core): sign in through
-// the GitHub stand-in, create a key, copy it, use it on the REST API, revoke it, sign out.
+// the GitHub stand-in, create a key, copy it, use it on the REST API, revoke it, sign out; and a page on
+// another origin reading the REST API through CORS.
 // Takes a screenshot of the page; with UPDATE_SCREENSHOT=1 it replaces docs/api-keys-page.png (the
 // README's picture), otherwise it goes to a temporary file so test runs leave the tree clean.
 // Never downloads a browser; without Chromium the test fails.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync, statSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from './app.ts';
 import { ALICE, startGithubStandIn, type GithubStandIn } from './github-standin.ts';
+import { createApiKey } from '../src/api-keys/api-keys.service.ts';
+import { upsertLocalUser } from '../src/auth/users.queries.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -146,5 +151,59 @@ test('sign in with GitHub, create a key, copy it, use it, revoke it, sign out', 
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
+  }
+});
+
+test('a page on another origin reads the API with an X-API-Key (CORS), but cannot use the signed-in routes', async () => {
+  assert.ok(browser && t);
+  const user = await upsertLocalUser(t.database.db, 'cross-origin');
+  const created = await createApiKey(t.database.db, user.id, 'cross-origin', new Date(Date.now() + 86_400_000));
+  assert.ok(created.ok);
+  // A second local server on another port: another origin, as another site would be.
+  const site = http.createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another site</title><p>elsewhere</p>');
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  const siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  assert.notEqual(siteOrigin, origin);
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${siteOrigin}/`);
+    const result = await page.evaluate(
+      async ({ api, key }) => {
+        const response = await fetch(`${api}/api/v0/chapters/?limit=1`, { headers: { 'X-API-Key': key } });
+        const body = (await response.json()) as { items: unknown[]; count: number };
+        const refused = await fetch(`${api}/api/v0/chapters/`, { headers: { 'X-API-Key': 'wrong' } });
+        const withCredentials = await fetch(`${api}/api/v0/chapters/`, { headers: { 'X-API-Key': key }, credentials: 'include' }).then(
+          () => 'read',
+          () => 'blocked',
+        );
+        const graphql = await fetch(`${api}/graphql/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ me { login } }"}' }).then(
+          () => 'read',
+          () => 'blocked',
+        );
+        return {
+          status: response.status,
+          isList: Array.isArray(body.items) && typeof body.count === 'number',
+          etag: response.headers.get('etag'),
+          remaining: response.headers.get('ratelimit-remaining'),
+          refused: { status: refused.status, body: (await refused.json()) as unknown },
+          withCredentials,
+          graphql,
+        };
+      },
+      { api: origin, key: created.rawKey },
+    );
+    assert.equal(result.status, 200);
+    assert.ok(result.isList);
+    assert.ok(result.etag, 'ETag is exposed to the page');
+    assert.ok(result.remaining, 'RateLimit-Remaining is exposed to the page');
+    assert.deepEqual(result.refused, { status: 401, body: UNAUTHORIZED });
+    assert.equal(result.withCredentials, 'blocked', 'never with credentials');
+    assert.equal(result.graphql, 'blocked', 'GraphQL stays same-origin');
+  } finally {
+    await context.close();
+    await new Promise((resolve) => site.close(resolve));
   }
 });

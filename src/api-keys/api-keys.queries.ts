@@ -78,6 +78,17 @@ export function findValidKeyByDigest(db: Db, digest: string) {
     .executeTakeFirst();
 }
 
+/** The first `length` hex digits of the digest of every valid key (plugins/known-keys.ts). */
+export async function listValidDigestPrefixes(db: Db, length: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(sql<string>`left(digest, ${sql.lit(length)})`.as('prefix'))
+    .where('is_revoked', '=', false)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .execute();
+  return rows.map((row) => row.prefix);
+}
+
 export async function recordLastUsed(db: Db, uses: Map<string, Date>): Promise<void> {
   if (uses.size === 0) return;
   const values = [...uses].map(([id, at]) => sql`(${id}::bigint, ${at.toISOString()}::timestamptz)`);

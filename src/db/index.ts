@@ -50,8 +50,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       // No request may hold a connection for long; a cancelled statement becomes a 503.
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     });
-    // A connection dropped by the server must not crash the process; the next query reconnects.
-    pool.on('error', () => {});
+    survivePoolErrors(pool);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
@@ -75,7 +74,7 @@ async function openPglite(options: OpenOptions, dataDir: string | undefined, loc
   if (!pglite) pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
   const instance = pglite;
   const pool = new pg.Pool(createPgConfig(instance) as unknown as pg.PoolConfig);
-  pool.on('error', () => {});
+  survivePoolErrors(pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
   return {
     db,
@@ -86,6 +85,18 @@ async function openPglite(options: OpenOptions, dataDir: string | undefined, loc
       await lock?.release();
     },
   };
+}
+
+/**
+ * A connection the server drops (a restart, `pg_ctl stop`, a network cut) emits 'error'; without a
+ * listener that event crashes the process. The pool listens only while a client is idle, so every
+ * client also gets a listener of its own for the time it is checked out: its query fails (a 503)
+ * and the pool discards it on release (`_queryable` is false), so the next request reconnects.
+ */
+function survivePoolErrors(pool: pg.Pool): void {
+  const ignore = () => {};
+  pool.on('error', ignore);
+  pool.on('connect', (client) => client.on('error', ignore));
 }
 
 /** Where the embedded database lives inside DATA_DIR. */

@@ -33,6 +33,8 @@ export function registerMethodNotAllowed(app: FastifyInstance): (path: string, m
     for (const route of routes.values()) {
       if (route.pattern.test(path)) for (const known of route.methods) allowed.add(known);
     }
-    return allowed.size === 0 || allowed.has(method) ? undefined : [...allowed].sort().join(', ');
+    // A path only the CORS preflight route (OPTIONS /api/v0/*) matches is unknown: 404, not 405.
+    const onlyPreflight = allowed.size === 1 && allowed.has('OPTIONS');
+    return allowed.size === 0 || onlyPreflight || allowed.has(method) ? undefined : [...allowed].sort().join(', ');
   };
 }

@@ -21,6 +21,9 @@ const INCREMENT =
   `local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end ` +
   `if #KEYS == 1 then return n end local r = {n} for i = 2, #KEYS do r[i] = redis.call('GET', KEYS[i]) end return r`;
 
+// DECR only a window that still exists, so that no key is left without an expiry.
+const DECREMENT = `if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end return 0`;
+
 export class Counter {
   private local = new Map<string, { window: number; count: number }>();
   private sweeps = 0;
@@ -62,18 +65,15 @@ export class Counter {
     return { count, resetMs };
   }
 
-  /** The current count without adding to it (local view only when Redis is down). */
-  async peek(key: string, windowMs: number, now = Date.now()): Promise<number> {
+  /** Takes back a hit of the current window (a valid key is no failure); best effort. */
+  undo(key: string, windowMs: number, now = Date.now()): void {
     const window = Math.floor(now / windowMs);
     if (isReady(this.redis)) {
-      try {
-        return Number((await this.redis.get(`${this.prefix}rl:${key}:${window}`)) ?? 0);
-      } catch {
-        // local view below
-      }
+      this.redis.eval(DECREMENT, 1, `${this.prefix}rl:${key}:${window}`).catch(() => {});
+      return;
     }
     const entry = this.local.get(key);
-    return entry && entry.window === window ? entry.count : 0;
+    if (entry && entry.window === window && entry.count > 0) entry.count--;
   }
 
   private sweep(window: number): void {

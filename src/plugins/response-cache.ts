@@ -112,7 +112,7 @@ export function createResponseCache(app: FastifyInstance, cache: ResponseCache, 
       return false;
     }
     cache.hits++;
-    reply.headers({ etag: entry.etag, 'cache-control': CACHE_CONTROL, vary: 'X-API-Key', 'x-cache': 'HIT' });
+    reply.headers({ etag: entry.etag, 'cache-control': CACHE_CONTROL, vary: vary(reply), 'x-cache': 'HIT' });
     if (entry.link) reply.header('link', entry.link);
     if (matches(request, entry.etag)) {
       reply.code(304).send();
@@ -123,13 +123,19 @@ export function createResponseCache(app: FastifyInstance, cache: ResponseCache, 
   };
 }
 
+/** X-API-Key, after what the reply already varies on (Origin, with a CORS_ORIGINS list). */
+function vary(reply: FastifyReply): string {
+  const before = reply.getHeader('vary');
+  return before ? `${String(before)}, X-API-Key` : 'X-API-Key';
+}
+
 function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher): void {
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode !== 200 || reply.getHeader('x-cache') === 'HIT') return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
     const etag = etagOf(body);
-    reply.headers({ etag, 'cache-control': CACHE_CONTROL, vary: 'X-API-Key', 'x-cache': 'MISS' });
+    reply.headers({ etag, 'cache-control': CACHE_CONTROL, vary: vary(reply), 'x-cache': 'MISS' });
     // Stored only if no data change happened while the response was being built.
     if (request.method === 'GET' && request.cacheVersion !== -1 && request.cacheVersion === watcher.version) {
       cache.set(normalizedKey(request.url), {

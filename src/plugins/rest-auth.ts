@@ -4,7 +4,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { authenticateApiKey, type KeyIdentity } from '../api-keys/api-keys.service.ts';
 import { LastUsedRecorder } from '../api-keys/last-used.ts';
-import { TooManyRequestsError } from './rate-limit.ts';
+import { Counter, TooManyRequestsError, type Hit } from './rate-limit.ts';
+import { KnownKeys } from './known-keys.ts';
+import { isWellFormedApiKey } from '../api-keys/api-keys.format.ts';
 
 export const UNAUTHORIZED_BODY = { detail: "Missing or invalid API key in 'X-API-Key' header" };
 const CHALLENGE = 'ApiKey realm="api", header="X-API-Key"';
@@ -27,19 +29,33 @@ export function createAuthenticator(app: FastifyInstance) {
   const recorder = new LastUsedRecorder(app.database.db, (error) => app.log.warn({ err: error }, 'lastUsedAt not recorded'));
   app.addHook('onClose', () => recorder.flush());
 
+  const knownKeys = new KnownKeys(app.database.db);
+  const ownCounts = new Counter(undefined);
   const lookup = (header: unknown) => (typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), authCache) : null);
 
+  // Brute-force guard, per client address (the real one behind TRUST_PROXY). Each attempt is
+  // counted before the key is looked up, in one atomic step (locally, or INCR in Redis), so that
+  // concurrent wrong keys cannot all slip under the limit. Past the limit, a key is looked up only
+  // when it may be valid (known-keys.ts): wrong keys get 429 without reaching the database, and a
+  // valid key is served whatever others at the same address sent. A valid key takes its count back.
   async function check(request: FastifyRequest, header: unknown): Promise<void> {
-    // Brute-force guard: an address that keeps sending wrong keys is slowed down first.
+    const arrivedAt = performance.now();
+    const now = app.shared.clock();
     const failures = `auth-fail:${request.ip}`;
-    if ((await counter.peek(failures, FAILURE_WINDOW_MS)) >= app.config.authFailuresPerMinute) {
-      throw new TooManyRequestsError(Math.ceil(FAILURE_WINDOW_MS / 1000));
-    }
-    const identity = await lookup(header);
+    const counted = counter.hit(failures, FAILURE_WINDOW_MS, now);
+    // Counted here too: a Redis command that times out falls back to a local count, which must
+    // then include the attempts already counted in Redis (the higher count wins).
+    const here = ownCounts.hit(failures, FAILURE_WINDOW_MS, now) as Hit;
+    const count = Math.max(here.count, (await counted).count);
+    const overLimit = count > app.config.authFailuresPerMinute;
+    const raw = typeof header === 'string' ? header.trim() : '';
+    const identity = !overLimit || (isWellFormedApiKey(raw) && (await knownKeys.mayBeValid(raw, arrivedAt))) ? await lookup(header) : null;
     if (!identity) {
-      await counter.hit(failures, FAILURE_WINDOW_MS);
+      if (overLimit) throw new TooManyRequestsError(Math.ceil(FAILURE_WINDOW_MS / 1000));
       throw new UnauthorizedError();
     }
+    counter.undo(failures, FAILURE_WINDOW_MS, now);
+    ownCounts.undo(failures, FAILURE_WINDOW_MS, now);
     request.apiKey = identity;
     recorder.record(identity.keyId);
   }

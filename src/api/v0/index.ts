@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createAuthenticator } from '../../plugins/rest-auth.ts';
 import { createLimiter } from '../../plugins/rate-limit.ts';
 import { createResponseCache } from '../../plugins/response-cache.ts';
+import { registerCors } from '../../plugins/cors.ts';
 import { chapterRoutes } from './chapters/chapters.routes.ts';
 import { committeeRoutes } from './committees/committees.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
@@ -48,6 +49,7 @@ export const ATTRIBUTION =
   'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
 
 export async function apiV0(app: FastifyInstance): Promise<void> {
+  registerCors(app);
   // The welcome object is public: it sits outside the scope that authenticates.
   app.get('/', { schema: { hide: true, response: { 200: Welcome } } }, async () => ({
     name: 'OWASP community data API',

@@ -28,7 +28,8 @@ export async function normalizeQuery(request: FastifyRequest): Promise<void> {
   if (!properties || !query || typeof query !== 'object') return;
   const errors: ParamError[] = [];
   for (const [name, raw] of Object.entries(query)) {
-    const property = properties[name];
+    // Own properties only: `constructor` or `__proto__` are unknown parameters, not Object.prototype's.
+    const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
     // A repeatable enumeration (`type=code&type=tool`): each value as a single one, blanks dropped.
     if (property?.type === 'array' && property.items && isEnum(property.items)) {
       const values = (Array.isArray(raw) ? raw : [raw]).map((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v)).filter((v) => v !== '');
@@ -49,7 +50,8 @@ export async function normalizeQuery(request: FastifyRequest): Promise<void> {
       if (!INTEGER.test(value)) errors.push({ loc: ['query', name], msg: 'must be an integer' });
       else query[name] = value;
     } else if (property.type === 'number') {
-      if (!DECIMAL.test(value)) errors.push({ loc: ['query', name], msg: 'must be a decimal number' });
+      // 309 digits and more overflow a double to ±Infinity, which would pass every bound.
+      if (!DECIMAL.test(value) || !Number.isFinite(Number(value))) errors.push({ loc: ['query', name], msg: 'must be a decimal number' });
       else query[name] = value;
     } else if (property.type === 'boolean') {
       const lower = value.toLowerCase();

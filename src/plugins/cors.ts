@@ -1,0 +1,49 @@
+// CORS for the read API (/api/v0/ only): any page may call it with an API key in X-API-Key, so the
+// answers carry Access-Control-Allow-Origin (`*` by default, or the origins of CORS_ORIGINS) and
+// preflights are answered. Never with credentials: the key is a header the page sends on purpose,
+// cookies play no part. The signed-in routes (GraphQL, /auth/, /settings/) get none of it and stay
+// same-origin.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+const ALLOWED_METHODS = 'GET, HEAD';
+const ALLOWED_HEADERS = 'X-API-Key, If-None-Match';
+const EXPOSED_HEADERS = 'Link, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+/** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */
+const MAX_AGE_SECONDS = '7200';
+
+export function registerCors(app: FastifyInstance): void {
+  const origins = app.config.corsOrigins;
+  const any = origins.includes('*');
+  const allowed = new Set(origins);
+
+  /** The Access-Control-Allow-Origin value for this request, if its origin may read the answer. */
+  const allowOrigin = (request: FastifyRequest): string | undefined => {
+    const origin = request.headers.origin;
+    if (any) return '*';
+    return typeof origin === 'string' && allowed.has(origin) ? origin : undefined;
+  };
+  const common = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    // With a list, the answer depends on the Origin header: caches must keep them apart.
+    if (!any) reply.header('vary', 'Origin');
+    const origin = allowOrigin(request);
+    if (origin) reply.header('access-control-allow-origin', origin);
+    return origin !== undefined;
+  };
+
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'OPTIONS' && common(request, reply)) reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    done();
+  });
+
+  // Preflights, before authentication (a browser never sends the key with one).
+  app.options('/*', { schema: { hide: true } }, async (request, reply) => {
+    if (common(request, reply)) {
+      reply.headers({
+        'access-control-allow-methods': ALLOWED_METHODS,
+        'access-control-allow-headers': ALLOWED_HEADERS,
+        'access-control-max-age': MAX_AGE_SECONDS,
+      });
+    }
+    return reply.code(204).header('allow', `${ALLOWED_METHODS}, OPTIONS`).send();
+  });
+}

@@ -1,0 +1,95 @@
+// What a process manager sends, through real processes (issue 13, F4): SIGTERM to `npm start` (npm
+// forwards it; the script execs node so nothing sits between them), SIGINT to the node process, and
+// SIGTERM to the service running as PID 1 of its own PID namespace, as in a container. Each time the
+// server stops gracefully: it logs "stopped", leaves no process behind, frees its port and releases
+// the embedded database's lock.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { childEnv, exited, freePort, ROOT, waitFor200 } from './process.ts';
+
+let dataDir = '';
+const lockFile = () => path.join(dataDir, 'pglite.lock');
+
+before(async () => {
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-signals-'));
+});
+after(async () => {
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  base: string;
+}
+
+async function start(command: string, args: string[]): Promise<Started> {
+  const port = await freePort();
+  // The embedded database (DATABASE_URL unset by childEnv): its lock shows whether the stop was clean.
+  const child = spawn(command, args, { cwd: ROOT, env: childEnv({ PORT: String(port), DATA_DIR: dataDir, AUTO_IMPORT: 'false', LOG_LEVEL: 'info' }) });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor200(`${base}/status/`, 60_000);
+  return { child, output: () => output, base };
+}
+
+/** The pid the server reported in its "ready" log line (as seen inside its PID namespace). */
+function readyPid(output: string): number {
+  const line = output.split('\n').find((l) => l.includes('"msg":"ready"'));
+  assert.ok(line, `no ready line in\n${output}`);
+  return (JSON.parse(line) as { pid: number }).pid;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function assertStoppedCleanly(started: Started, label: string): Promise<void> {
+  assert.match(started.output(), /"msg":"stopped"/, `${label}: graceful stop logged\n${started.output()}`);
+  assert.equal(existsSync(lockFile()), false, `${label}: the embedded database's lock is released`);
+  await assert.rejects(fetch(`${started.base}/status/`), `${label}: the port is closed`);
+}
+
+test('SIGTERM to `npm start` stops the server gracefully (npm forwards it to node)', async () => {
+  const started = await start('npm', ['start']);
+  const serverPid = readyPid(started.output());
+  assert.notEqual(serverPid, started.child.pid, 'node runs as a child of npm');
+  started.child.kill('SIGTERM');
+  await exited(started.child);
+  for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(alive(serverPid), false, 'the node process is gone with npm');
+  await assertStoppedCleanly(started, 'npm start');
+});
+
+test('SIGINT to the node process stops it gracefully with exit code 0', async () => {
+  const started = await start(process.execPath, ['--import', 'tsx', 'src/server.ts']);
+  started.child.kill('SIGINT');
+  assert.equal(await exited(started.child), 0);
+  await assertStoppedCleanly(started, 'node SIGINT');
+});
+
+const canUnshare = process.getuid?.() === 0 && existsSync('/usr/bin/unshare');
+test(
+  'SIGTERM to the service running as PID 1 (a container) stops it gracefully',
+  { skip: canUnshare ? false : 'needs root and unshare(1) to make a PID namespace' },
+  async () => {
+    const started = await start('unshare', ['--pid', '--fork', '--kill-child', process.execPath, '--import', 'tsx', 'src/server.ts']);
+    assert.equal(readyPid(started.output()), 1, 'the server is PID 1 of its namespace');
+    const outside = Number(readFileSync(`/proc/${started.child.pid}/task/${started.child.pid}/children`, 'utf8').trim().split(' ')[0]);
+    process.kill(outside, 'SIGTERM');
+    assert.equal(await exited(started.child), 0);
+    await assertStoppedCleanly(started, 'PID 1');
+  },
+);
