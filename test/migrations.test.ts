@@ -10,7 +10,7 @@ const TABLES = [
   'issues', 'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects',
   'releases', 'repositories', 'sessions', 'sponsors', 'sync_requests', 'sync_state', 'users',
 ];
-const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state'];
+const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0007_places_countries'];
 
 let t: TestDatabase;
 before(async () => {
@@ -48,7 +48,13 @@ test('check constraints refuse impossible values', async () => {
   await assert.rejects(t.db.insertInto('events').values({ ...event, start_date: '2020-02-02', end_date: '2020-02-01' }).execute(), /check/i);
 });
 
+test('the immutable unaccent wrapper works on this engine', async () => {
+  const { rows } = await sql<{ v: string }>`SELECT cds_unaccent('Diyarbakır São Paulo Bogotá Logroño') AS v`.execute(t.db);
+  assert.equal(rows[0]!.v, 'Diyarbakir Sao Paulo Bogota Logrono');
+});
+
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0007_places_countries']);
   assert.deepEqual(await migrateDown(t.db), ['0004_sync_state']);
   assert.deepEqual(await migrateDown(t.db), ['0003_search_indexes']);
   assert.deepEqual(await migrateDown(t.db), ['0002_accounts']);

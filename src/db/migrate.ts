@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001_data_model.ts';
 import * as m0002 from './migrations/0002_accounts.ts';
 import * as m0003 from './migrations/0003_search_indexes.ts';
 import * as m0004 from './migrations/0004_sync_state.ts';
+import * as m0007 from './migrations/0007_places_countries.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002_accounts': m0002,
   '0003_search_indexes': m0003,
   '0004_sync_state': m0004,
+  '0007_places_countries': m0007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
