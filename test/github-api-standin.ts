@@ -60,7 +60,7 @@ export interface GithubApiStandIn {
    * Answers the next request whose path matches with `fault` (once). `retryAfter`: seconds of a secondary
    * limit's Retry-After (default 1); `resetIn`: seconds to x-ratelimit-reset of a spent primary limit (default 1).
    */
-  fail(fault: Fault, match?: (path: string) => boolean, options?: { retryAfter?: number; resetIn?: number }): void;
+  fail(fault: Fault, match?: (path: string) => boolean, options?: { retryAfter?: number; resetIn?: number; status?: 403 | 429 }): void;
   /** Destroys every connection after `count` more requests (undefined: stop doing so). */
   dropAfter(count: number | undefined): void;
   close(): Promise<void>;
@@ -132,7 +132,7 @@ export async function loadFixtureOrganizations(dir = FIXTURES_DIR): Promise<Stan
 
 export async function startGithubApiStandIn(organizations: StandInOrganization[], options: StandInOptions = {}): Promise<GithubApiStandIn> {
   const now = options.now ?? Date.now;
-  const faults: { fault: Fault; match: (path: string) => boolean; retryAfter: number; resetIn: number }[] = [];
+  const faults: { fault: Fault; match: (path: string) => boolean; retryAfter: number; resetIn: number; status: 403 | 429 }[] = [];
   let dropBudget: number | undefined;
   let remaining = 5000;
   const requests: LoggedRequest[] = [];
@@ -159,9 +159,9 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
       }).end(text);
     };
     if (fault === 'secondary-rate-limit') {
-      return send(403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': String(injected?.retryAfter ?? 1) });
+      return send(injected?.status ?? 403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': String(injected?.retryAfter ?? 1) });
     }
-    if (fault === 'rate-limit') return send(403, { message: 'API rate limit exceeded for user ID 1.' });
+    if (fault === 'rate-limit') return send(injected?.status ?? 403, { message: 'API rate limit exceeded for user ID 1.' });
     if (fault === 'server-error') return send(500, { message: 'Server Error' });
     const found = route(organizations, url, options.honourType ?? true);
     if (!found) return send(404, { message: 'Not Found' });
@@ -178,7 +178,7 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
     url: `http://127.0.0.1:${port}`,
     organizations,
     requests,
-    fail: (fault, match = () => true, options = {}) => void faults.push({ fault, match, retryAfter: options.retryAfter ?? 1, resetIn: options.resetIn ?? 1 }),
+    fail: (fault, match = () => true, options = {}) => void faults.push({ fault, match, retryAfter: options.retryAfter ?? 1, resetIn: options.resetIn ?? 1, status: options.status ?? 403 }),
     dropAfter: (count) => void (dropBudget = count),
     close: () => new Promise((resolve) => {
       server.closeAllConnections();

@@ -98,13 +98,13 @@ test('a repository that turns private disappears with its issues, labels, milest
 
 test("a secondary limit's Retry-After and a spent budget's x-ratelimit-reset are honoured to the second", async () => {
   const target = named('paginate-issues');
-  fixture.standIn.fail('secondary-rate-limit', (path) => path.endsWith(`/repos/${String(target.repository.full_name)}/labels`), { retryAfter: 7 });
+  fixture.standIn.fail('secondary-rate-limit', (path) => path.endsWith(`/repos/${String(target.repository.full_name)}/labels`), { retryAfter: 7, status: 429 });
   fixture.standIn.fail('rate-limit', (path) => path.endsWith('/orgs/codeforamerica/public_members'), { resetIn: 42 });
   const { requests } = await run();
 
-  const limited = requests.find((r) => r.status === 403 && r.path.includes('/labels'))!;
+  const limited = requests.find((r) => r.status === 429 && r.path.includes('/labels'))!;
   const retry = requests.find((r) => r.path === limited.path && r.at > limited.at)!;
-  assert.equal(retry.at - limited.at, 7000, 'Retry-After: 7 → the retry leaves exactly 7 s later');
+  assert.equal(retry.at - limited.at, 7000, 'a 429 with Retry-After: 7 → the retry leaves exactly 7 s later');
 
   const spent = requests.find((r) => r.status === 403 && r.path.includes('/public_members'))!;
   const again = requests.find((r) => r.path === spent.path && r.at > spent.at)!;
