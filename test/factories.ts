@@ -2,6 +2,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../src/db/index.ts';
 import type { DB } from '../src/db/schema.ts';
+import { countryCode } from '../src/data/geocode/countries.ts';
 
 let sequence = 0;
 const next = () => ++sequence;
@@ -36,6 +37,8 @@ export function chapter(db: Db, values: Row<'chapters'> = {}) {
     contribution_stats: '{}',
     created_at: day(n),
     updated_at: day(n + 10),
+    // The import stores the code of the country beside its name; the country filter matches by code.
+    country_code: countryCode(values.country ?? '') ?? '',
     ...values,
   });
 }

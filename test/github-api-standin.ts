@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../src/db/schema.ts';
+import { fakeClock, type FakeClock } from './fake-clock.ts';
 import { createTestDb, type TestDatabase } from './helpers.ts';
 import { ROOT } from './process.ts';
 
@@ -22,6 +23,16 @@ export interface StandInRepository {
   labels: Json[];
   milestones: Json[];
   releases: Json[];
+  /** Commits and contributors, for the counts (per_page=1 and the Link `last` page); default one each. */
+  commits?: Json[];
+  contributors?: Json[];
+}
+
+export interface StandInOptions {
+  /** The clock of the `at` of each logged request and of the rate-limit headers (default Date.now). */
+  now?: () => number;
+  /** false: the repository listing ignores `type` (serves private ones too), to test the client's own check. */
+  honourType?: boolean;
 }
 
 export interface StandInOrganization {
@@ -51,8 +62,11 @@ export interface GithubApiStandIn {
    */
   profiles: Map<string, Json>;
   requests: LoggedRequest[];
-  /** Answers the next request whose path matches with `fault` (once). */
-  fail(fault: Fault, match?: (path: string) => boolean): void;
+  /**
+   * Answers the next request whose path matches with `fault` (once). `retryAfter`: seconds of a secondary
+   * limit's Retry-After (default 1); `resetIn`: seconds to x-ratelimit-reset of a spent primary limit (default 1).
+   */
+  fail(fault: Fault, match?: (path: string) => boolean, options?: { retryAfter?: number; resetIn?: number; status?: 403 | 429 }): void;
   /** Destroys every connection after `count` more requests (undefined: stop doing so). */
   dropAfter(count: number | undefined): void;
   close(): Promise<void>;
@@ -163,22 +177,24 @@ export function profilesOf(organizations: StandInOrganization[]): Map<string, Js
   return profiles;
 }
 
-export async function startGithubApiStandIn(organizations: StandInOrganization[]): Promise<GithubApiStandIn> {
+export async function startGithubApiStandIn(organizations: StandInOrganization[], options: StandInOptions = {}): Promise<GithubApiStandIn> {
   const profiles = profilesOf(organizations);
-  const faults: { fault: Fault; match: (path: string) => boolean }[] = [];
+  const now = options.now ?? Date.now;
+  const faults: { fault: Fault; match: (path: string) => boolean; retryAfter: number; resetIn: number; status: 403 | 429 }[] = [];
   let dropBudget: number | undefined;
   let remaining = 5000;
   const requests: LoggedRequest[] = [];
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-    const entry: LoggedRequest = { method: req.method ?? '', path: url.pathname + url.search, status: 0, at: Date.now(), authorization: req.headers.authorization };
+    const entry: LoggedRequest = { method: req.method ?? '', path: url.pathname + url.search, status: 0, at: now(), authorization: req.headers.authorization };
     requests.push(entry);
     const index = faults.findIndex((f) => f.match(url.pathname));
-    const fault = index >= 0 ? faults.splice(index, 1)[0]!.fault : undefined;
+    const injected = index >= 0 ? faults.splice(index, 1)[0]! : undefined;
+    const fault = injected?.fault;
     if (dropBudget !== undefined && dropBudget-- <= 0) return void req.socket.destroy();
     if (fault === 'drop') return void req.socket.destroy();
-    const reset = Math.ceil(Date.now() / 1000) + (fault === 'rate-limit' ? 1 : 3600);
+    const reset = Math.ceil(now() / 1000) + (fault === 'rate-limit' ? (injected?.resetIn ?? 1) : 3600);
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       entry.status = status;
       const text = body === undefined ? '' : JSON.stringify(body);
@@ -191,12 +207,13 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
       }).end(text);
     };
     if (fault === 'secondary-rate-limit') {
-      return send(403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': '1' });
+      return send(injected?.status ?? 403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': String(injected?.retryAfter ?? 1) });
     }
-    if (fault === 'rate-limit') return send(403, { message: 'API rate limit exceeded for user ID 1.' });
+    if (fault === 'rate-limit') return send(injected?.status ?? 403, { message: 'API rate limit exceeded for user ID 1.' });
     if (fault === 'server-error') return send(500, { message: 'Server Error' });
-    const found = route(organizations, profiles, url);
+    const found = route(organizations, profiles, url, options.honourType ?? true);
     if (!found) return send(404, { message: 'Not Found' });
+    if (found.status) return send(found.status, found.body);
     const { body, link } = found;
     const etag = `W/"${crypto.createHash('sha1').update(JSON.stringify(body)).digest('hex')}"`;
     if (req.headers['if-none-match'] === etag) return send(304, undefined, { etag, ...link });
@@ -210,7 +227,7 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
     organizations,
     profiles,
     requests,
-    fail: (fault, match = () => true) => void faults.push({ fault, match }),
+    fail: (fault, match = () => true, options = {}) => void faults.push({ fault, match, retryAfter: options.retryAfter ?? 1, resetIn: options.resetIn ?? 1, status: options.status ?? 403 }),
     dropAfter: (count) => void (dropBudget = count),
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
@@ -219,7 +236,12 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
   };
 }
 
-function route(organizations: StandInOrganization[], profiles: Map<string, Json>, url: URL): { body: unknown; link?: Record<string, string> } | undefined {
+function route(
+  organizations: StandInOrganization[],
+  profiles: Map<string, Json>,
+  url: URL,
+  honourType: boolean,
+): { body: unknown; link?: Record<string, string>; status?: number } | undefined {
   const [, kind, a, b, list] = url.pathname.split('/');
   const q = url.searchParams;
   const profile = profiles.get(decodeURIComponent(a ?? '').toLowerCase());
@@ -228,14 +250,30 @@ function route(organizations: StandInOrganization[], profiles: Map<string, Json>
   if (kind === 'orgs') {
     const org = organizations.find((o) => String(o.organization.login).toLowerCase() === a?.toLowerCase());
     if (!org) return undefined;
-    if (b === 'repos' && list === undefined) return page(url, org.repositories.map((r) => r.repository));
+    if (b === 'repos' && list === undefined) {
+      // GitHub's `type`: all (default), public, private (and forks, sources, member: not needed here).
+      const type = honourType ? (q.get('type') ?? 'all') : 'all';
+      const listed = org.repositories.map((r) => r.repository).filter((r) => type === 'all' || (type === 'private') === (r.private === true));
+      return page(url, listed);
+    }
     if (b === 'public_members' && list === undefined) return page(url, org.members);
     return undefined;
   }
-  if (kind !== 'repos' || url.pathname.split('/').length !== 5) return undefined;
+  const segments = url.pathname.split('/').length;
+  if (kind !== 'repos' || (segments !== 5 && segments !== 4)) return undefined;
   const name = `${a}/${b}`.toLowerCase();
   const repo = organizations.flatMap((o) => o.repositories).find((r) => String(r.repository.full_name).toLowerCase() === name);
   if (!repo) return undefined;
+  // The token sees its private repositories too, marked private.
+  if (segments === 4) return { body: repo.repository };
+  if (list === 'commits') {
+    const commits = repo.commits ?? [{ sha: `${String(repo.repository.id)}-1` }];
+    return commits.length ? page(url, commits) : { status: 409, body: { message: 'Git Repository is empty.' } };
+  }
+  if (list === 'contributors') {
+    const contributors = repo.contributors ?? [repo.repository.owner as Json];
+    return contributors.length ? page(url, contributors) : { status: 204, body: undefined };
+  }
   const state = (o: Json) => (q.get('state') ?? 'open') === 'all' || o.state === (q.get('state') ?? 'open');
   if (list === 'issues') {
     const key = q.get('sort') === 'updated' ? 'updated_at' : 'created_at';
@@ -280,7 +318,9 @@ export function servedRecords(organizations: StandInOrganization[]): RecordSets 
     const a = account as Json | null | undefined;
     if (a && a.type !== 'Organization') sets.members.add(String(a.id));
   };
-  for (const { organization, members, repositories } of organizations) {
+  for (const { organization, members, repositories: all } of organizations) {
+    // Private repositories are never stored, nor anything of theirs.
+    const repositories = all.filter(({ repository }) => repository.private !== true && (repository.visibility ?? 'public') === 'public');
     sets.organizations.add(String(organization.id));
     for (const member of members) {
       person(member);
@@ -338,12 +378,18 @@ export async function storedRecords(db: Kysely<DB>): Promise<RecordSets> {
  * The set-up of a GitHub sync test file: a migrated test database and a stand-in serving the
  * recorded fixtures, made before the file's tests and closed after them.
  */
-export function useFixtureSync(): { readonly database: TestDatabase; readonly standIn: GithubApiStandIn } {
+export function useFixtureSync(options: Omit<StandInOptions, 'now'> = {}): {
+  readonly database: TestDatabase;
+  readonly standIn: GithubApiStandIn;
+  /** The clock of the stand-in; pass it to the sync so that both see the same time and nobody waits. */
+  readonly clock: FakeClock;
+} {
   let database: TestDatabase | undefined;
   let standIn: GithubApiStandIn | undefined;
+  const clock = fakeClock();
   before(async () => {
     database = await createTestDb();
-    standIn = await startGithubApiStandIn(await loadFixtureOrganizations());
+    standIn = await startGithubApiStandIn(await loadFixtureOrganizations(), { ...options, now: clock.now });
   });
   after(async () => {
     await standIn?.close();
@@ -358,5 +404,6 @@ export function useFixtureSync(): { readonly database: TestDatabase; readonly st
       assert.ok(standIn, 'started in before()');
       return standIn;
     },
+    clock,
   };
 }

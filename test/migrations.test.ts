@@ -10,7 +10,7 @@ const TABLES = [
   'issues', 'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects',
   'releases', 'repositories', 'sessions', 'snapshots', 'sponsors', 'sync_requests', 'sync_state', 'users',
 ];
-const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0005_reference_fields', '0006_snapshots'];
+const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0005_reference_fields', '0006_snapshots', '0007_places_countries'];
 
 let t: TestDatabase;
 before(async () => {
@@ -50,7 +50,13 @@ test('check constraints refuse impossible values', async () => {
   await assert.rejects(t.db.insertInto('projects').values({ ...project, type: 'code, tool' as 'code' }).execute(), /check/i);
 });
 
+test('the immutable unaccent wrapper works on this engine', async () => {
+  const { rows } = await sql<{ v: string }>`SELECT cds_unaccent('Diyarbakır São Paulo Bogotá Logroño') AS v`.execute(t.db);
+  assert.equal(rows[0]!.v, 'Diyarbakir Sao Paulo Bogota Logrono');
+});
+
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0007_places_countries']);
   assert.deepEqual(await migrateDown(t.db), ['0006_snapshots']);
   assert.deepEqual(await migrateDown(t.db), ['0005_reference_fields']);
   assert.deepEqual(await migrateDown(t.db), ['0004_sync_state']);

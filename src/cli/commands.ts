@@ -17,9 +17,10 @@ Commands:
   migrate               apply pending database migrations
   import [--from DIR]   import a dataset (DIR holds owasp/ and github/; default: the bundled data)
   status                print the number of stored records per resource
-  sync github [--org LOGIN]…
-                        mirror GitHub organizations (default: SYNC_GITHUB_ORGS): repositories, issues,
-                        labels, milestones, releases, members; incremental and resumable
+  sync github [--org LOGIN]… [--budget N]
+                        mirror GitHub organizations (default: SYNC_GITHUB_ORGS): public repositories, issues,
+                        labels, milestones, releases, members; incremental and resumable; --budget stops
+                        the run before it spends more than N requests of the hourly limit
   sync owasp [--from URL|DIR]
                         load the OWASP website's data files (default: SYNC_OWASP_FROM, else owasp.github.io's)
   snapshots rebuild     rebuild the monthly snapshots from the stored records (import and sync do it too)

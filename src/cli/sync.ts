@@ -5,7 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { announceDataChanged } from '../plugins/announce.ts';
-import { syncGithub } from '../data/sync/github-sync.ts';
+import { SyncStopped, syncGithub, type GithubSyncReport } from '../data/sync/github-sync.ts';
 import { syncOwasp } from '../data/sync/owasp-sync.ts';
 import { terminalProgress } from '../data/sync/progress.ts';
 import { OWASP_DATA_URL } from '../data/sync/settings.ts';
@@ -30,36 +30,63 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
   const [target, ...rest] = args;
   const settings = config.sync;
   let failed = false;
+  let printed = false;
   const finish = (report: object, summary: string, changed: boolean) => {
+    printed = true;
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.stderr.write(`${summary}\n`);
     return changed ? announceDataChanged(config) : undefined;
   };
+  // Every exit of a run prints a JSON report on stdout: a failure before any report (the database, a file)
+  // prints `{ "stopped": message }`, then the message goes to stderr as for any command (exit 1).
+  const reportingFailure = async (run: () => Promise<number>): Promise<number> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (!printed) process.stdout.write(`${JSON.stringify({ stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
+      throw error;
+    }
+  };
   switch (target) {
     case 'github': {
-      const values = parse(rest, { org: { type: 'string', multiple: true } });
+      const values = parse(rest, { org: { type: 'string', multiple: true }, budget: { type: 'string' } });
       const organizations = (values.org as string[] | undefined) ?? [...settings.githubOrgs];
       if (organizations.length === 0) throw new UsageError('sync github needs --org LOGIN (or SYNC_GITHUB_ORGS)');
+      const budget = values.budget === undefined ? undefined : Number(values.budget);
+      if (budget !== undefined && !(Number.isSafeInteger(budget) && budget > 0)) throw new UsageError('--budget takes a whole number of requests');
       if (!config.github.token) stderrLog.warn('GITHUB_TOKEN is unset: GitHub allows 60 anonymous requests an hour');
-      const code = await withDatabase(config, async (db) => {
-        await migrateToLatest(db);
-        const report = await syncGithub(db, {
-          apiUrl: config.github.apiUrl, token: config.github.token, organizations, log: stderrLog, progress: terminalProgress(),
+      return reportingFailure(async () => {
+        const code = await withDatabase(config, async (db) => {
+          await migrateToLatest(db);
+          let report: GithubSyncReport;
+          try {
+            report = await syncGithub(db, {
+              apiUrl: config.github.apiUrl, token: config.github.token, organizations, budget, log: stderrLog, progress: terminalProgress(),
+            });
+          } catch (error) {
+            if (!(error instanceof SyncStopped)) throw error;
+            // Stopped part-way (rate limits, budget, a failure): what was stored stays; the report says how far it got.
+            await finish(error.report, `${githubSummary(error.report)}\n${error.message}`, error.report.changed);
+            failed = true;
+            return;
+          }
+          failed = report.failed.length > 0;
+          await finish(report, githubSummary(report), report.changed);
         });
-        failed = report.failed.length > 0;
-        await finish(report, githubSummary(report), report.changed);
+        return failed ? 1 : code;
       });
-      return failed ? 1 : code;
     }
     case 'owasp': {
       const values = parse(rest, { from: { type: 'string' } });
       const given = (values.from as string | undefined) ?? settings.owaspFrom ?? OWASP_DATA_URL;
       const from = /^https?:\/\//i.test(given) ? given : path.resolve(given);
-      return withDatabase(config, async (db) => {
-        await migrateToLatest(db);
-        const report = await syncOwasp(db, { from, progress: terminalProgress() });
-        await finish(report, owaspSummary(report), report.changed);
-      });
+      return reportingFailure(() =>
+        withDatabase(config, async (db) => {
+          await migrateToLatest(db);
+          const report = await syncOwasp(db, { from, progress: terminalProgress() });
+          await finish(report, owaspSummary(report), report.changed);
+        }),
+      );
     }
     default:
       throw new UsageError(target === undefined ? 'sync needs a source: github or owasp' : `unknown sync source "${target}"`);

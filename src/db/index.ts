@@ -70,8 +70,9 @@ async function openPglite(options: OpenOptions, dataDir: string | undefined, loc
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
   let pglite = options.pglite;
-  if (!pglite) pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
+  if (!pglite) pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm, unaccent } });
   const instance = pglite;
   const pool = new pg.Pool(createPgConfig(instance) as unknown as pg.PoolConfig);
   survivePoolErrors(pool);

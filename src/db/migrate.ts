@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003_search_indexes.ts';
 import * as m0004 from './migrations/0004_sync_state.ts';
 import * as m0005 from './migrations/0005_reference_fields.ts';
 import * as m0006 from './migrations/0006_snapshots.ts';
+import * as m0007 from './migrations/0007_places_countries.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004_sync_state': m0004,
   '0005_reference_fields': m0005,
   '0006_snapshots': m0006,
+  '0007_places_countries': m0007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

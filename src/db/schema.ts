@@ -35,6 +35,8 @@ export interface ChapterTable extends NestTimestamps {
   description: Generated<string>;
   url: string | null;
   country: Generated<string>;
+  /** ISO 3166-1 alpha-2 of `country` ('' when unknown); migration 0007. */
+  country_code: Generated<string>;
   region: Generated<string>;
   postal_code: Generated<string>;
   suggested_location: Generated<string>;

@@ -268,13 +268,18 @@ function compare(a: number, op: Operator, b: number): boolean {
   return { '=': a === b, '>': a > b, '<': a < b, '>=': a >= b, '<=': a <= b }[op];
 }
 
+// Unquoted text ignores accents (docs/search.md): what PostgreSQL's unaccent rules do to the non-ASCII letters
+// the rows use ('日' and '🦉' have no rule), then case.
+const UNACCENTED: Record<string, string> = { é: 'e', ß: 'ss', ø: 'o' };
+const fold = (text: string) => Array.from(text, (ch) => UNACCENTED[ch] ?? ch).join('').toLowerCase();
+
 /** The meaning of one condition, written from the contract without looking at the SQL. */
 function holds(row: Repo, condition: Condition<RepoField>): boolean {
   const value = VALUE_OF[condition.field](row);
   switch (condition.kind) {
     case 'string':
       if (condition.exact) return value === condition.value;
-      return String(value).toLowerCase().includes(condition.value.toLowerCase());
+      return fold(String(value)).includes(fold(condition.value));
     case 'number':
       return compare(value as number, condition.op, condition.value);
     case 'boolean':

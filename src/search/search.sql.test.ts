@@ -69,7 +69,7 @@ test('the generated SQL for each kind of condition', () => {
   const r = '"repositories".';
   assert.equal(
     sql,
-    `select "id" from "repositories" where ${r}"name" ilike ('%' || $1::text || '%') escape '\\' and ${r}"name" = $2` +
+    `select "id" from "repositories" where cds_unaccent(${r}"name") ilike cds_unaccent('%' || $1::text || '%') escape '\\' and ${r}"name" = $2` +
       ` and ${r}"stars_count" >= $3::bigint and ${r}"is_archived" = $4` +
       ` and (${r}"created_at" >= $5::timestamptz and ${r}"created_at" < ($6::timestamptz + interval '1 day'))` +
       ` and ${r}"updated_at" < $7::timestamptz`,

@@ -75,10 +75,12 @@ function toExpression(condition: Condition, columnName: string | RawBuilder<unkn
   const column = typeof columnName === 'string' ? sql.ref(columnName) : columnName;
   switch (condition.kind) {
     case 'string':
-      // Exact is plain `=`: case-sensitive, as the reference implementation does it.
+      // Exact is plain `=`: case-sensitive, as the reference implementation does it. A substring ignores
+      // case and accents on both sides ("Bogota" finds "Bogotá"); the trigram indexes (migration 0007) are
+      // built on the same cds_unaccent(column) expression, so the planner can use them.
       return condition.exact
         ? sql<SqlBool>`${column} = ${condition.value}`
-        : sql<SqlBool>`${column} ilike ('%' || ${escapeLike(condition.value)}::text || '%') escape '\\'`;
+        : sql<SqlBool>`cds_unaccent(${column}) ilike cds_unaccent('%' || ${escapeLike(condition.value)}::text || '%') escape '\\'`;
     case 'number':
       // bigint: a value beyond the column's integer range must compare, not fail the cast.
       return sql<SqlBool>`${column} ${COMPARE[condition.op]} ${condition.value}::bigint`;

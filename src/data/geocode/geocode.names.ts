@@ -92,6 +92,8 @@ export const PLACE_ALIASES: Record<string, string> = {
   geneva: 'geneve',
   belagavi: 'belgaum',
   gauhati: 'guwahati',
+  kochi: 'cochin',
+  thanjavur: 'tanjore',
   // Regions: the city where the region's chapter usually meets, or its largest city.
   'bay area': 'san francisco',
   'triangle nc': 'raleigh',

@@ -1,20 +1,22 @@
 // Records → table rows. Every row of one table lists the same columns (the upsert relies on it).
 import type { Insertable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import type { ChapterLocation } from '../geocode/chapter-places.ts';
 import type { Point } from '../geocode/geocode.ts';
 import type { ChapterRecord, CommitteeRecord, EventRecord, ProjectRecord, SponsorRecord } from './owasp.types.ts';
 
 // Contribution data is not in the website files: the import never writes it.
 type ChapterRow = Omit<Insertable<DB['chapters']>, 'contribution_data' | 'contribution_stats'>;
 
-export function chapterRow(chapter: ChapterRecord, point: Point | null): ChapterRow {
+export function chapterRow(chapter: ChapterRecord, { point, country, countryCode, region }: ChapterLocation): ChapterRow {
   return {
     key: chapter.key,
     name: chapter.name,
     description: chapter.description,
     url: chapter.url,
-    country: chapter.country,
-    region: chapter.region,
+    country,
+    country_code: countryCode,
+    region,
     level: chapter.level,
     meetup_group: chapter.meetupGroup,
     related_urls: JSON.stringify(chapter.relatedUrls),

@@ -2,6 +2,7 @@
 // the offline geocoder. Records that left the files are deactivated, never deleted.
 import type { Db } from '../../db/index.ts';
 import { geocode, type Point } from '../geocode/geocode.ts';
+import { placeChapter } from '../geocode/chapter-places.ts';
 import { emptyCounts, type ResourceCounts } from '../report.ts';
 import {
   deactivateMissing,
@@ -32,13 +33,13 @@ export async function writeOwaspData(db: Db, data: OwaspData): Promise<OwaspRepo
   const { counts, geocoded } = report;
 
   const chapters = data.chapters.map((chapter) => {
-    const [name, ...altNames] = chapter.placeNames;
-    const point = geocode({ name, altNames, country: chapter.country, region: chapter.region });
+    const location = placeChapter(chapter);
+    const point = location.point;
     geocoded.chapters++;
     if (point) geocoded.chaptersWithCoordinates++;
     if (chapter.isActive) geocoded.activeChapters++;
     if (chapter.isActive && point) geocoded.activeChaptersWithCoordinates++;
-    return chapterRow(chapter, point);
+    return chapterRow(chapter, location);
   });
   counts.chapters = await writeActive(db, 'chapters', chapters);
   if (data.committees) counts.committees = await writeActive(db, 'committees', data.committees.map(committeeRow));

@@ -8,7 +8,8 @@ import type { GithubCollector } from '../github/github.collect.ts';
 import type { GithubData, MemberRecord, OrganizationRecord } from '../github/github.records.ts';
 import { collectResponse } from '../github/github.responses.ts';
 import { writeGithubData, type GithubReport } from '../github/github.write.ts';
-import { storedAccounts } from './github-stored.queries.ts';
+import { storedAccounts, storedRepositories } from './github-stored.queries.ts';
+import { publicOnly } from './github-visibility.ts';
 import type { FetchedPage } from './github-listing.ts';
 import { lockWrites, replaceRequestStates, writeSyncValue, type RequestState } from './sync-state.queries.ts';
 
@@ -26,10 +27,14 @@ export interface BatchResult {
   changed: boolean;
 }
 
-/** The records of the pages that came with a body, read as the import reads recorded responses. */
+/**
+ * The records of the pages that came with a body, read as the import reads recorded responses; records of
+ * private or internal repositories are left out (github-visibility.ts).
+ */
 export function collectPages(collector: GithubCollector, path: string, pages: FetchedPage[]): void {
   for (const page of pages) {
-    if (page.status === 200) collectResponse(collector, `GET ${path}`, page.body, page.url);
+    const body = page.status === 200 ? publicOnly(page.body) : undefined;
+    if (body !== undefined) collectResponse(collector, `GET ${path}`, body, page.url);
   }
 }
 
@@ -37,6 +42,7 @@ export async function writeBatch(db: Db, batch: Batch): Promise<BatchResult> {
   return db.transaction().execute(async (trx) => {
     await lockWrites(trx);
     await keepStoredProfiles(trx, batch.data);
+    await keepStoredCounts(trx, batch.data);
     const report = await writeGithubData(trx, batch.data);
     await replaceRequestStates(trx, batch.scope, batch.states);
     for (const [key, value] of batch.values) await writeSyncValue(trx, key, value);
@@ -60,4 +66,17 @@ async function keepStoredProfiles(db: Db, data: GithubData): Promise<void> {
       : record;
   data.members = data.members.map((record) => merge(record, members.get(record.github_id)));
   data.organizations = data.organizations.map((record) => merge(record, organizations.get(record.github_id)));
+}
+
+// Listings carry no commit or contributor counts (the mappers write 0): the counts a repository unit took
+// (github-counts.ts) stay until it takes new ones.
+async function keepStoredCounts(db: Db, data: GithubData): Promise<void> {
+  const bare = (record: GithubData['repositories'][number]) => record.commits_count === 0 && record.contributors_count === 0;
+  const ids = data.repositories.filter(bare).map((record) => record.github_id);
+  if (ids.length === 0) return;
+  const stored = new Map((await storedRepositories(db, ids)).map((record) => [record.github_id, record]));
+  data.repositories = data.repositories.map((record) => {
+    const known = stored.get(record.github_id);
+    return known && bare(record) ? { ...record, commits_count: known.commits_count, contributors_count: known.contributors_count } : record;
+  });
 }

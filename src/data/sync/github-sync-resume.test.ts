@@ -12,7 +12,7 @@ import { SyncStopped, syncGithub } from './github-sync.ts';
 const fixture = useFixtureSync();
 
 const run = () => syncGithub(fixture.database.db, {
-  apiUrl: fixture.standIn.url, organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'], perPage: 5, retryBaseMs: 10,
+  apiUrl: fixture.standIn.url, clock: fixture.clock, organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'], perPage: 5, retryBaseMs: 10,
 });
 
 async function syncedRepositories(): Promise<number> {

@@ -17,7 +17,7 @@ const fixture = useFixtureSync();
 async function run(): Promise<{ report: GithubSyncReport; requests: LoggedRequest[] }> {
   const from = fixture.standIn.requests.length;
   const report = await syncGithub(fixture.database.db, {
-    apiUrl: fixture.standIn.url, token: 'test-token', organizations: ORGS, perPage: 5, retryBaseMs: 20,
+    apiUrl: fixture.standIn.url, clock: fixture.clock, token: 'test-token', organizations: ORGS, perPage: 5, retryBaseMs: 20,
     log: { info: () => {}, warn: (message) => warnings.push(message) },
   });
   return { report, requests: fixture.standIn.requests.slice(from) };

@@ -17,10 +17,12 @@ export interface GithubSyncOptions extends Omit<GithubClientOptions, 'log'> {
   organizations: readonly string[];
   /** Records per page (GitHub allows up to 100). */
   perPage?: number;
-  /** Repositories fetched at the same time. */
+  /** Repositories worked on at the same time (their requests still go through the client's request gate). */
   concurrency?: number;
   /** At most this many profile requests (`GET /users/…`, `GET /orgs/…`) per run; default 100. */
   profileRequests?: number;
+  /** Fetch commits_count and contributors_count of repositories pushed since the last run (default true). */
+  repositoryCounts?: boolean;
   log?: SyncLog;
   progress?: SyncProgress;
   /** The clock that decides which months are complete (snapshots); the system's by default. */
@@ -32,6 +34,8 @@ export interface GithubSyncReport {
   repositories: number;
   /** Units (organizations and repositories) whose stored records changed. */
   changedUnits: number;
+  /** Stored repositories deleted because they are no longer public (with their issues, milestones, releases). */
+  removedRepositories: number;
   /** Repositories left out because their data could not be read; the others were synced. */
   failed: { repository: string; error: string }[];
   counts: GithubReport;
@@ -41,6 +45,8 @@ export interface GithubSyncReport {
   changed: boolean;
   dataVersion: number;
   durationMs: number;
+  /** Set when the run stopped early: why, and that the next run resumes from there. */
+  stopped?: string;
 }
 
 export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<GithubSyncReport> {
@@ -48,10 +54,10 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
   const log = options.log ?? QUIET_LOG;
   const progress = options.progress ?? NO_PROGRESS;
   const { octokit, stats } = createGithubClient({ ...options, log });
-  const ctx: UnitContext = { db, octokit, perPage: options.perPage ?? 100 };
+  const ctx: UnitContext = { db, octokit, perPage: options.perPage ?? 100, counts: options.repositoryCounts ?? true };
   const counts = Object.fromEntries(GITHUB_RESOURCES.map((r) => [r, { ...emptyCounts(), skipped: 0 }])) as GithubReport;
   const report: GithubSyncReport = {
-    organizations: 0, repositories: 0, changedUnits: 0, failed: [], counts, requests: stats, changed: false, dataVersion: 0, durationMs: 0,
+    organizations: 0, repositories: 0, changedUnits: 0, removedRepositories: 0, failed: [], counts, requests: stats, changed: false, dataVersion: 0, durationMs: 0,
     profiles: { asked: 0, fetched: 0, changed: 0, notModified: 0, missing: 0 },
   };
   const add = (result: BatchResult | undefined) => {
@@ -68,6 +74,8 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
       options.signal?.throwIfAborted();
       const result = await syncOrganization(ctx, login);
       add(result.written);
+      report.removedRepositories += result.removed;
+      if (result.removed > 0) report.changedUnits++;
       repositories.push(...result.repositories);
       report.organizations++;
     }
@@ -91,17 +99,26 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
     });
   } catch (error) {
     const done = `${report.organizations} of ${options.organizations.length} organizations, ${report.repositories} of ${repositories.length} repositories`;
-    throw new SyncStopped(`GitHub sync stopped after ${done} (each stored whole; the next run resumes): ${messageOf(error)}`, report, error);
+    const message = `GitHub sync stopped after ${done} (each stored whole; the next run resumes): ${stats.stopped ?? messageOf(error)}`;
+    await finishReport(db, report, started);
+    report.stopped = message;
+    throw new SyncStopped(message, report, error);
   } finally {
     progress.stop();
   }
   // Units commit one by one; the snapshots follow once, at the end of every run (a month may also have
   // completed since the last one). A stopped run leaves them to the next run.
   const snapshots = await refreshSnapshots(db, options.now);
-  report.changed = report.changedUnits > 0 || snapshots.changed;
-  report.dataVersion = await readDataVersion(db);
-  report.durationMs = Math.round(performance.now() - started);
+  await finishReport(db, report, started);
+  report.changed ||= snapshots.changed;
   return report;
+}
+
+async function finishReport(db: Db, report: GithubSyncReport, started: number): Promise<void> {
+  report.changed = report.changedUnits > 0;
+  // The database may be what failed: the report still goes out, with the version it last knew (0).
+  report.dataVersion = await readDataVersion(db).catch(() => report.dataVersion);
+  report.durationMs = Math.round(performance.now() - started);
 }
 
 /** A run that failed part-way; what it stored is complete per unit and stays. */

@@ -5,14 +5,18 @@ import { GithubCollector } from '../github/github.collect.ts';
 import type { RepositoryRecord } from '../github/github.records.ts';
 import { collectPages, writeBatch, type BatchResult } from './github-batch.ts';
 import type { GithubClient } from './github-client.ts';
+import { countsCursor, fetchRepositoryCounts } from './github-counts.ts';
 import { fetchConditional, freshItems, isUnchanged, type Fetched } from './github-listing.ts';
 import { storedOrganization, storedRepositories } from './github-stored.queries.ts';
+import { isPublicRecord, removeNonPublicRepositories } from './github-visibility.ts';
 import { readRequestStates, readSyncValue, type RequestState } from './sync-state.queries.ts';
 
 export interface UnitContext {
   db: Db;
   octokit: GithubClient;
   perPage: number;
+  /** Fetch commits_count and contributors_count of repositories pushed since last time (github-counts.ts). */
+  counts?: boolean;
 }
 
 export class OrganizationNotFound extends Error {}
@@ -21,6 +25,8 @@ export interface OrganizationResult {
   repositories: RepositoryRecord[];
   /** Undefined when every answer was 304: nothing was written. */
   written: BatchResult | undefined;
+  /** Stored repositories deleted because they are no longer public. */
+  removed: number;
 }
 
 export async function syncOrganization(ctx: UnitContext, login: string, retried = false): Promise<OrganizationResult> {
@@ -30,11 +36,12 @@ export async function syncOrganization(ctx: UnitContext, login: string, retried 
   const profile = await fetchConditional(octokit, 'GET /orgs/{org}', { org: login }, known, false);
   if (profile.missing) throw new OrganizationNotFound(`organization "${login}" not found on GitHub`);
   const [repos, members] = await Promise.all([
-    fetchConditional(octokit, 'GET /orgs/{org}/repos', { org: login, type: 'all', per_page: perPage }, known),
+    // Public repositories only: a token that can read private ones must never publish them.
+    fetchConditional(octokit, 'GET /orgs/{org}/repos', { org: login, type: 'public', per_page: perPage }, known),
     fetchConditional(octokit, 'GET /orgs/{org}/public_members', { org: login, per_page: perPage }, known),
   ]);
   for (const page of repos.pages) {
-    if (page.status === 200) page.state.githubIds = (page.body as { id: unknown }[]).map((repo) => Number(repo.id));
+    if (page.status === 200) page.state.githubIds = (page.body as { id: unknown }[]).filter(isPublicRecord).map((repo) => Number(repo.id));
   }
   const stored = profile.pages[0]?.status === 304 ? await storedOrganization(db, login) : undefined;
   // A 304 vouches for rows that someone has since deleted: ask again, unconditionally.
@@ -52,7 +59,9 @@ export async function syncOrganization(ctx: UnitContext, login: string, retried 
   const ids = repos.pages.flatMap((page) => page.state.githubIds);
   const repositories = await storedRepositories(db, ids);
   if (repositories.length < new Set(ids).size && !retried) return syncOrganization(ctx, login, true);
-  return { repositories, written };
+  const before = [...known.values()].flatMap((state) => state.githubIds);
+  const removed = await removeNonPublicRepositories(ctx, login, new Set(ids), before);
+  return { repositories, written, removed };
 }
 
 /** Undefined when every listing answered 304. */
@@ -71,10 +80,13 @@ export async function syncRepository(ctx: UnitContext, repository: RepositoryRec
     fetchConditional(octokit, 'GET /repos/{owner}/{repo}/milestones', { ...base, state: 'all' }, known),
     fetchConditional(octokit, 'GET /repos/{owner}/{repo}/releases', base, known),
   ]);
-  if ([issues, labels, milestones, releases].every(isUnchanged)) return undefined;
+  const countsKey = countsCursor(repository);
+  const counts = ctx.counts === false ? undefined : await fetchRepositoryCounts(octokit, repository, await readSyncValue(db, countsKey));
+  if ([issues, labels, milestones, releases].every(isUnchanged) && !counts) return undefined;
 
   const collector = new GithubCollector();
-  collector.repositories.add(repository, repository);
+  const record = counts ? { ...repository, commits_count: counts.commits, contributors_count: counts.contributors } : repository;
+  collector.repositories.add(record, record);
   const path = `/repos/${repository.owner_login}/${repository.name}`;
   collectPages(collector, `${path}/issues`, issues.pages);
   collectPages(collector, `${path}/labels`, labels.pages);
@@ -85,7 +97,10 @@ export async function syncRepository(ctx: UnitContext, repository: RepositoryRec
     scope,
     data: collector.finish(),
     states: statesOf(issues, labels, milestones, releases),
-    values: newest ? [[cursor, newest]] : [],
+    values: [
+      ...(newest ? [[cursor, newest] as [string, string]] : []),
+      ...(counts ? [[countsKey, repository.pushed_at ?? ''] as [string, string]] : []),
+    ],
   });
 }
 

@@ -60,8 +60,32 @@ test('sync owasp reads a folder; a bad source exits 1 naming the file', async ()
   assert.match(missing.stderr, /^cds: chapters\.json: cannot be read/);
 });
 
+test('sync github prints its JSON report on every exit: budget spent, rate limit, unknown organization, database down', async () => {
+  const json = (stdout: string) => JSON.parse(stdout) as { stopped?: string; requests?: { counted: number } };
+
+  const budget = await runCli(['sync', 'github', '--org', 'codeforamerica', '--budget', '3'], env);
+  assert.equal(budget.code, 1, budget.stderr);
+  assert.match(json(budget.stdout).stopped ?? '', /budget of 3 counted requests is spent/);
+  assert.equal(json(budget.stdout).requests?.counted, 3);
+
+  standIn.fail('rate-limit', (p) => p.endsWith('/orgs/Octocoders'), { resetIn: 7200 });
+  const limited = await runCli(['sync', 'github', '--org', 'Octocoders'], env);
+  assert.equal(limited.code, 1, limited.stderr);
+  assert.match(json(limited.stdout).stopped ?? '', /rate limit spent .* beyond the 900 s this run may wait/);
+  assert.match(limited.stderr, /GitHub sync stopped after 0 of 1 organizations/);
+
+  const unknown = await runCli(['sync', 'github', '--org', 'no-such-org'], env);
+  assert.equal(unknown.code, 1);
+  assert.match(json(unknown.stdout).stopped ?? '', /organization "no-such-org" not found/);
+
+  const down = await runCli(['sync', 'github', '--org', 'Octocoders'], { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+  assert.equal(down.code, 1);
+  assert.ok(json(down.stdout).stopped, down.stdout);
+  assert.match(down.stderr, /^cds: /m);
+});
+
 test('usage errors exit 2', async () => {
-  for (const args of [['sync'], ['sync', 'gitlab'], ['sync', 'github'], ['sync', 'owasp', '--nope']]) {
+  for (const args of [['sync'], ['sync', 'gitlab'], ['sync', 'github'], ['sync', 'owasp', '--nope'], ['sync', 'github', '--org', 'x', '--budget', '0']]) {
     const result = await runCli(args, env);
     assert.equal(result.code, 2, args.join(' '));
     assert.match(result.stderr, /Usage: cds/);

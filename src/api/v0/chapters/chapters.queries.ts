@@ -7,6 +7,8 @@ import { stripPrefix } from '../common/keys.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
+import { countryCode } from '../../../data/geocode/countries.ts';
+import type { Condition } from '../../../search/search.fields.ts';
 import type { ChapterFilters } from './chapters.schemas.ts';
 
 // The interface: an active chapter has is_active true and both coordinates.
@@ -20,13 +22,31 @@ function activeChapters(db: Db) {
 
 export function listChapters(db: Db, query: Static<typeof ChapterFilters>, order: OrderTerm[], page: ListPage) {
   let q = activeChapters(db).select(['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at']);
-  if (query.country !== undefined) q = q.where(sql`lower(country)`, '=', query.country.toLowerCase());
+  if (query.country !== undefined) {
+    // A country named by its ISO code, its name or a common spelling matches by code; other text by name.
+    const code = countryCode(query.country);
+    q = code ? q.where('country_code', '=', code) : q.where(sql`lower(country)`, '=', query.country.toLowerCase());
+  }
   if (query.latitude_gte !== undefined) q = q.where('latitude', '>=', query.latitude_gte);
   if (query.latitude_lte !== undefined) q = q.where('latitude', '<=', query.latitude_lte);
   if (query.longitude_gte !== undefined) q = q.where('longitude', '>=', query.longitude_gte);
   if (query.longitude_lte !== undefined) q = q.where('longitude', '<=', query.longitude_lte);
-  if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.chapters), SEARCH_COLUMNS.chapters);
+  if (query.q !== undefined) {
+    const conditions = parseSearch(query.q, SEARCH_FIELDS.chapters);
+    const rest: Condition<'name' | 'country' | 'region'>[] = [];
+    for (const condition of conditions) {
+      const code = isCountryWord(condition) ? countryCode(condition.value) : undefined;
+      if (code) q = q.where('country_code', '=', code);
+      else rest.push(condition);
+    }
+    q = applySearch(q, rest, SEARCH_COLUMNS.chapters);
+  }
   return fetchPage(db, q, order, page);
+}
+
+// `country:Turkey`, `country:TR`, `country:Türkiye` name one country; a quoted value stays an exact match.
+function isCountryWord(condition: Condition): condition is Condition & { kind: 'string' } {
+  return condition.kind === 'string' && condition.field === 'country' && !condition.exact;
 }
 
 export async function getChapter(db: Db, chapterId: string) {

@@ -31,7 +31,11 @@ export const ChapterDetail = Type.Object(
 );
 
 export const ChapterFilters = Type.Object({
-  country: StringFilter('Country name, case-insensitive exact match.'),
+  country: StringFilter(
+    'Country: an ISO 3166-1 alpha-2 code in any case (`TR`), its English name or a common spelling, accents ignored ' +
+      '(`Türkiye`, `Turkiye`, `Turkey`; `USA`; `UK`, `Scotland` for the United Kingdom): matches the chapters of that ' +
+      'country. Any other text matches the stored country name exactly, ignoring case.',
+  ),
   latitude_gte: Latitude('Minimum latitude.'),
   latitude_lte: Latitude('Maximum latitude.'),
   longitude_gte: Longitude('Minimum longitude.'),
