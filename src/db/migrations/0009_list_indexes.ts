@@ -37,10 +37,38 @@ const INDEXES: [name: string, definition: string][] = [
   ['labels_color_nest_updated_at_idx', 'labels (color, nest_updated_at, id)'],
 ];
 
+// A version per table, moved by a statement-level trigger on every write (one row update per statement,
+// not per row), so that the cached counts of the lists are dropped only for the tables that changed
+// (docs/counts.md). A table without the trigger is never trusted: counts reading it go with any change.
+const VERSIONED = [
+  'chapters', 'committees', 'projects', 'events', 'sponsors', 'organizations', 'members', 'organization_members',
+  'repositories', 'milestones', 'issues', 'labels', 'issue_labels', 'issue_assignees', 'releases', 'leaders',
+  'entity_leaders', 'snapshots',
+];
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [name, definition] of INDEXES) await sql.raw(`CREATE INDEX IF NOT EXISTS ${name} ON ${definition}`).execute(db);
+  await sql`
+    CREATE TABLE table_versions (
+      table_name text PRIMARY KEY,
+      version bigint NOT NULL DEFAULT 0
+    );
+    CREATE FUNCTION cds_bump_table_version() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO table_versions (table_name, version) VALUES (TG_TABLE_NAME, 1)
+        ON CONFLICT (table_name) DO UPDATE SET version = table_versions.version + 1;
+      RETURN NULL;
+    END $$;
+  `.execute(db);
+  for (const table of VERSIONED) {
+    await sql.raw(
+      `CREATE TRIGGER cds_table_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_table_version()`,
+    ).execute(db);
+  }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  for (const table of VERSIONED) await sql.raw(`DROP TRIGGER IF EXISTS cds_table_version ON ${table}`).execute(db);
+  await sql`DROP FUNCTION IF EXISTS cds_bump_table_version(); DROP TABLE IF EXISTS table_versions`.execute(db);
   for (const [name] of INDEXES) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(db);
 }

@@ -78,26 +78,42 @@ export function decodeCursor(terms: OrderTerm[], cursor: string): Key {
 export const STEP = 500;
 
 /**
- * Remembered boundaries, by count query and ordering, for the current data version; the least recently
- * used entry goes first beyond `max`. A promise is kept, so concurrent deep pages compute them once.
+ * Remembered boundaries, by count query and ordering, dropped when a table they read changes; the least
+ * recently used entry goes first beyond `max`. A promise is kept, so concurrent deep pages compute them once.
  */
 export class BoundaryCache {
-  private entries = new Map<string, Promise<Key[]>>();
+  private entries = new Map<string, { keys: Promise<Key[]>; tables: string[] }>();
+  private pending: Promise<void> | undefined;
 
   constructor(private readonly max = 200) {}
 
-  get(key: string, compute: () => Promise<Key[]>): Promise<Key[]> {
+  hold(reading: Promise<void>): void {
+    const held: Promise<void> = reading.finally(() => {
+      if (this.pending === held) this.pending = undefined;
+    });
+    this.pending = held;
+  }
+
+  async get(key: string, tables: string[], compute: () => Promise<Key[]>): Promise<Key[]> {
+    if (this.pending) await this.pending;
     let entry = this.entries.get(key);
     if (entry) {
       this.entries.delete(key);
     } else {
-      entry = compute();
+      const keys = compute();
+      entry = { keys, tables };
       // A failure is not remembered.
-      entry.catch(() => this.entries.get(key) === entry && this.entries.delete(key));
+      keys.catch(() => this.entries.get(key)?.keys === keys && this.entries.delete(key));
     }
     this.entries.set(key, entry);
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
-    return entry;
+    return entry.keys;
+  }
+
+  invalidate(changed: ReadonlySet<string>, versioned: ReadonlySet<string>): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.tables.length === 0 || entry.tables.some((t) => changed.has(t) || !versioned.has(t))) this.entries.delete(key);
+    }
   }
 
   clear(): void {

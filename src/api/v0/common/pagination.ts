@@ -6,6 +6,7 @@ import type { Db } from '../../../db/index.ts';
 import { invalidParam } from '../../../errors.ts';
 import type { OrderTerm } from './ordering.ts';
 import { after, BoundaryCache, decodeCursor, encodeCursor, STEP, type Key } from './keyset.ts';
+import { tablesOf, type CountCache } from './counts.ts';
 
 export const MAX_LIMIT = 100;
 
@@ -61,24 +62,6 @@ function isDateTime(schema: TSchema): boolean {
   return Array.isArray(schema.anyOf) && (schema.anyOf as TSchema[]).some(isDateTime);
 }
 
-/** Totals by compiled count query; emptied whenever the data version changes. */
-export class CountCache {
-  private totals = new Map<string, number>();
-
-  get(key: string): number | undefined {
-    return this.totals.get(key);
-  }
-
-  set(key: string, total: number): void {
-    if (this.totals.size >= 10_000) this.totals.clear();
-    this.totals.set(key, total);
-  }
-
-  clear(): void {
-    this.totals.clear();
-  }
-}
-
 export function pageOf(query: PageQuery): Page {
   if (query.limit !== undefined && query.page_size !== undefined && query.limit !== query.page_size) {
     throw invalidParam('query', 'page_size', 'is an alias of limit; give one of them or equal values');
@@ -110,8 +93,10 @@ export async function fetchPage<DB, TB extends keyof DB, O>(
   const countQuery = query.clearSelect().select(sql<string>`count(*)`.as('n'));
   const compiled = countQuery.compile();
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
-  const known = counts.get(key);
-  const total = known ?? countQuery.executeTakeFirstOrThrow().then((row) => Number((row as { n: string }).n));
+  const tables = tablesOf(compiled.sql);
+  const total = counts.total(key, tables, () => db.executeQuery(compiled).then((result) => Number((result.rows[0] as { n: string }).n)));
+  // Awaited below, after the boundaries: handled now so that a failure meanwhile is not an unhandled rejection.
+  total.catch(() => undefined);
 
   // Where the page starts: after the cursor's key; or after the nearest remembered boundary, then a
   // short OFFSET (under STEP rows); or, for the first pages, a plain OFFSET.
@@ -122,7 +107,7 @@ export async function fetchPage<DB, TB extends keyof DB, O>(
     skip = 0;
   } else if (boundaries && skip >= STEP) {
     const signature = order.map((t) => `${t.column} ${t.direction}`).join(',');
-    const keys = await boundaries.get(`${key}\u0000${signature}`, () => boundaryKeys(db, query, order));
+    const keys = await boundaries.get(`${key}\u0000${signature}`, tables, () => boundaryKeys(db, query, order));
     const passed = Math.min(Math.floor(skip / STEP), keys.length);
     if (passed > 0) {
       start = query.where(after(order, keys[passed - 1]!));
@@ -147,7 +132,6 @@ export async function fetchPage<DB, TB extends keyof DB, O>(
     }),
     total,
   ]);
-  if (known === undefined) counts.set(key, count);
   const row = result.rows[0];
   const full = Number(row?.rows ?? 0) === limit;
   const next = full && row?.last ? encodeCursor(order, JSON.parse(row.last) as Key) : undefined;

@@ -7,7 +7,8 @@ import { NotFoundError } from '../../../errors.ts';
 import { ERROR_RESPONSES, ErrorMessage, ListBody, NotFoundBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
 import { BoundaryCache } from './keyset.ts';
-import { CountCache, envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type PageResult } from './pagination.ts';
+import { CountCache, onTablesChange } from './counts.ts';
+import { envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type PageResult } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 import { referenceTag } from '../../../plugins/openapi.ts';
@@ -49,10 +50,9 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
   const columns = itemColumns(def.item);
   const item = { ...def.item, title: def.itemName };
   const ordering = allowedOrderings(def.ordering);
-  app.shared.watcher.onChange(() => {
-    counts.clear();
-    boundaries.clear();
-  });
+  // Per table: a change to releases leaves the totals of chapters as they are (docs/counts.md).
+  onTablesChange(app, counts);
+  onTablesChange(app, boundaries);
   app.get(
     def.path,
     {
