@@ -73,7 +73,8 @@ export function pageOf(query: PageQuery): Page {
  * Runs a filtered query for one page and, beside it, the count of all matching records. Two cheap
  * queries beat one with a window count: the page can stop after `limit` rows read in index order,
  * where `count(*) over ()` would make every page read and sort every matching row. The total of
- * a filter set is counted once per data version: the other pages of a listing reuse it.
+ * a filter set is counted once until a table it reads changes (counts.ts): the other pages reuse it.
+ * A deep page starts after a remembered boundary, a page given a cursor after its key (keyset.ts).
  *
  * The page comes back as JSON text built by the database (row_to_json over the ordered page, the
  * way PostgREST does it): parsing a hundred rows into objects and serializing them again took
