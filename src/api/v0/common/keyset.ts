@@ -55,7 +55,7 @@ export function encodeCursor(terms: OrderTerm[], key: Key): string {
 }
 
 const isValue = (v: unknown): v is Key[number] =>
-  v === null || (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.length <= 200 && !v.includes('\u0000'));
+  v === null || (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.length <= 1000 && !v.includes('\u0000'));
 
 /** The key a cursor holds, or a 400 when it is not one of this list's cursors in this ordering. */
 export function decodeCursor(terms: OrderTerm[], cursor: string): Key {

@@ -15,7 +15,7 @@ export const PageParams = {
   ),
   cursor: Type.Optional(
     Type.String({
-      maxLength: 2000,
+      maxLength: 4000,
       description:
         'Opaque position in the list, from the `rel="next"` link of the `Link` header: the page after the one that gave it, ' +
         'in the same ordering, read by seeking instead of counting rows (for walking a whole list; records added ' +
