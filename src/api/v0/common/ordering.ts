@@ -5,6 +5,8 @@ import { invalidParam } from '../../../errors.ts';
 export interface OrderTerm {
   column: string;
   direction: 'asc' | 'desc';
+  /** The column may hold NULL (seeking past a key must then keep the NULLs, see keyset.ts). */
+  nullable?: boolean;
 }
 
 export interface OrderingSpec {
@@ -14,6 +16,8 @@ export interface OrderingSpec {
   default: string;
   /** The primary-key column used as the tie-breaker. */
   tieBreaker: string;
+  /** Public names whose column may be NULL. */
+  nullable?: string[];
 }
 
 export function allowedOrderings(spec: OrderingSpec): string[] {
@@ -31,7 +35,8 @@ export function parseOrdering(spec: OrderingSpec, value: string | undefined): Or
       throw invalidParam('query', 'ordering', `must be one or more of: ${allowedOrderings(spec).join(', ')} (comma-separated, no repeats)`);
     }
     seen.add(name);
-    terms.push({ column, direction: token.startsWith('-') ? 'desc' : 'asc' });
+    const nullable = spec.nullable?.includes(name) ? { nullable: true } : {};
+    terms.push({ column, direction: token.startsWith('-') ? 'desc' : 'asc', ...nullable });
   }
   // The tie-breaker follows the direction of the last term, so that a reversed ordering is the exact reverse.
   terms.push({ column: spec.tieBreaker, direction: terms.at(-1)?.direction ?? 'asc' });

@@ -5,11 +5,14 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { invalidParam } from '../../../errors.ts';
 import type { OrderTerm } from './ordering.ts';
+import { after, BoundaryCache, decodeCursor, encodeCursor, STEP, type Key } from './keyset.ts';
+import { tablesOf, type CountCache } from './counts.ts';
 
 export const MAX_LIMIT = 100;
 
 export interface PageQuery {
   page?: number;
+  cursor?: string;
   limit?: number;
   page_size?: number;
 }
@@ -17,6 +20,8 @@ export interface PageQuery {
 export interface Page {
   page: number;
   limit: number;
+  /** The opaque position given by the client (keyset.ts); `page` then only numbers the page. */
+  cursor?: string;
 }
 
 /** A page of a list route: with the route's totals and the fields of its items (set by listRoute). */
@@ -25,12 +30,18 @@ export interface ListPage extends Page {
   counts: CountCache;
   /** The item's fields as the database renders them (itemColumns). */
   columns: RawBuilder<unknown>[];
+  /** Keys every STEP rows, by count query and ordering, for this data version (set by listRoute). */
+  boundaries?: BoundaryCache;
 }
 
 /** One page of a list: its items already as JSON text (`{…},{…}`, no brackets), and the total. */
 export interface PageResult {
   items: string;
   count: number;
+  /** The cursor of the page after this one (its last row's key), when the page is full. */
+  next?: string;
+  /** Whether a page follows, when read through a cursor (the count cannot tell where the cursor is). */
+  hasNext?: boolean;
 }
 
 /**
@@ -51,36 +62,19 @@ function isDateTime(schema: TSchema): boolean {
   return Array.isArray(schema.anyOf) && (schema.anyOf as TSchema[]).some(isDateTime);
 }
 
-/** Totals by compiled count query; emptied whenever the data version changes. */
-export class CountCache {
-  private totals = new Map<string, number>();
-
-  get(key: string): number | undefined {
-    return this.totals.get(key);
-  }
-
-  set(key: string, total: number): void {
-    if (this.totals.size >= 10_000) this.totals.clear();
-    this.totals.set(key, total);
-  }
-
-  clear(): void {
-    this.totals.clear();
-  }
-}
-
 export function pageOf(query: PageQuery): Page {
   if (query.limit !== undefined && query.page_size !== undefined && query.limit !== query.page_size) {
     throw invalidParam('query', 'page_size', 'is an alias of limit; give one of them or equal values');
   }
-  return { page: query.page ?? 1, limit: query.limit ?? query.page_size ?? MAX_LIMIT };
+  return { page: query.page ?? 1, limit: query.limit ?? query.page_size ?? MAX_LIMIT, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) };
 }
 
 /**
  * Runs a filtered query for one page and, beside it, the count of all matching records. Two cheap
  * queries beat one with a window count: the page can stop after `limit` rows read in index order,
  * where `count(*) over ()` would make every page read and sort every matching row. The total of
- * a filter set is counted once per data version: the other pages of a listing reuse it.
+ * a filter set is counted once until a table it reads changes (counts.ts): the other pages reuse it.
+ * A deep page starts after a remembered boundary, a page given a cursor after its key (keyset.ts).
  *
  * The page comes back as JSON text built by the database (row_to_json over the ordered page, the
  * way PostgREST does it): parsing a hundred rows into objects and serializing them again took
@@ -90,25 +84,76 @@ export async function fetchPage<DB, TB extends keyof DB, O>(
   db: Db,
   query: SelectQueryBuilder<DB, TB, O>,
   order: OrderTerm[],
-  { page, limit, counts, columns }: ListPage,
+  { page, limit, cursor, counts, columns, boundaries }: ListPage,
 ): Promise<PageResult> {
-  let ordered = query;
-  for (const term of order) ordered = ordered.orderBy(sql.ref(term.column), term.direction);
+  const orderBy = <Q extends SelectQueryBuilder<DB, TB, O>>(q: Q): Q => {
+    let ordered = q;
+    for (const term of order) ordered = ordered.orderBy(sql.ref(term.column), term.direction) as Q;
+    return ordered;
+  };
   const countQuery = query.clearSelect().select(sql<string>`count(*)`.as('n'));
   const compiled = countQuery.compile();
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
-  const known = counts.get(key);
-  const pageQuery = ordered.limit(limit).offset((page - 1) * limit);
-  // string_agg keeps the order of the subquery's rows: it reads them from a plain subquery scan.
-  const rendered = sql<{ items: string | null }>`
-    select string_agg(row_to_json(j)::text, ',') as items
-    from (select ${sql.join(columns)} from (${pageQuery}) as t) as j`;
-  const [result, total] = await Promise.all([
-    rendered.execute(db),
-    known ?? countQuery.executeTakeFirstOrThrow().then((row) => Number((row as { n: string }).n)),
+  const tables = tablesOf(compiled.sql);
+  const total = counts.total(key, tables, () => db.executeQuery(compiled).then((result) => Number((result.rows[0] as { n: string }).n)));
+  // Awaited below, after the boundaries: handled now so that a failure meanwhile is not an unhandled rejection.
+  total.catch(() => undefined);
+
+  // Where the page starts: after the cursor's key; or after the nearest remembered boundary, then a
+  // short OFFSET (under STEP rows); or, for the first pages, a plain OFFSET.
+  let start = query;
+  let skip = (page - 1) * limit;
+  if (cursor !== undefined) {
+    start = query.where(after(order, decodeCursor(order, cursor)));
+    skip = 0;
+  } else if (boundaries && skip >= STEP) {
+    const signature = order.map((t) => `${t.column} ${t.direction}`).join(',');
+    const keys = await boundaries.get(`${key}\u0000${signature}`, tables, () => boundaryKeys(db, query, order));
+    const passed = Math.min(Math.floor(skip / STEP), keys.length);
+    if (passed > 0) {
+      start = query.where(after(order, keys[passed - 1]!));
+      skip -= passed * STEP;
+    }
+  }
+  const keyed = orderBy(start)
+    .select(order.map((term, i) => sql`${sql.ref(term.column)}`.as(`__k${i}`)) as never)
+    .limit(limit)
+    .offset(skip);
+  const keyOf = sql.join(order.map((_, i) => sql.ref(`t.__k${i}`)));
+  // string_agg and array_agg read the rows in the order of the page: a nested loop over the ordered subquery.
+  const rendered = sql<{ items: string | null; rows: string; last: string | null }>`
+    select string_agg(row_to_json(j)::text, ',') as items, count(*) as rows,
+           (array_agg(json_build_array(${keyOf})::text))[count(*)] as last
+    from (${keyed}) as t cross join lateral (select ${sql.join(columns)}) as j`;
+  const [result, count] = await Promise.all([
+    rendered.execute(db).catch((error: unknown) => {
+      // A cursor holds values of the ordering's types: one edited to hold another type is the client's error.
+      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code))) throw decodeCursor(order, '!');
+      throw error;
+    }),
+    total,
   ]);
-  if (known === undefined) counts.set(key, total);
-  return { items: result.rows[0]?.items ?? '', count: total };
+  const row = result.rows[0];
+  const full = Number(row?.rows ?? 0) === limit;
+  const next = full && row?.last ? encodeCursor(order, JSON.parse(row.last) as Key) : undefined;
+  return {
+    items: row?.items ?? '',
+    count,
+    ...(next ? { next } : {}),
+    ...(cursor !== undefined ? { hasNext: full } : {}),
+  };
+}
+
+/** The key of every STEP-th row of the list in this ordering: one pass, in index order where an index serves it. */
+async function boundaryKeys<DB, TB extends keyof DB, O>(db: Db, query: SelectQueryBuilder<DB, TB, O>, order: OrderTerm[]): Promise<Key[]> {
+  const orderSql = sql.join(order.map((t) => sql`${sql.ref(t.column)} ${sql.raw(t.direction)}`));
+  const numbered = query
+    .clearSelect()
+    .select([...order.map((term, i) => sql`${sql.ref(term.column)}`.as(`__k${i}`)), sql`row_number() over (order by ${orderSql})`.as('__n')] as never);
+  const keyOf = sql.join(order.map((_, i) => sql.ref(`s.__k${i}`)));
+  const { rows } = await sql<{ k: string }>`
+    select json_build_array(${keyOf})::text as k from (${numbered}) as s where s.__n % ${STEP} = 0 order by s.__n`.execute(db);
+  return rows.map((r) => JSON.parse(r.k) as Key);
 }
 
 export interface PageInfo {
@@ -118,9 +163,9 @@ export interface PageInfo {
   has_previous: boolean;
 }
 
-export function pageInfo(count: number, { page, limit }: Page): PageInfo {
+export function pageInfo(count: number, { page, limit }: Page, hasNext?: boolean): PageInfo {
   const totalPages = Math.max(1, Math.ceil(count / limit));
-  return { count, total_pages: totalPages, has_next: page < totalPages, has_previous: page > 1 };
+  return { count, total_pages: totalPages, has_next: hasNext ?? page < totalPages, has_previous: page > 1 };
 }
 
 /** The contract's envelope around items already rendered as JSON, in the order of ListBody. */
@@ -131,18 +176,21 @@ export function envelopeJson(items: string, info: PageInfo, { page }: Page): str
   );
 }
 
-export function setLinkHeader(request: FastifyRequest, reply: FastifyReply, body: PageInfo, page: Page): void {
+/** `next` carries the cursor of the page after this one (keyset.ts) beside its page number. */
+export function setLinkHeader(request: FastifyRequest, reply: FastifyReply, body: PageInfo, page: Page, next?: string): void {
   const [path, search = ''] = request.url.split('?') as [string, string?];
-  const link = (target: number, rel: string) => {
+  const link = (target: number, rel: string, cursor?: string) => {
     const params = new URLSearchParams(search);
     params.delete('page_size');
+    params.delete('cursor');
     params.set('limit', String(page.limit));
     params.set('page', String(target));
+    if (cursor) params.set('cursor', cursor);
     return `<${path}?${params.toString()}>; rel="${rel}"`;
   };
   const links = [link(1, 'first')];
   if (body.has_previous) links.push(link(Math.min(page.page - 1, body.total_pages), 'prev'));
-  if (body.has_next) links.push(link(page.page + 1, 'next'));
+  if (body.has_next) links.push(link(page.page + 1, 'next', next));
   links.push(link(body.total_pages, 'last'));
   reply.header('link', links.join(', '));
 }

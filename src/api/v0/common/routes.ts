@@ -6,7 +6,9 @@ import type { Db } from '../../../db/index.ts';
 import { NotFoundError } from '../../../errors.ts';
 import { ERROR_RESPONSES, ErrorMessage, ListBody, NotFoundBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
-import { CountCache, envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type PageResult } from './pagination.ts';
+import { BoundaryCache } from './keyset.ts';
+import { CountCache, onTablesChange } from './counts.ts';
+import { envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type PageResult } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 import { referenceTag } from '../../../plugins/openapi.ts';
@@ -44,10 +46,13 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
     ordering: orderingParam(allowedOrderings(def.ordering), def.ordering.default),
   });
   const counts = new CountCache();
+  const boundaries = new BoundaryCache();
   const columns = itemColumns(def.item);
   const item = { ...def.item, title: def.itemName };
   const ordering = allowedOrderings(def.ordering);
-  app.shared.watcher.onChange(() => counts.clear());
+  // Per table: a change to releases leaves the totals of chapters as they are (docs/counts.md).
+  onTablesChange(app, counts);
+  onTablesChange(app, boundaries);
   app.get(
     def.path,
     {
@@ -64,12 +69,12 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       config: { openapi: { kind: 'list', noun: def.itemName, ordering, orderingDefault: def.ordering.default } },
     },
     async (request, reply) => {
-      const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number };
-      const page: ListPage = { ...pageOf(query), counts, columns };
+      const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number; cursor?: string };
+      const page: ListPage = { ...pageOf(query), counts, columns, boundaries };
       const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
-      const { items, count } = await def.fetch(app.database.db, query, order, page, request.params as Static<P>);
-      const info = pageInfo(count, page);
-      setLinkHeader(request, reply, info, page);
+      const { items, count, next, hasNext } = await def.fetch(app.database.db, query, order, page, request.params as Static<P>);
+      const info = pageInfo(count, page, hasNext);
+      setLinkHeader(request, reply, info, page, next);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
       reply.type('application/json; charset=utf-8');
       return envelopeJson(items, info, page);

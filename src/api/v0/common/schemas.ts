@@ -13,6 +13,15 @@ export const PageParams = {
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Records per page, 1 to ${MAX_LIMIT}; default ${MAX_LIMIT}.` }),
   ),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 4000,
+      description:
+        'Opaque position in the list, from the `rel="next"` link of the `Link` header: the page after the one that gave it, ' +
+        'in the same ordering, read by seeking instead of counting rows (for walking a whole list; records added ' +
+        'meanwhile never shift it). With a cursor, `page` only numbers the page in the envelope and links.',
+    }),
+  ),
   page_size: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: 'Alias of `limit` (sent by the reference SDK).' }),
   ),

@@ -17,6 +17,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       fields: { start_date: 'start_date', end_date: 'end_date', latitude: 'latitude', longitude: 'longitude' },
       default: '-start_date,-end_date',
       tieBreaker: 'id',
+      nullable: ['end_date', 'latitude', 'longitude'],
     },
     defaultOrdering: (query) => (query.is_upcoming ? 'start_date,end_date' : '-start_date,-end_date'),
     fetch: listEvents,

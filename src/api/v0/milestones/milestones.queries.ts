@@ -2,18 +2,15 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderTerm } from '../common/ordering.ts';
 import { fetchPage, type ListPage } from '../common/pagination.ts';
-import { isScoped, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
+import { whereInRepositories, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
 import type { MilestoneFilters } from './milestones.schemas.ts';
 
-export function listMilestones(db: Db, query: Static<typeof MilestoneFilters>, order: OrderTerm[], page: ListPage) {
+export async function listMilestones(db: Db, query: Static<typeof MilestoneFilters>, order: OrderTerm[], page: ListPage) {
   let q = db
     .selectFrom('milestones')
     .select(['milestones.number', 'milestones.title', 'milestones.state', 'milestones.url', 'milestones.created_at', 'milestones.updated_at']);
   if (query.state !== undefined) q = q.where('milestones.state', '=', query.state);
-  const scoped = q.$if(isScoped(query), (qb) =>
-    whereRepository(qb.innerJoin('repositories', 'repositories.id', 'milestones.repository_id'), query),
-  );
-  return fetchPage(db, scoped, order, page);
+  return fetchPage(db, await whereInRepositories(db, q, 'milestones.repository_id', query), order, page);
 }
 
 export function getMilestone(db: Db, scope: Required<RepositoryScope>, number: number) {

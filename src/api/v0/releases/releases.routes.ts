@@ -19,6 +19,7 @@ export async function releaseRoutes(app: FastifyInstance): Promise<void> {
       fields: { created_at: 'releases.created_at', published_at: 'releases.published_at' },
       default: '-published_at,-created_at',
       tieBreaker: 'releases.id',
+      nullable: ['published_at'],
     },
     fetch: listReleases,
   });

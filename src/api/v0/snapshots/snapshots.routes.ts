@@ -99,6 +99,7 @@ export async function snapshotRoutes(app: FastifyInstance): Promise<void> {
         fields: { created_at: `${sub.table}.created_at`, [sub.other]: `${sub.table}.${sub.other}` },
         default: sub.default,
         tieBreaker: `${sub.table}.id`,
+        nullable: sub.other === 'published_at' ? ['published_at'] : [],
       },
       fetch: async (db, _query, order, page, params) => {
         const snapshot = await getSnapshot(db, params.snapshot_id);

@@ -1,0 +1,394 @@
+// npm run bench:scale: the service at the size of a real mirror (issue 12). Generates 100,000
+// repositories, 100,000 members, 1,000,000 issues and 50,000 releases with INSERT … SELECT over
+// generate_series into a fresh database on the PostgreSQL server, starts the real server on it
+// (listening, a real API key, response cache off), and reports p50/p99 of:
+//   - the first page of /issues/, page 5,000, the page of the big repository filtered by state,
+//     a `q` search of /repositories/, each requested one after the other by one client;
+//   - an issue detail while 20 other clients walk deep pages of /issues/, with the count of 5xx;
+//   - the SQL the app sends for each of those lists, run by pgbench (one client) as the ceiling.
+// The database is dropped at the end (KEEP=1 keeps it). Results: bench/SCALE.md.
+//
+//   npm run bench:scale                          # PostgreSQL at 127.0.0.1:5432 (BENCH_DATABASE_URL to change)
+//   ISSUES=100000 ITERATIONS=20 npm run bench:scale
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { sql, type CompiledQuery, type LogEvent } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REPOSITORIES = Number(process.env.REPOSITORIES ?? 100_000);
+const MEMBERS = Number(process.env.MEMBERS ?? 100_000);
+const ISSUES = Number(process.env.ISSUES ?? 1_000_000);
+const RELEASES = Number(process.env.RELEASES ?? 50_000);
+const ITERATIONS = Number(process.env.ITERATIONS ?? 30);
+const WARM_UP = 3;
+const CLIENTS = 20;
+const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 10);
+const PGBENCH_SECONDS = Number(process.env.PGBENCH_SECONDS ?? 5);
+/** One issue in BIG_EVERY goes to the big repository: 56k of 1M. */
+const BIG_EVERY = 18;
+const ORGANIZATIONS = 200;
+
+const ms = (x: number) => x.toFixed(1);
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+interface Timing {
+  p50: number;
+  p99: number;
+  n: number;
+}
+
+function timing(samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), n: sorted.length };
+}
+
+async function admin(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------- data
+
+const hash = (seed: number) => `((hashint4extended(g, ${seed}) & 2147483647)::float8 / 2147483648)`;
+const COMPANIES = Array.from({ length: 50 }, (_, i) => `company-${i}`);
+const LOCATIONS = Array.from({ length: 100 }, (_, i) => `city-${i}`);
+const words = (list: string[]) => `(ARRAY[${list.map((w) => `'${w}'`).join(',')}])`;
+
+async function seed(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const step = async (label: string, text: string) => {
+    const started = performance.now();
+    await client.query(text);
+    console.error(`  ${label}: ${ms((performance.now() - started) / 1000)} s`);
+  };
+  try {
+    // As a bulk load would: the secondary indexes are built after the rows (a sorted build, not 1M insertions
+    // into each of them). Constraint indexes (primary keys, unique) stay.
+    const { rows: indexes } = await client.query<{ name: string; definition: string }>(`
+      SELECT i.indexname AS name, i.indexdef AS definition FROM pg_indexes i
+      WHERE i.schemaname = 'public' AND i.tablename IN ('repositories', 'members', 'issues', 'releases')
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`);
+    for (const index of indexes) await client.query(`DROP INDEX ${index.name}`);
+    await step(
+      'organizations',
+      `INSERT INTO organizations (github_id, login, name, created_at, updated_at)
+       SELECT 90000000 + g, 'org-' || g, 'Organization ' || g, timestamptz '2010-01-01' + g * interval '1 day', timestamptz '2020-01-01' + g * interval '1 day'
+       FROM generate_series(0, ${ORGANIZATIONS - 1}) AS g`,
+    );
+    // Repository 1 is org-0/big: the repository that holds BIG_EVERY's share of the issues.
+    await step(
+      `${REPOSITORIES} repositories`,
+      `INSERT INTO repositories (github_id, owner_login, organization_id, name, description, language, stars_count, forks_count, url, created_at, updated_at)
+       SELECT 10000000 + g, 'org-' || (g % ${ORGANIZATIONS}), o.id,
+              CASE WHEN g = 0 THEN 'big' ELSE 'repo-' || g END,
+              'Repository number ' || g,
+              ${words(['Python', 'JavaScript', 'Go', 'Java', 'Rust', 'TypeScript'])}[1 + floor(${hash(1)} * 6)::int],
+              floor(exp(${hash(2)} * 9))::int, floor(exp(${hash(3)} * 6))::int,
+              'https://github.com/org-' || (g % ${ORGANIZATIONS}) || '/repo-' || g,
+              timestamptz '2008-01-01' + (${hash(4)} * 6000) * interval '1 day',
+              timestamptz '2024-01-01' + (${hash(5)} * 500) * interval '1 day'
+       FROM generate_series(0, ${REPOSITORIES - 1}) AS g
+       JOIN organizations o ON o.github_id = 90000000 + (g % ${ORGANIZATIONS})
+       ORDER BY g`,
+    );
+    await step(
+      `${MEMBERS} members`,
+      `INSERT INTO members (github_id, login, name, avatar_url, url, company, location, created_at, updated_at)
+       SELECT 20000000 + g, 'user-' || g, 'User ' || g, 'https://avatars.example/u/' || g, 'https://github.com/user-' || g,
+              ${words(COMPANIES)}[1 + floor(${hash(6)} * ${COMPANIES.length})::int],
+              ${words(LOCATIONS)}[1 + floor(${hash(7)} * ${LOCATIONS.length})::int],
+              timestamptz '2009-01-01' + (${hash(8)} * 5000) * interval '1 day',
+              timestamptz '2024-01-01' + (${hash(9)} * 500) * interval '1 day'
+       FROM generate_series(0, ${MEMBERS - 1}) AS g`,
+    );
+    const first = (await client.query<{ id: string }>(`SELECT min(id) AS id FROM repositories`)).rows[0]!.id;
+    await step(
+      `${ISSUES} issues`,
+      `INSERT INTO issues (github_id, repository_id, number, title, body, state, url, created_at, updated_at)
+       SELECT 100000000 + g,
+              CASE WHEN g % ${BIG_EVERY} = 0 THEN ${first} ELSE ${first} + 1 + floor(${hash(10)} * ${REPOSITORIES - 1})::bigint END,
+              g, 'Synthetic issue ' || g,
+              'Steps to reproduce, expected and actual behaviour.',
+              CASE WHEN ${hash(11)} < 0.3 THEN 'closed' ELSE 'open' END,
+              'https://github.com/x/y/issues/' || g,
+              timestamptz '2012-01-01' + (${hash(12)} * 4700) * interval '1 day',
+              timestamptz '2024-01-01' + (${hash(13)} * 500) * interval '1 day'
+       FROM generate_series(1, ${ISSUES}) AS g`,
+    );
+    await step(
+      `${RELEASES} releases`,
+      `INSERT INTO releases (github_id, repository_id, tag_name, name, url, published_at, created_at)
+       SELECT 300000000 + g, ${first} + (g % ${REPOSITORIES}), 'v' || g, 'Release ' || g, 'https://github.com/x/y/releases/v' || g,
+              timestamptz '2015-01-01' + (${hash(14)} * 3500) * interval '1 day',
+              timestamptz '2015-01-01' + (${hash(15)} * 3500) * interval '1 day'
+       FROM generate_series(1, ${RELEASES}) AS g`,
+    );
+    await client.query(`SET maintenance_work_mem = '256MB'`);
+    const started = performance.now();
+    for (const index of indexes) await client.query(index.definition);
+    console.error(`  ${indexes.length} indexes: ${ms((performance.now() - started) / 1000)} s`);
+    // What autovacuum would reach before anyone measures: statistics and the visibility map.
+    await step('VACUUM ANALYZE', 'VACUUM ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------- cases
+
+interface Case {
+  name: string;
+  path: string;
+}
+
+const CASES: Case[] = [
+  { name: 'first page', path: '/api/v0/issues/?limit=100' },
+  { name: 'page 5,000', path: '/api/v0/issues/?limit=100&page=5000' },
+  { name: 'big repository, open, first page', path: '/api/v0/issues/?organization=org-0&repository=big&state=open&limit=100' },
+  { name: '`q` search (repositories, q=language:python stars:>100)', path: `/api/v0/repositories/?q=${encodeURIComponent('language:python stars:>100')}&limit=100` },
+];
+
+/** The statements the app sends for one request of each case once its total is counted (the steady state). */
+async function captureSql(url: string): Promise<Map<string, CompiledQuery[]>> {
+  let capturing = false;
+  const captured: CompiledQuery[] = [];
+  const log = (event: LogEvent) => {
+    if (capturing && event.level === 'query') captured.push(event.query);
+  };
+  const database = await openDatabase({ databaseUrl: url, log });
+  const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000', RESPONSE_CACHE: 'false', DATABASE_URL: url });
+  const app = await buildApp({ config, database });
+  await app.ready();
+  const out = new Map<string, CompiledQuery[]>();
+  try {
+    for (const c of CASES) {
+      await app.inject({ method: 'GET', url: c.path });
+      captured.length = 0;
+      capturing = true;
+      const res = await app.inject({ method: 'GET', url: c.path });
+      capturing = false;
+      if (res.statusCode !== 200) throw new Error(`${c.path}: ${res.statusCode} ${res.body}`);
+      out.set(c.name, captured.filter((q) => !/api_keys|app_meta/.test(q.sql)));
+    }
+  } finally {
+    await app.close();
+    await database.close();
+  }
+  return out;
+}
+
+/** A compiled statement with its parameters written in as literals, for pgbench. */
+function inline(query: CompiledQuery): string {
+  let text = query.sql;
+  for (let i = query.parameters.length; i >= 1; i--) {
+    const value = query.parameters[i - 1];
+    const literal = typeof value === 'number' || typeof value === 'bigint' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+    text = text.replaceAll(`$${i}`, literal);
+  }
+  return text.replace(/\s+/g, ' ');
+}
+
+/** pgbench, one client, the statements of one request as one transaction; p50/p99 from its per-transaction log. */
+async function pgbench(url: string, statements: string[]): Promise<Timing & { tps: number }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-scale-'));
+  try {
+    const script = path.join(dir, 'script.sql');
+    await fs.writeFile(script, statements.map((s) => `${s};`).join('\n') + '\n');
+    const u = new URL(url);
+    const args = ['-n', '-c', '1', '-T', String(PGBENCH_SECONDS), '-f', script, '-l', '--log-prefix', path.join(dir, 'log'),
+      '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), u.pathname.slice(1)];
+    const out = spawnSync('pgbench', args, { encoding: 'utf8' });
+    if (out.status !== 0) throw new Error(`pgbench failed: ${out.stderr}`);
+    const samples: number[] = [];
+    for (const file of await fs.readdir(dir)) {
+      if (!file.startsWith('log')) continue;
+      for (const line of (await fs.readFile(path.join(dir, file), 'utf8')).split('\n')) {
+        const micros = Number(line.split(' ')[2]);
+        if (Number.isFinite(micros) && line.trim() !== '') samples.push(micros / 1000);
+      }
+    }
+    return { ...timing(samples), tps: Number(/tps = ([\d.]+)/.exec(out.stdout)?.[1] ?? 0) };
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------- the server
+
+function startServer(url: string, port: number): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      REDIS_URL: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REST_AUTH: 'required',
+      RESPONSE_CACHE: 'false',
+      RATE_LIMIT_PER_SECOND: '1000000',
+      LOG_LEVEL: 'warn',
+      AUTO_IMPORT: 'false',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // starting
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function createKey(url: string): string {
+  const out = spawnSync(process.execPath, ['bin/cds.js', 'keys', 'create', '--user', 'bench', '--name', 'scale', '--expires-in', '1'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url, REDIS_URL: '' },
+    encoding: 'utf8',
+  });
+  if (out.status !== 0) throw new Error(`cds keys create failed: ${out.stderr}`);
+  return out.stdout.trim();
+}
+
+async function timeRequests(base: string, key: string, pathOf: () => string, iterations: number): Promise<Timing> {
+  const get = async () => {
+    const p = pathOf();
+    const res = await fetch(`${base}${p}`, { headers: { 'x-api-key': key } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${p}: ${res.status}`);
+  };
+  for (let i = 0; i < WARM_UP; i++) await get();
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const started = performance.now();
+    await get();
+    samples.push(performance.now() - started);
+  }
+  return timing(samples);
+}
+
+/** The detail, one client after the other, while CLIENTS others walk deep pages; statuses of every answer. */
+async function detailUnderLoad(base: string, key: string, detailPath: string, deepPages: number) {
+  const statuses = new Map<number, number>();
+  const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  const until = performance.now() + LOAD_SECONDS * 1000;
+  let pages = 0;
+  const walker = async (n: number) => {
+    let page = 1000 + n * 397;
+    while (performance.now() < until) {
+      page = 1000 + ((page * 7919) % deepPages);
+      const res = await fetch(`${base}/api/v0/issues/?limit=100&page=${page}`, { headers: { 'x-api-key': key } }).catch(() => undefined);
+      await res?.arrayBuffer();
+      count(res?.status ?? 599);
+      pages++;
+    }
+  };
+  const samples: number[] = [];
+  const detail = async () => {
+    while (performance.now() < until) {
+      const started = performance.now();
+      const res = await fetch(`${base}${detailPath}`, { headers: { 'x-api-key': key } }).catch(() => undefined);
+      await res?.arrayBuffer();
+      samples.push(performance.now() - started);
+      count(res?.status ?? 599);
+    }
+  };
+  await Promise.all([detail(), ...Array.from({ length: CLIENTS }, (_, n) => walker(n))]);
+  const errors = [...statuses].filter(([s]) => s >= 500).reduce((a, [, n]) => a + n, 0);
+  return { ...timing(samples), pages, errors, statuses: Object.fromEntries(statuses) };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const name = `cds_scale_${crypto.randomBytes(5).toString('hex')}`;
+  const url = Object.assign(new URL(SERVER_URL), { pathname: `/${name}` }).toString();
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  console.log(`# bench:scale at ${commit}, ${new Date().toISOString()}`);
+  console.log(`# ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  await admin(`CREATE DATABASE ${name}`);
+  let server: ChildProcess | undefined;
+  try {
+    const setup = await openDatabase({ databaseUrl: url });
+    const version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(setup.db)).rows[0]!.v;
+    await migrateToLatest(setup.db);
+    await setup.db.insertInto('users').values({ login: 'bench' }).execute();
+    await setup.close();
+    console.log(`# PostgreSQL ${version}: ${REPOSITORIES} repositories, ${MEMBERS} members, ${ISSUES} issues (1 in ${BIG_EVERY} in org-0/big), ${RELEASES} releases`);
+    const started = performance.now();
+    await seed(url);
+    console.log(`# generated in ${ms((performance.now() - started) / 1000)} s\n`);
+
+    const statements = await captureSql(url);
+    const key = createKey(url);
+    const port = 19_000 + (process.pid % 1000);
+    server = startServer(url, port);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/status/`);
+
+    console.log(`One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s.\n`);
+    console.log('| request | HTTP p50 ms | HTTP p99 ms | pgbench p50 ms | pgbench p99 ms | statements |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    const results = new Map<string, Timing>();
+    for (const c of CASES) {
+      const http = await timeRequests(base, key, () => c.path, ITERATIONS);
+      results.set(c.name, http);
+      const queries = statements.get(c.name) ?? [];
+      const db = await pgbench(url, queries.map(inline));
+      console.log(`| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} |`);
+    }
+    const first = results.get('first page')!;
+    const deep = results.get('page 5,000')!;
+    console.log(`\nPage 5,000 / first page (p50): ${(deep.p50 / first.p50).toFixed(1)}×\n`);
+
+    const detailPath = `/api/v0/issues/org-0/big/${BIG_EVERY * 100}`;
+    const alone = await timeRequests(base, key, () => detailPath, ITERATIONS * 3);
+    const deepPages = Math.max(1, Math.floor(ISSUES / 100) - 1000);
+    const loaded = await detailUnderLoad(base, key, detailPath, deepPages);
+    console.log('| issue detail | p50 ms | p99 ms | requests | deep pages served | 5xx | statuses |');
+    console.log('|---|---:|---:|---:|---:|---:|---|');
+    console.log(`| alone: \`${detailPath}\` | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.n} | | | |`);
+    console.log(`| while ${CLIENTS} clients walk pages 1,000–${deepPages + 1000} for ${LOAD_SECONDS} s | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${loaded.n} | ${loaded.pages} | ${loaded.errors} | ${JSON.stringify(loaded.statuses)} |`);
+    console.log('\nSQL of each request (steady state: its total already counted):\n');
+    for (const [caseName, queries] of statements) {
+      for (const q of queries) console.log(`- ${caseName}: \`${inline(q).slice(0, 400)}\``);
+    }
+  } finally {
+    if (server) await stopServer(server);
+    if (process.env.KEEP) console.error(`KEEP is set: database ${name} kept`);
+    else await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+}
+
+await main();

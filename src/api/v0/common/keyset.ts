@@ -1,0 +1,126 @@
+// Seeking by the ordering key (keyset pagination), for deep pages and for the opaque `cursor` (issue 12).
+// A position in a list is the key of its last row: the values of the ordering terms, tie-breaker last.
+// "After this key" is written so that the first term is also an index bound (`created_at <= $1`): the
+// index is entered at the key instead of being read from its start and filtered.
+import crypto from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
+import { invalidParam } from '../../../errors.ts';
+import type { OrderTerm } from './ordering.ts';
+
+/** The ordering values of one row, as json_build_array renders them (timestamps as ISO text). */
+export type Key = (string | number | null)[];
+
+/** Rows at exactly this value of a term. */
+function equal(term: OrderTerm, value: Key[number]): RawBuilder<boolean> {
+  return value === null ? sql<boolean>`${sql.ref(term.column)} is null` : sql<boolean>`${sql.ref(term.column)} = ${value}`;
+}
+
+/** Rows strictly after this value of a term: NULLs sort last ascending and first descending (PostgreSQL's default). */
+function beyond(term: OrderTerm, value: Key[number]): RawBuilder<boolean> {
+  const column = sql.ref(term.column);
+  if (term.direction === 'asc') {
+    if (value === null) return sql<boolean>`false`;
+    return term.nullable ? sql<boolean>`(${column} > ${value} or ${column} is null)` : sql<boolean>`${column} > ${value}`;
+  }
+  return value === null ? sql<boolean>`${column} is not null` : sql<boolean>`${column} < ${value}`;
+}
+
+/** A range on the first term the index can start from; none where NULLs would make it wrong. */
+function bound(term: OrderTerm, value: Key[number]): RawBuilder<boolean> | undefined {
+  const column = sql.ref(term.column);
+  if (term.direction === 'asc') {
+    if (value === null) return sql<boolean>`${column} is null`;
+    return term.nullable ? undefined : sql<boolean>`${column} >= ${value}`;
+  }
+  // Descending, NULLs come first: they are all before a key that is not NULL.
+  return value === null ? undefined : sql<boolean>`${column} <= ${value}`;
+}
+
+/** The rows that come after `key` in the order of `terms`. */
+export function after(terms: OrderTerm[], key: Key): RawBuilder<boolean> {
+  const branches = terms.map((term, i) => sql.join([...terms.slice(0, i).map((t, j) => equal(t, key[j]!)), beyond(term, key[i]!)], sql` and `));
+  const any = sql<boolean>`(${sql.join(branches.map((b) => sql`(${b})`), sql` or `)})`;
+  const range = bound(terms[0]!, key[0]!);
+  return range ? sql<boolean>`${range} and ${any}` : any;
+}
+
+/** The ordering of a list as a short fingerprint: a cursor is only valid for the ordering it was made in. */
+function fingerprint(terms: OrderTerm[]): string {
+  const text = terms.map((t) => `${t.direction === 'desc' ? '-' : ''}${t.column}`).join(',');
+  return crypto.createHash('sha256').update(text).digest('base64url').slice(0, 8);
+}
+
+export function encodeCursor(terms: OrderTerm[], key: Key): string {
+  return Buffer.from(JSON.stringify({ o: fingerprint(terms), k: key })).toString('base64url');
+}
+
+const isValue = (v: unknown): v is Key[number] =>
+  v === null || (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.length <= 1000 && !v.includes('\u0000'));
+
+/** The key a cursor holds, or a 400 when it is not one of this list's cursors in this ordering. */
+export function decodeCursor(terms: OrderTerm[], cursor: string): Key {
+  const invalid = () => invalidParam('query', 'cursor', 'is not a cursor of this list in this ordering: use the one in the Link header');
+  let parsed: unknown;
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  const { o, k } = (parsed ?? {}) as { o?: unknown; k?: unknown };
+  if (o !== fingerprint(terms) || !Array.isArray(k) || k.length !== terms.length || !k.every(isValue)) throw invalid();
+  // The tie-breaker (the id) is never NULL.
+  if (k.at(-1) === null) throw invalid();
+  return k;
+}
+
+/** Rows between remembered page boundaries: one key every STEP rows of a list in one ordering. */
+export const STEP = 500;
+
+/**
+ * Remembered boundaries, by count query and ordering, dropped when a table they read changes; the least
+ * recently used entry goes first beyond `max`. A promise is kept, so concurrent deep pages compute them once.
+ */
+export class BoundaryCache {
+  private entries = new Map<string, { keys: Promise<Key[]>; tables: string[] }>();
+  private pending: Promise<void> | undefined;
+
+  constructor(private readonly max = 200) {}
+
+  hold(reading: Promise<void>): void {
+    const held: Promise<void> = reading.finally(() => {
+      if (this.pending === held) this.pending = undefined;
+    });
+    this.pending = held;
+  }
+
+  async get(key: string, tables: string[], compute: () => Promise<Key[]>): Promise<Key[]> {
+    if (this.pending) await this.pending;
+    let entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+    } else {
+      const keys = compute();
+      entry = { keys, tables };
+      // A failure is not remembered.
+      keys.catch(() => this.entries.get(key)?.keys === keys && this.entries.delete(key));
+    }
+    this.entries.set(key, entry);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    return entry.keys;
+  }
+
+  invalidate(changed: ReadonlySet<string>, versioned: ReadonlySet<string>): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.tables.length === 0 || entry.tables.some((t) => changed.has(t) || !versioned.has(t))) this.entries.delete(key);
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

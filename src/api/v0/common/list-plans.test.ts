@@ -1,0 +1,176 @@
+// Issue 12: every filter × ordering of the lists of large tables is read in index order. On a generated
+// dataset (tens of thousands of rows, ANALYZE'd), each list request goes through the real app; the
+// statement it sends for the page is run again under EXPLAIN (ANALYZE, FORMAT JSON), and its plan may
+// neither sort more than one page of rows nor scan a large table sequentially.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { CompiledQuery, sql, type LogEvent } from 'kysely';
+import { buildApp } from '../../../app.ts';
+import { loadConfig } from '../../../config.ts';
+import { openDatabase, type Database } from '../../../db/index.ts';
+import { migrateToLatest } from '../../../db/migrate.ts';
+import { adminQuery, serverUrl } from '../../../../test/helpers.ts';
+
+const LARGE = new Set(['issues', 'milestones', 'releases', 'members', 'repositories', 'labels']);
+const LIMIT = 100;
+
+let capturing = false;
+const captured: CompiledQuery[] = [];
+const log = (event: LogEvent) => {
+  if (capturing && event.level === 'query') captured.push(event.query);
+};
+
+let database: Database;
+let drop: () => Promise<void>;
+let app: Awaited<ReturnType<typeof buildApp>>;
+
+/** A database of its own with Kysely's query log on: a fresh one on the server, or an in-memory PGlite. */
+async function open(): Promise<void> {
+  if (serverUrl) {
+    const name = `cds_test_${crypto.randomBytes(6).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE ${name}`);
+    database = await openDatabase({ databaseUrl: Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString(), poolSize: 3, log });
+    drop = async () => {
+      await database.close();
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    };
+  } else {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+    const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
+    database = await openDatabase({ pglite: await PGlite.create('memory://', { extensions: { pg_trgm, unaccent } }), log });
+    drop = () => database.close();
+  }
+}
+
+async function seed(): Promise<void> {
+  const { db } = database;
+  // Repository `first` is org-0/big and holds one issue, milestone and release in five.
+  await sql`
+    INSERT INTO organizations (github_id, login, location, created_at, updated_at)
+    SELECT 1000 + g, 'org-' || g, 'city-' || (g % 5), timestamptz '2015-01-01' + g * interval '1 day', timestamptz '2020-01-01' + g * interval '1 day'
+    FROM generate_series(0, 49) AS g;
+    INSERT INTO repositories (github_id, owner_login, organization_id, name, created_at, updated_at)
+    SELECT 2000 + g, 'org-' || (g % 50), o.id, CASE WHEN g = 0 THEN 'big' ELSE 'repo-' || g END,
+           timestamptz '2010-01-01' + ((g::bigint * 7919) % 1000) * interval '1 day', timestamptz '2020-01-01' + ((g::bigint * 104729) % 1000) * interval '1 hour'
+    FROM generate_series(0, 999) AS g JOIN organizations o ON o.github_id = 1000 + (g % 50)
+    ORDER BY g;
+    INSERT INTO members (github_id, login, name, company, location, created_at, updated_at)
+    SELECT 100000 + g, 'user-' || g, 'User ' || ((g::bigint * 7919) % 20000), 'company-' || (g % 20), 'city-' || (g % 50),
+           timestamptz '2010-01-01' + ((g::bigint * 7919) % 20000) * interval '1 hour', timestamptz '2020-01-01' + ((g::bigint * 104729) % 20000) * interval '1 hour'
+    FROM generate_series(0, 19999) AS g;
+  `.execute(db);
+  const first = Number((await sql<{ id: string }>`SELECT min(id) AS id FROM repositories`.execute(db)).rows[0]!.id);
+  const repository = (g: string) => sql.raw(`CASE WHEN ${g} % 5 = 0 THEN ${first} ELSE ${first} + 1 + (${g} % 999) END`);
+  await sql`
+    INSERT INTO issues (github_id, repository_id, number, title, state, created_at, updated_at)
+    SELECT 200000 + g, ${repository('g')}, g, 'Issue ' || g, CASE WHEN g % 3 = 0 THEN 'closed' ELSE 'open' END,
+           timestamptz '2015-01-01' + ((g::bigint * 7919) % 30000) * interval '1 hour', timestamptz '2020-01-01' + ((g::bigint * 104729) % 30000) * interval '1 hour'
+    FROM generate_series(1, 30000) AS g;
+    INSERT INTO milestones (github_id, repository_id, number, title, state, created_at, updated_at)
+    SELECT 300000 + g, ${repository('g')}, g, 'Milestone ' || g, CASE WHEN g % 3 = 0 THEN 'closed' ELSE 'open' END,
+           timestamptz '2015-01-01' + ((g::bigint * 7919) % 10000) * interval '1 hour', timestamptz '2020-01-01' + ((g::bigint * 104729) % 10000) * interval '1 hour'
+    FROM generate_series(1, 10000) AS g;
+    INSERT INTO releases (github_id, repository_id, tag_name, name, published_at, created_at)
+    SELECT 400000 + g, ${repository('g')}, CASE WHEN g % 5 = 0 THEN 'v' || g ELSE 'v1.' || (g / 999) END, 'Release ' || g,
+           CASE WHEN g % 97 = 0 THEN NULL ELSE timestamptz '2016-01-01' + ((g::bigint * 7919) % 10000) * interval '1 hour' END,
+           timestamptz '2016-01-01' + ((g::bigint * 104729) % 10000) * interval '1 hour'
+    FROM generate_series(1, 10000) AS g;
+    INSERT INTO labels (github_id, repository_id, name, color)
+    SELECT 500000 + g, ${repository('g')}, 'label-' || g, (ARRAY['aaaaaa', 'bbbbbb', 'cccccc', 'dddddd', 'eeeeee'])[1 + g % 5]
+    FROM generate_series(1, 10000) AS g;
+  `.execute(db);
+  await sql`ANALYZE`.execute(db);
+}
+
+before(async () => {
+  await open();
+  await migrateToLatest(database.db);
+  await seed();
+  const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000', RESPONSE_CACHE: 'false' });
+  app = await buildApp({ config, database });
+  await app.ready();
+});
+
+after(async () => {
+  await app?.close();
+  await drop?.();
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+/** What is wrong with the plan of this statement: full sorts and sequential scans of large tables. */
+async function planProblems(query: CompiledQuery): Promise<string[]> {
+  const result = await database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
+    CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`, [...query.parameters]),
+  );
+  const raw = result.rows[0]!['QUERY PLAN'];
+  const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
+  const problems: string[] = [];
+  const walk = (node: PlanNode) => {
+    if (node['Node Type'] === 'Seq Scan' && LARGE.has(node['Relation Name'] ?? '')) problems.push(`Seq Scan on ${node['Relation Name']}`);
+    if (node['Node Type'] === 'Sort') {
+      const input = (node.Plans ?? []).reduce((sum, child) => sum + (child['Actual Rows'] ?? 0) * (child['Actual Loops'] ?? 1), 0);
+      if (input > LIMIT) problems.push(`Sort of ${input} rows`);
+    }
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(plan[0].Plan);
+  return problems;
+}
+
+const REPOSITORY = { organization: 'org-0', repository: 'big' };
+
+const LISTS: { path: string; fields: string[]; filters: Record<string, string>[] }[] = [
+  {
+    path: '/api/v0/issues/',
+    fields: ['created_at', 'updated_at'],
+    filters: [{}, { state: 'open' }, { state: 'closed' }, REPOSITORY, { ...REPOSITORY, state: 'open' }],
+  },
+  {
+    path: '/api/v0/milestones/',
+    fields: ['created_at', 'updated_at'],
+    filters: [{}, { state: 'open' }, REPOSITORY, { ...REPOSITORY, state: 'closed' }],
+  },
+  { path: '/api/v0/releases/', fields: ['published_at', 'created_at'], filters: [{}, REPOSITORY, { tag_name: 'v1.0' }] },
+  {
+    path: '/api/v0/members/',
+    fields: ['created_at', 'updated_at', 'login', 'name'],
+    filters: [{}, { company: 'Company-1' }, { location: 'city-7' }],
+  },
+  { path: '/api/v0/repositories/', fields: ['created_at', 'updated_at'], filters: [{}, { organization_id: 'org-3' }] },
+  { path: '/api/v0/labels/', fields: ['nest_created_at', 'nest_updated_at'], filters: [{}, { color: 'aaaaaa' }] },
+];
+
+test('no list query sorts more than a page or scans a large table, for every filter × ordering', async () => {
+  const failures: string[] = [];
+  let checked = 0;
+  for (const list of LISTS) {
+    const orderings = [undefined, ...list.fields.flatMap((f) => [f, `-${f}`])];
+    for (const filters of list.filters) {
+      for (const ordering of orderings) {
+        const params = new URLSearchParams({ ...filters, ...(ordering ? { ordering } : {}), limit: String(LIMIT) });
+        const url = `${list.path}?${params.toString()}`;
+        captured.length = 0;
+        capturing = true;
+        const res = await app.inject({ method: 'GET', url });
+        capturing = false;
+        assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+        assert.ok(res.json().items.length > 0, `${url} lists something`);
+        const page = captured.find((q) => q.sql.includes('string_agg'));
+        assert.ok(page, `${url}: the page statement was captured`);
+        for (const problem of await planProblems(page)) failures.push(`${url}: ${problem}`);
+        checked++;
+      }
+    }
+  }
+  assert.deepEqual(failures, [], `${failures.length} of ${checked} list queries`);
+  assert.ok(checked >= 80, `${checked} list queries checked`);
+});
