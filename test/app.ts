@@ -27,8 +27,8 @@ export async function buildTestApp(
     clock?: () => number;
   } = {},
 ): Promise<TestApp> {
-  const database = options.sharedDatabase ?? (await createTestDb());
-  if (options.importBundled) await importDataset(database.db);
+  const database = options.sharedDatabase ?? (await createTestDb({ importBundled: options.importBundled ?? false }));
+  if (options.importBundled && options.sharedDatabase) await importDataset(database.db);
   // Resource tests read anonymously; the authentication tests set REST_AUTH=required themselves.
   // The limiter stays on but out of the way; the rate-limit tests set their own limit.
   // In CI's second pass every test app also uses the machine's Redis, under a prefix of its own.

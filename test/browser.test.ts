@@ -45,7 +45,7 @@ let origin = '';
 
 before(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package. This test never downloads a browser.`);
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package (\`apt-get install chromium\`). This test never downloads a browser.`);
   }
   github = await startGithubStandIn();
   github.user = ALICE;

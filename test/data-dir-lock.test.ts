@@ -15,7 +15,8 @@ after(() => fs.rm(dataDir, { recursive: true, force: true }));
 
 test('a second process on the same data folder is refused while the first runs, and starts once it has stopped', async () => {
   const port = await freePort();
-  const first = startServer({ DATA_DIR: dataDir, PORT: String(port) });
+  // No bundled import: the lock is the subject here (server.test.ts covers the first start's import).
+  const first = startServer({ DATA_DIR: dataDir, PORT: String(port), AUTO_IMPORT: 'false' });
   try {
     await waitFor200(`http://127.0.0.1:${port}/status/`, 120_000);
     assert.equal((await fs.readFile(lockFile, 'utf8')).trim(), String(first.pid));

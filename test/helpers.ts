@@ -1,8 +1,15 @@
 // Test databases: every test file gets its own, dropped afterwards, so runs never share state.
 // With DATABASE_URL set (CI's second pass) it is a fresh database on that PostgreSQL server;
-// otherwise an in-memory PGlite.
+// otherwise an in-memory PGlite, loaded from a template (see pgliteTemplate below).
 import crypto from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { importDataset } from '../src/data/import.ts';
 import { openDatabase, type Database } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 
@@ -15,11 +22,12 @@ export interface TestDatabase extends Database {
 
 export const serverUrl = process.env.DATABASE_URL || undefined;
 
-export async function createTestDb(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDb(options: { migrate?: boolean; importBundled?: boolean } = {}): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   if (!serverUrl) {
-    const database = await openDatabase({ dataDir: 'memory://' });
-    if (migrate) await migrateToLatest(database.db);
+    const database = migrate
+      ? await openDatabase({ pglite: await pgliteFromTemplate(options.importBundled ? 'bundled' : 'migrated') })
+      : await openDatabase({ dataDir: 'memory://' });
     return { ...database, url: undefined, drop: () => database.close() };
   }
   const name = `cds_test_${crypto.randomBytes(6).toString('hex')}`;
@@ -28,6 +36,7 @@ export async function createTestDb(options: { migrate?: boolean } = {}): Promise
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
   if (migrate) await migrateToLatest(database.db);
+  if (options.importBundled) await importDataset(database.db);
   return {
     ...database,
     url: url.toString(),
@@ -47,4 +56,79 @@ export async function adminQuery(text: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+// A new PGlite runs initdb (about 2.5 s of CPU) and then the migrations; the bundled import adds about 2 s.
+// Instead, the first test database of a run is built the slow way, its data folder dumped to a tarball in
+// the temporary folder, and every later one (in any test file of the run) is loaded from that tarball
+// (about 1 s). The tarball's name carries a digest of everything it depends on — the sources, the bundled
+// data, the installed packages — and the day, so a change to any of them (or a new day: imports date
+// their snapshots) builds a new one. Each test database is still its own: nothing is shared but the start.
+type Template = 'migrated' | 'bundled';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TEMPLATE_DIR = path.join(os.tmpdir(), 'cds-test-templates');
+const templates = new Map<Template, Promise<Blob>>();
+
+function templateKey(): string {
+  const hash = crypto.createHash('sha256');
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (!entry.isFile()) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      const { size, mtimeMs } = statSync(file);
+      hash.update(`${file}\0${size}\0${mtimeMs}\n`);
+    }
+  };
+  visit(path.join(ROOT, 'src'));
+  visit(path.join(ROOT, 'data'));
+  const lock = statSync(path.join(ROOT, 'package-lock.json'));
+  hash.update(`${lock.size}\0${lock.mtimeMs}\0${new Date().toISOString().slice(0, 10)}`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function newPglite(loadDataDir?: Blob): Promise<PGlite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
+  return PGlite.create({ extensions: { pg_trgm, unaccent }, ...(loadDataDir ? { loadDataDir } : {}) });
+}
+
+async function buildTemplate(kind: Template): Promise<Blob> {
+  const file = path.join(TEMPLATE_DIR, `${kind}-${templateKey()}.tar`);
+  try {
+    return new Blob([await fs.readFile(file)]);
+  } catch {
+    // not built yet in this run: build it
+  }
+  const pglite = await newPglite();
+  const database = await openDatabase({ pglite });
+  try {
+    await migrateToLatest(database.db);
+    if (kind === 'bundled') await importDataset(database.db);
+    const tarball = await pglite.dumpDataDir('none');
+    // Written under a name of its own, then renamed: a test file starting at the same time reads all or nothing.
+    await fs.mkdir(TEMPLATE_DIR, { recursive: true });
+    const partial = `${file}.${process.pid}.partial`;
+    await fs.writeFile(partial, new Uint8Array(await tarball.arrayBuffer()));
+    await fs.rename(partial, file);
+    // Templates of other sources (an earlier day, an edit) are of no further use.
+    for (const old of await fs.readdir(TEMPLATE_DIR)) {
+      if (old.startsWith(`${kind}-`) && old.endsWith('.tar') && path.join(TEMPLATE_DIR, old) !== file) await fs.rm(path.join(TEMPLATE_DIR, old), { force: true });
+    }
+    return tarball;
+  } finally {
+    await database.close();
+  }
+}
+
+/** A new in-memory PGlite holding a copy of the template: migrated, and with the bundled data when asked. */
+async function pgliteFromTemplate(kind: Template): Promise<PGlite> {
+  let template = templates.get(kind);
+  if (!template) {
+    template = buildTemplate(kind);
+    templates.set(kind, template);
+    template.catch(() => templates.delete(kind));
+  }
+  return newPglite(await template);
 }

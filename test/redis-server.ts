@@ -1,5 +1,7 @@
 // A private Redis for tests that stop and restart it, started from the machine's redis-server.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './process.ts';
 
@@ -9,11 +11,29 @@ export interface PrivateRedis {
   start(): Promise<void>;
 }
 
+/** The redis-server of the PATH; a missing one fails the test with what to install (never a bare ENOENT). */
+export function redisServerPath(): string {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir || '.', 'redis-server');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this folder
+    }
+  }
+  throw new Error(
+    'redis-server not found on the PATH: this test starts a Redis server of its own. ' +
+      'Install it, e.g. `apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS).',
+  );
+}
+
 export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const command = redisServerPath();
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    child = spawn(command, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     probe.on('error', () => {});
     for (let i = 0; i < 100; i++) {

@@ -62,6 +62,7 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
           try {
             report = await syncGithub(db, {
               apiUrl: config.github.apiUrl, token: config.github.token, organizations, budget, log: stderrLog, progress: terminalProgress(),
+              requestsPerMinute: settings.githubRequestsPerMinute,
             });
           } catch (error) {
             if (!(error instanceof SyncStopped)) throw error;

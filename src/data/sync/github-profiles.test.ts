@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../../../test/app.ts';
+import { fakeClock } from '../../../test/fake-clock.ts';
 import { loadFixtureOrganizations, startGithubApiStandIn, type GithubApiStandIn, type LoggedRequest } from '../../../test/github-api-standin.ts';
 import { readDataVersion } from '../import.ts';
 import { changedRows } from '../report.ts';
@@ -13,10 +14,12 @@ import { syncGithub, type GithubSyncReport } from './github-sync.ts';
 let t: TestApp;
 let standIn: GithubApiStandIn;
 const warnings: string[] = [];
+// The sync's pacing (600 requests a minute) and the stand-in's rate-limit headers run on this clock: nobody waits.
+const clock = fakeClock();
 
 before(async () => {
   t = await buildTestApp({ importBundled: true });
-  standIn = await startGithubApiStandIn(await loadFixtureOrganizations());
+  standIn = await startGithubApiStandIn(await loadFixtureOrganizations(), { now: clock.now });
 });
 after(async () => {
   await standIn.close();
@@ -29,7 +32,7 @@ const PROFILE = /^\/(users|orgs)\/[^/?]+$/;
 async function sync(profileRequests?: number): Promise<{ report: GithubSyncReport; requests: LoggedRequest[] }> {
   const from = standIn.requests.length;
   const report = await syncGithub(t.database.db, {
-    apiUrl: standIn.url, token: 'test-token', organizations: [], retryBaseMs: 10,
+    apiUrl: standIn.url, clock, token: 'test-token', organizations: [], retryBaseMs: 10,
     ...(profileRequests === undefined ? {} : { profileRequests }),
     log: { info: () => {}, warn: (message) => warnings.push(message) },
   });

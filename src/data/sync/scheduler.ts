@@ -127,7 +127,7 @@ function defaultJobs(config: Config, settings: SyncSettings): SyncJob[] {
     jobs.push({
       name: 'github',
       async run({ db, signal, log }) {
-        const report = await syncGithub(db, { apiUrl: config.github.apiUrl, token: config.github.token, organizations: settings.githubOrgs, signal, log });
+        const report = await syncGithub(db, { apiUrl: config.github.apiUrl, token: config.github.token, organizations: settings.githubOrgs, signal, log, requestsPerMinute: settings.githubRequestsPerMinute });
         return { changed: report.changed, dataVersion: report.dataVersion, summary: githubSummary(report) };
       },
     });

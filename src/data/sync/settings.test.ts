@@ -1,7 +1,8 @@
-// SYNC_INTERVAL, SYNC_GITHUB_ORGS and SYNC_OWASP_FROM as config.ts reads them.
+// SYNC_INTERVAL, SYNC_GITHUB_ORGS, SYNC_OWASP_FROM and SYNC_GITHUB_REQUESTS_PER_MINUTE as config.ts reads them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../config.ts';
+import { DEFAULT_REQUESTS_PER_MINUTE } from './github-client.ts';
 import { parseDuration } from './settings.ts';
 
 test('durations: seconds, minutes, hours, days; anything else is refused', () => {
@@ -13,12 +14,16 @@ test('durations: seconds, minutes, hours, days; anything else is refused', () =>
   for (const bad of ['', '1.5h', '-1m', 'h', '1 hour', '1h30m']) assert.equal(parseDuration(bad), null, bad);
 });
 
-test('the sync is off by default and configured by three variables', () => {
-  assert.deepEqual({ ...loadConfig({}).sync }, { intervalMs: undefined, githubOrgs: [], owaspFrom: undefined });
-  const config = loadConfig({ SYNC_INTERVAL: '1h', SYNC_GITHUB_ORGS: 'OWASP, owasp-community ,', SYNC_OWASP_FROM: './site/_data' });
-  assert.deepEqual({ ...config.sync }, { intervalMs: 3_600_000, githubOrgs: ['OWASP', 'owasp-community'], owaspFrom: './site/_data' });
+test('the sync is off by default and configured by four variables', () => {
+  assert.deepEqual({ ...loadConfig({}).sync }, { intervalMs: undefined, githubOrgs: [], owaspFrom: undefined, githubRequestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE });
+  assert.equal(DEFAULT_REQUESTS_PER_MINUTE, 600);
+  const config = loadConfig({ SYNC_INTERVAL: '1h', SYNC_GITHUB_ORGS: 'OWASP, owasp-community ,', SYNC_OWASP_FROM: './site/_data', SYNC_GITHUB_REQUESTS_PER_MINUTE: '0' });
+  assert.deepEqual({ ...config.sync }, { intervalMs: 3_600_000, githubOrgs: ['OWASP', 'owasp-community'], owaspFrom: './site/_data', githubRequestsPerMinute: 0 });
   assert.ok(Object.isFrozen(config.sync.githubOrgs));
   assert.equal(loadConfig({ SYNC_INTERVAL: 'off' }).sync.intervalMs, undefined);
   assert.throws(() => loadConfig({ SYNC_INTERVAL: 'hourly' }), (e: unknown) => e instanceof ConfigError && e.variable === 'SYNC_INTERVAL');
   assert.throws(() => loadConfig({ SYNC_INTERVAL: '10s' }), /SYNC_INTERVAL must be at least 60 seconds/);
+  for (const bad of ['-1', 'fast', '1.5']) {
+    assert.throws(() => loadConfig({ SYNC_GITHUB_REQUESTS_PER_MINUTE: bad }), (e: unknown) => e instanceof ConfigError && e.variable === 'SYNC_GITHUB_REQUESTS_PER_MINUTE', bad);
+  }
 });

@@ -1,4 +1,5 @@
-// What the scheduled sync does: SYNC_INTERVAL, SYNC_GITHUB_ORGS and SYNC_OWASP_FROM, read by config.ts.
+// What the scheduled sync does: SYNC_INTERVAL, SYNC_GITHUB_ORGS, SYNC_OWASP_FROM and
+// SYNC_GITHUB_REQUESTS_PER_MINUTE, read by config.ts.
 export interface SyncSettings {
   /** Time between scheduled runs; undefined: `serve` never syncs. */
   readonly intervalMs: number | undefined;
@@ -6,6 +7,8 @@ export interface SyncSettings {
   readonly githubOrgs: readonly string[];
   /** Base URL or folder of the OWASP website's data files; undefined: no website sync. */
   readonly owaspFrom: string | undefined;
+  /** GitHub requests started per minute at most by a sync (scheduled or `cds sync github`); 0: no pacing; unset: 600. */
+  readonly githubRequestsPerMinute?: number;
 }
 
 /** The OWASP website's `_data` folder, where `cds sync owasp` reads when no source is given. */

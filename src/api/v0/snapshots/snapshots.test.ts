@@ -339,7 +339,7 @@ describe('the syncs rebuild them', () => {
 
   test('a GitHub sync, then a website sync, each leave the snapshots matching the records; a run without changes changes nothing', async () => {
     const github = () => syncGithub(app.database.db, {
-      apiUrl: fixture.standIn.url, token: 'test-token', organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'], now,
+      apiUrl: fixture.standIn.url, clock: fixture.clock, token: 'test-token', organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'], now,
     });
     const first = await github();
     app.app.shared.watcher.set(first.dataVersion);
