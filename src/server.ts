@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
+import { openAdminChannel } from './cli/admin-channel.ts';
 
 let config: Config;
 try {
@@ -27,6 +28,8 @@ try {
   await database.close();
   fail(`cannot listen on ${config.host}:${config.port}`, error);
 }
+// The embedded database is this process's alone: `cds` commands reach it through the admin channel.
+const adminChannel = database.kind === 'pglite' ? await openAdminChannel({ config, database, log, revoked: () => app.shared.authCache.revoked() }) : undefined;
 log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
 const scheduler = startSyncScheduler({ database, config, log });
 
@@ -42,6 +45,7 @@ async function stop(signal: string): Promise<void> {
   timer.unref();
   try {
     await scheduler?.stop();
+    await adminChannel?.close();
     await app.close();
     await database.close();
     log.info('stopped');

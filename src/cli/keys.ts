@@ -6,6 +6,7 @@ import { createApiKey, revokeApiKey } from '../api-keys/api-keys.service.ts';
 import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
 import { findUserByLogin } from '../auth/users.queries.ts';
 import { UsageError, withDatabase } from './commands.ts';
+import { err, keyRevoked, out } from './output.ts';
 import { announceRevocation } from '../plugins/announce.ts';
 
 class CommandFailed extends Error {}
@@ -42,8 +43,8 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           if (!user) throw new CommandFailed(`no user with login "${login}" (users are created when they first sign in)`);
           const result = await createApiKey(db, user.id, name, new Date(Date.now() + Number(days) * 86_400_000));
           if (!result.ok) throw new CommandFailed(`${result.code}: ${result.message}`);
-          process.stdout.write(`${result.rawKey}\n`);
-          process.stderr.write(`created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`);
+          out(`${result.rawKey}\n`);
+          err(`created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`);
         });
       }
       case 'list': {
@@ -56,7 +57,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           for (const key of await findKeysOfUser(db, user.id)) {
             const state = key.is_revoked ? 'revoked' : key.expires_at.getTime() <= now ? 'expired' : 'active';
             const used = key.last_used_at ? key.last_used_at.toISOString() : 'never';
-            process.stdout.write(`${key.uuid}\t${state}\t${key.expires_at.toISOString()}\t${used}\t${key.name}\n`);
+            out(`${key.uuid}\t${state}\t${key.expires_at.toISOString()}\t${used}\t${key.name}\n`);
           }
         });
       }
@@ -68,8 +69,9 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           const key = await findKeyByUuid(db, uuid);
           if (!key) throw new CommandFailed('API key not found.');
           await revokeApiKey(db, key.user_id, uuid);
+          await keyRevoked();
           await announceRevocation(config);
-          process.stderr.write(`revoked ${uuid}\n`);
+          err(`revoked ${uuid}\n`);
         });
       }
       default:
@@ -77,7 +79,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
     }
   } catch (error) {
     if (!(error instanceof CommandFailed)) throw error;
-    process.stderr.write(`cds: ${error.message}\n`);
+    err(`cds: ${error.message}\n`);
     return 1;
   }
 }

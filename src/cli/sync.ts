@@ -12,10 +12,11 @@ import { OWASP_DATA_URL } from '../data/sync/settings.ts';
 import { githubSummary, owaspSummary } from '../data/sync/summary.ts';
 import type { SyncLog } from '../data/sync/sync-log.ts';
 import { UsageError, withDatabase } from './commands.ts';
+import { err, out } from './output.ts';
 
 const stderrLog: SyncLog = {
-  info: (message) => process.stderr.write(`${message}\n`),
-  warn: (message) => process.stderr.write(`warning: ${message}\n`),
+  info: (message) => err(`${message}\n`),
+  warn: (message) => err(`warning: ${message}\n`),
 };
 
 function parse(args: string[], options: ParseArgsConfig['options']): Record<string, unknown> {
@@ -33,8 +34,8 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
   let printed = false;
   const finish = (report: object, summary: string, changed: boolean) => {
     printed = true;
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    process.stderr.write(`${summary}\n`);
+    out(`${JSON.stringify(report, null, 2)}\n`);
+    err(`${summary}\n`);
     return changed ? announceDataChanged(config) : undefined;
   };
   // Every exit of a run prints a JSON report on stdout: a failure before any report (the database, a file)
@@ -43,7 +44,7 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
     try {
       return await run();
     } catch (error) {
-      if (!printed) process.stdout.write(`${JSON.stringify({ stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
+      if (!printed) out(`${JSON.stringify({ stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
       throw error;
     }
   };
