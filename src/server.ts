@@ -1,6 +1,6 @@
 // Starts the service: config, database, app, listen, and a graceful stop on SIGTERM/SIGINT.
 import pino from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
@@ -8,6 +8,7 @@ import { openAdminChannel } from './cli/admin-channel.ts';
 
 let config: Config;
 try {
+  loadEnvFile();
   config = loadConfig();
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;

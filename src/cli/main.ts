@@ -1,6 +1,6 @@
 // cds <command>: operator commands. Exit 0 on success, 1 on failure, 2 on usage errors;
 // messages go to stderr, results to stdout.
-import { loadConfig } from '../config.ts';
+import { loadConfig, loadEnvFile } from '../config.ts';
 import { USAGE } from './commands.ts';
 import { executeCommand } from './execute.ts';
 import { forwardToServer } from './admin-channel.ts';
@@ -22,6 +22,7 @@ if (command === 'serve') {
 } else {
   let config;
   try {
+    loadEnvFile();
     config = loadConfig();
   } catch (error) {
     process.stderr.write(`cds: ${error instanceof Error ? error.message : String(error)}\n`);
