@@ -5,6 +5,7 @@ import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
 import { openAdminChannel } from './cli/admin-channel.ts';
+import { DatabaseMissingError } from './startup.queries.ts';
 
 let config: Config;
 try {
@@ -60,7 +61,9 @@ process.once('SIGTERM', () => void stop('SIGTERM'));
 process.once('SIGINT', () => void stop('SIGINT'));
 
 function fail(message: string, error: unknown): never {
-  log.fatal({ err: error }, message);
+  // A missing database is an operator's set-up step, not a bug: its message says what to run, no stack.
+  if (error instanceof DatabaseMissingError) log.fatal(`${message}: ${error.message}`);
+  else log.fatal({ err: error }, message);
   process.stderr.write(`${message}: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
