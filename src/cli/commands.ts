@@ -10,14 +10,17 @@ import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
 import { runUsersCommand } from './users.ts';
-import { err, out, sharedDatabase } from './output.ts';
+import { err, isTerminal, out, sharedDatabase } from './output.ts';
+import { countsTable, wantsJson } from './tables.ts';
 
 export const USAGE = `Usage: cds <command> [options]
 
 Commands:
   serve                 start the service (same as npm start)
   migrate               apply pending database migrations
-  import [--from DIR]   import a dataset (DIR holds owasp/ and github/; default: the bundled data)
+  import [--from DIR] [--json|--text]
+                        import a dataset (DIR holds owasp/ and github/; default: the bundled data); prints a
+                        table of the records read and changed on a terminal, the JSON report otherwise or with --json
   status                print the number of stored records per resource
   sync github [--org LOGIN]… [--budget N]
                         mirror GitHub organizations (default: SYNC_GITHUB_ORGS): public repositories, issues,
@@ -25,6 +28,8 @@ Commands:
                         the run before it spends more than N requests of the hourly limit
   sync owasp [--from URL|DIR]
                         load the OWASP website's data files (default: SYNC_OWASP_FROM, else owasp.github.io's)
+  sync … --json|--text  the JSON report (default when stdout is not a terminal) or a summary and a table (default
+                        on a terminal, with progress bars on stderr)
   snapshots rebuild     rebuild the monthly snapshots from the stored records (import and sync do it too)
   keys create --user LOGIN --name NAME --expires-in DAYS
                         create an API key for a user (prints the raw key once, on stdout)
@@ -78,7 +83,9 @@ export async function runCommand(config: Config, command: string, args: string[]
       });
     }
     case 'import': {
-      const { values } = parse({ from: { type: 'string' } });
+      const { values } = parse({ from: { type: 'string' }, json: { type: 'boolean' }, text: { type: 'boolean' } });
+      if (values.json && values.text) throw new UsageError('--json and --text exclude each other');
+      const json = wantsJson(values, isTerminal('stdout'));
       const from = values.from === undefined ? undefined : path.resolve(String(values.from));
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
@@ -87,7 +94,11 @@ export async function runCommand(config: Config, command: string, args: string[]
           await analyze(db);
           await announceDataChanged(config);
         }
-        out(`${JSON.stringify(report, null, 2)}\n`);
+        if (json) out(`${JSON.stringify(report, null, 2)}\n`);
+        else {
+          out(`OWASP website data\n${countsTable(report.owasp.counts)}\nGitHub records\n${countsTable(report.github)}\n`);
+          out(`snapshots: ${report.snapshots.snapshots} (${report.snapshots.added} added, ${report.snapshots.updated} updated, ${report.snapshots.removed} removed)\n`);
+        }
         err(
           `imported in ${report.durationMs} ms; ${report.changed ? `data version ${report.dataVersion}` : 'nothing changed'}\n`,
         );

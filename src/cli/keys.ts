@@ -7,6 +7,7 @@ import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
 import { findUserByLogin } from '../auth/users.queries.ts';
 import { UsageError, withDatabase } from './commands.ts';
 import { err, keyRevoked, out } from './output.ts';
+import { table } from './tables.ts';
 import { announceRevocation } from '../plugins/announce.ts';
 
 class CommandFailed extends Error {}
@@ -54,11 +55,19 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           const user = await findUserByLogin(db, login);
           if (!user) throw new CommandFailed(`no user with login "${login}"`);
           const now = Date.now();
-          for (const key of await findKeysOfUser(db, user.id)) {
-            const state = key.is_revoked ? 'revoked' : key.expires_at.getTime() <= now ? 'expired' : 'active';
-            const used = key.last_used_at ? key.last_used_at.toISOString() : 'never';
-            out(`${key.uuid}\t${state}\t${key.expires_at.toISOString()}\t${used}\t${key.name}\n`);
+          const keys = await findKeysOfUser(db, user.id);
+          if (keys.length === 0) {
+            err(`${user.login} has no API keys\n`);
+            return;
           }
+          const rows = keys.map((key) => [
+            key.uuid,
+            key.is_revoked ? 'revoked' : key.expires_at.getTime() <= now ? 'expired' : 'active',
+            key.expires_at.toISOString(),
+            key.last_used_at ? key.last_used_at.toISOString() : 'never',
+            key.name,
+          ]);
+          out(table(['UUID', 'STATE', 'EXPIRES', 'LAST USED', 'NAME'], rows));
         });
       }
       case 'revoke': {
@@ -68,6 +77,10 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
         return await withDatabase(config, async (db) => {
           const key = await findKeyByUuid(db, uuid);
           if (!key) throw new CommandFailed('API key not found.');
+          if (key.is_revoked) {
+            err(`${uuid} was already revoked; nothing changed\n`);
+            return;
+          }
           await revokeApiKey(db, key.user_id, uuid);
           await keyRevoked();
           await announceRevocation(config);
