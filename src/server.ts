@@ -30,9 +30,10 @@ try {
   await database.close();
   fail(`cannot listen on ${config.host}:${config.port}`, error);
 }
-// The embedded database is this process's alone: `cds` commands reach it through the admin channel.
-const adminChannel = database.kind === 'pglite' ? await openAdminChannel({ config, database, log, revoked: () => app.shared.authCache.revoked() }) : undefined;
 log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
+// The embedded database is this process's alone: `cds` commands reach it through the admin channel, opened once
+// HTTP listens (so a `cds --wait-for-server` that got its answer can call the API at once).
+const adminChannel = database.kind === 'pglite' ? await openAdminChannel({ config, database, log, revoked: () => app.shared.authCache.revoked() }) : undefined;
 const scheduler = startSyncScheduler({ database, config, log });
 
 let stopping = false;
