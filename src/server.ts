@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
-import { openAdminChannel } from './cli/admin-channel.ts';
+import { openAdminChannel, type AdminChannel } from './cli/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
 
 let config: Config;
@@ -31,12 +31,10 @@ try {
   fail(`cannot listen on ${config.host}:${config.port}`, error);
 }
 log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
-// The embedded database is this process's alone: `cds` commands reach it through the admin channel, opened once
-// HTTP listens (so a `cds --wait-for-server` that got its answer can call the API at once).
-const adminChannel = database.kind === 'pglite' ? await openAdminChannel({ config, database, log, revoked: () => app.shared.authCache.revoked() }) : undefined;
 const scheduler = startSyncScheduler({ database, config, log });
 
 let stopping = false;
+let adminChannel: AdminChannel | undefined;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -60,6 +58,15 @@ async function stop(signal: string): Promise<void> {
 }
 process.once('SIGTERM', () => void stop('SIGTERM'));
 process.once('SIGINT', () => void stop('SIGINT'));
+
+// The embedded database is this process's alone: `cds` commands reach it through the admin channel, opened once
+// HTTP listens (so a `cds --wait-for-server` that got its answer can call the API at once) and after the signal
+// handlers are in place (as PID 1 a signal without a handler would be ignored).
+if (database.kind === 'pglite') {
+  const channel = await openAdminChannel({ config, database, log, revoked: () => app.shared.authCache.revoked() });
+  if (stopping) await channel?.close();
+  else adminChannel = channel;
+}
 
 function fail(message: string, error: unknown): never {
   // A missing database is an operator's set-up step, not a bug: its message says what to run, no stack.
