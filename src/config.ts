@@ -158,6 +158,21 @@ function url(env: Env, name: string, protocols: readonly string[], fallback?: st
   return raw.replace(/\/+$/, '');
 }
 
+/**
+ * Reads `.env` of the current directory into process.env with Node's own loader (`process.loadEnvFile`):
+ * a variable already in the environment wins, even when it is set to the empty string. No file: nothing
+ * happens. Returns whether a file was read. A malformed line is skipped by Node, as `--env-file` does.
+ */
+export function loadEnvFile(file = '.env'): boolean {
+  try {
+    process.loadEnvFile(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new ConfigError('.env', `cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = text(env, 'NODE_ENV');
   const isProduction = nodeEnv === 'production';

@@ -1,12 +1,15 @@
 // Starts the service: config, database, app, listen, and a graceful stop on SIGTERM/SIGINT.
 import pino from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
+import { openAdminChannel, type AdminChannel } from './cli/admin-channel.ts';
+import { DatabaseMissingError } from './startup.queries.ts';
 
 let config: Config;
 try {
+  loadEnvFile();
   config = loadConfig();
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
@@ -31,6 +34,7 @@ log.info({ startupMs: Math.round(performance.now() - started), database: databas
 const scheduler = startSyncScheduler({ database, config, log });
 
 let stopping = false;
+let adminChannel: AdminChannel | undefined;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -42,6 +46,7 @@ async function stop(signal: string): Promise<void> {
   timer.unref();
   try {
     await scheduler?.stop();
+    await adminChannel?.close();
     await app.close();
     await database.close();
     log.info('stopped');
@@ -54,8 +59,19 @@ async function stop(signal: string): Promise<void> {
 process.once('SIGTERM', () => void stop('SIGTERM'));
 process.once('SIGINT', () => void stop('SIGINT'));
 
+// The embedded database is this process's alone: `cds` commands reach it through the admin channel, opened once
+// HTTP listens (so a `cds --wait-for-server` that got its answer can call the API at once) and after the signal
+// handlers are in place (as PID 1 a signal without a handler would be ignored).
+if (database.kind === 'pglite') {
+  const channel = await openAdminChannel({ config, database, log, revoked: () => app.shared.authCache.revoked() });
+  if (stopping) await channel?.close();
+  else adminChannel = channel;
+}
+
 function fail(message: string, error: unknown): never {
-  log.fatal({ err: error }, message);
+  // A missing database is an operator's set-up step, not a bug: its message says what to run, no stack.
+  if (error instanceof DatabaseMissingError) log.fatal(`${message}: ${error.message}`);
+  else log.fatal({ err: error }, message);
   process.stderr.write(`${message}: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }

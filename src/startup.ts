@@ -5,11 +5,14 @@ import type { Config } from './config.ts';
 import { openDatabase, pgliteDir, type Database } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { importIfEmpty } from './data/import.ts';
+import { ensureDatabaseExists } from './startup.queries.ts';
 
 /** Statements of the serving pool that run longer than this are cancelled (503), so none holds a connection for long. */
 export const SERVING_STATEMENT_TIMEOUT_MS = 10_000;
 
 export async function openConfiguredDatabase(config: Config, statementTimeoutMs?: number): Promise<Database> {
+  // A database named in DATABASE_URL but missing on the server is created (or the error says what to run).
+  if (config.databaseUrl) await ensureDatabaseExists(config.databaseUrl);
   return openDatabase({ databaseUrl: config.databaseUrl, dataDir: pgliteDir(config.dataDir), statementTimeoutMs });
 }
 

@@ -48,14 +48,16 @@ test('create prints the raw key once; list shows it active; revoke makes it revo
 
   const listed = await runCli(['keys', 'list', '--user', 'operator-user'], env);
   assert.equal(listed.code, 0, listed.stderr);
-  const [uuid, state, , , name] = listed.stdout.trim().split('\t');
+  const [header, row] = listed.stdout.trim().split('\n');
+  assert.match(header!, /^UUID\s+STATE\s+EXPIRES\s+LAST USED\s+NAME$/);
+  const [uuid, state, , , name] = row!.split(/\s{2,}/);
   assert.equal(state, 'active');
   assert.equal(name, 'ci');
   assert.ok(!listed.stdout.includes(raw));
 
   const revoked = await runCli(['keys', 'revoke', uuid!], env);
   assert.equal(revoked.code, 0, revoked.stderr);
-  assert.match((await runCli(['keys', 'list', '--user', 'operator-user'], env)).stdout, /\trevoked\t/);
+  assert.match((await runCli(['keys', 'list', '--user', 'operator-user'], env)).stdout, /\srevoked\s/);
   assert.equal(await withDb((db) => authenticateApiKey(db, raw)), null);
 });
 

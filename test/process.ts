@@ -15,7 +15,9 @@ export interface RunResult {
 /** Environment for a child: the parent's, minus the variables the test must control. */
 export function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'DATA_DIR', 'NODE_ENV', 'NODE_TEST_CONTEXT']) delete base[name];
+  delete base.NODE_TEST_CONTEXT;
+  // Set empty rather than removed: an empty variable counts as unset, and a `.env` in the checkout cannot fill it in.
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'DATA_DIR', 'NODE_ENV']) base[name] = '';
   return { ...base, LOG_LEVEL: 'warn', ...env };
 }
 

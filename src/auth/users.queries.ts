@@ -53,3 +53,13 @@ export async function upsertLocalUser(db: Db, login: string) {
 export function findUserByLogin(db: Db, login: string) {
   return db.selectFrom('users').select(['id', 'login']).where(sql`lower(login)`, '=', login.toLowerCase()).executeTakeFirst();
 }
+
+/** An account created by an operator (`cds users create`): no GitHub id, never signed in. Undefined when the login is taken. */
+export function insertLocalUser(db: Db, login: string) {
+  return db
+    .insertInto('users')
+    .values({ login })
+    .onConflict((oc) => oc.expression(sql`lower(login)`).doNothing())
+    .returning(['id', 'login'])
+    .executeTakeFirst();
+}

@@ -6,6 +6,8 @@ import { createApiKey, revokeApiKey } from '../api-keys/api-keys.service.ts';
 import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
 import { findUserByLogin } from '../auth/users.queries.ts';
 import { UsageError, withDatabase } from './commands.ts';
+import { err, keyRevoked, out } from './output.ts';
+import { table } from './tables.ts';
 import { announceRevocation } from '../plugins/announce.ts';
 
 class CommandFailed extends Error {}
@@ -42,8 +44,8 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           if (!user) throw new CommandFailed(`no user with login "${login}" (users are created when they first sign in)`);
           const result = await createApiKey(db, user.id, name, new Date(Date.now() + Number(days) * 86_400_000));
           if (!result.ok) throw new CommandFailed(`${result.code}: ${result.message}`);
-          process.stdout.write(`${result.rawKey}\n`);
-          process.stderr.write(`created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`);
+          out(`${result.rawKey}\n`);
+          err(`created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`);
         });
       }
       case 'list': {
@@ -53,11 +55,19 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           const user = await findUserByLogin(db, login);
           if (!user) throw new CommandFailed(`no user with login "${login}"`);
           const now = Date.now();
-          for (const key of await findKeysOfUser(db, user.id)) {
-            const state = key.is_revoked ? 'revoked' : key.expires_at.getTime() <= now ? 'expired' : 'active';
-            const used = key.last_used_at ? key.last_used_at.toISOString() : 'never';
-            process.stdout.write(`${key.uuid}\t${state}\t${key.expires_at.toISOString()}\t${used}\t${key.name}\n`);
+          const keys = await findKeysOfUser(db, user.id);
+          if (keys.length === 0) {
+            err(`${user.login} has no API keys\n`);
+            return;
           }
+          const rows = keys.map((key) => [
+            key.uuid,
+            key.is_revoked ? 'revoked' : key.expires_at.getTime() <= now ? 'expired' : 'active',
+            key.expires_at.toISOString(),
+            key.last_used_at ? key.last_used_at.toISOString() : 'never',
+            key.name,
+          ]);
+          out(table(['UUID', 'STATE', 'EXPIRES', 'LAST USED', 'NAME'], rows));
         });
       }
       case 'revoke': {
@@ -67,9 +77,14 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
         return await withDatabase(config, async (db) => {
           const key = await findKeyByUuid(db, uuid);
           if (!key) throw new CommandFailed('API key not found.');
+          if (key.is_revoked) {
+            err(`${uuid} was already revoked; nothing changed\n`);
+            return;
+          }
           await revokeApiKey(db, key.user_id, uuid);
+          await keyRevoked();
           await announceRevocation(config);
-          process.stderr.write(`revoked ${uuid}\n`);
+          err(`revoked ${uuid}\n`);
         });
       }
       default:
@@ -77,7 +92,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
     }
   } catch (error) {
     if (!(error instanceof CommandFailed)) throw error;
-    process.stderr.write(`cds: ${error.message}\n`);
+    err(`cds: ${error.message}\n`);
     return 1;
   }
 }

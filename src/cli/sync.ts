@@ -1,5 +1,5 @@
-// cds sync github|owasp: the syncs `serve` runs on a schedule, run once by an operator. The report goes to
-// stdout as JSON, a progress bar and the one-line summary to stderr.
+// cds sync github|owasp: the syncs `serve` runs on a schedule, run once by an operator. With --json (the default
+// when stdout is not a terminal) the report goes to stdout as JSON; otherwise a summary and a table. Progress bars on stderr when it is a terminal.
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
@@ -12,10 +12,14 @@ import { OWASP_DATA_URL } from '../data/sync/settings.ts';
 import { githubSummary, owaspSummary } from '../data/sync/summary.ts';
 import type { SyncLog } from '../data/sync/sync-log.ts';
 import { UsageError, withDatabase } from './commands.ts';
+import { err, isTerminal, out } from './output.ts';
+import { countsTable, wantsJson } from './tables.ts';
+import { NO_PROGRESS } from '../data/sync/sync-log.ts';
+import type { ResourceCounts } from '../data/report.ts';
 
 const stderrLog: SyncLog = {
-  info: (message) => process.stderr.write(`${message}\n`),
-  warn: (message) => process.stderr.write(`warning: ${message}\n`),
+  info: (message) => err(`${message}\n`),
+  warn: (message) => err(`warning: ${message}\n`),
 };
 
 function parse(args: string[], options: ParseArgsConfig['options']): Record<string, unknown> {
@@ -27,14 +31,25 @@ function parse(args: string[], options: ParseArgsConfig['options']): Record<stri
 }
 
 export async function runSyncCommand(config: Config, args: string[]): Promise<number> {
-  const [target, ...rest] = args;
+  const [target, ...options] = args;
+  const json = wantsJson({ json: options.includes('--json'), text: options.includes('--text') }, isTerminal('stdout'));
+  if (options.includes('--json') && options.includes('--text')) throw new UsageError('--json and --text exclude each other');
+  const rest = options.filter((option) => option !== '--json' && option !== '--text');
+  const progress = () => (isTerminal('stderr') ? terminalProgress() : NO_PROGRESS);
   const settings = config.sync;
   let failed = false;
   let printed = false;
-  const finish = (report: object, summary: string, changed: boolean) => {
+  // --json (the default when stdout is not a terminal): the JSON report on stdout, the summary line on stderr.
+  // Otherwise the summary line and a table of the records on stdout.
+  const finish = (report: object, summary: string, changed: boolean, counts?: Record<string, ResourceCounts>) => {
     printed = true;
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    process.stderr.write(`${summary}\n`);
+    if (json) {
+      out(`${JSON.stringify(report, null, 2)}\n`);
+      err(`${summary}\n`);
+    } else {
+      out(`${summary}\n`);
+      if (counts) out(`\n${countsTable(counts)}`);
+    }
     return changed ? announceDataChanged(config) : undefined;
   };
   // Every exit of a run prints a JSON report on stdout: a failure before any report (the database, a file)
@@ -43,7 +58,7 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
     try {
       return await run();
     } catch (error) {
-      if (!printed) process.stdout.write(`${JSON.stringify({ stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
+      if (!printed && json) out(`${JSON.stringify({ stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
       throw error;
     }
   };
@@ -61,18 +76,18 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
           let report: GithubSyncReport;
           try {
             report = await syncGithub(db, {
-              apiUrl: config.github.apiUrl, token: config.github.token, organizations, budget, log: stderrLog, progress: terminalProgress(),
+              apiUrl: config.github.apiUrl, token: config.github.token, organizations, budget, log: stderrLog, progress: progress(),
               requestsPerMinute: settings.githubRequestsPerMinute,
             });
           } catch (error) {
             if (!(error instanceof SyncStopped)) throw error;
             // Stopped part-way (rate limits, budget, a failure): what was stored stays; the report says how far it got.
-            await finish(error.report, `${githubSummary(error.report)}\n${error.message}`, error.report.changed);
+            await finish(error.report, `${githubSummary(error.report)}\n${error.message}`, error.report.changed, error.report.counts);
             failed = true;
             return;
           }
           failed = report.failed.length > 0;
-          await finish(report, githubSummary(report), report.changed);
+          await finish(report, githubSummary(report), report.changed, report.counts);
         });
         return failed ? 1 : code;
       });
@@ -84,8 +99,8 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
       return reportingFailure(() =>
         withDatabase(config, async (db) => {
           await migrateToLatest(db);
-          const report = await syncOwasp(db, { from, progress: terminalProgress() });
-          await finish(report, owaspSummary(report), report.changed);
+          const report = await syncOwasp(db, { from, progress: progress() });
+          await finish(report, owaspSummary(report), report.changed, report.owasp?.counts);
         }),
       );
     }

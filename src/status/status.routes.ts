@@ -17,7 +17,54 @@ const StatusBody = Type.Object({
 
 import { VERSION } from '../version.ts';
 
+const Check = Type.Object({ ok: Type.Boolean(), latency_ms: Type.Optional(Type.Number()) });
+const LiveBody = Type.Object({ status: Type.Literal('ok') });
+const ReadyBody = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
+  database: Check,
+  /** Only when REDIS_URL is configured. */
+  redis: Type.Optional(Check),
+});
+
+const elapsed = (started: number) => Math.round((performance.now() - started) * 10) / 10;
+
+/** Runs one dependency's check; a failure (or a check slower than 2 s) is `ok: false`, never an exception. */
+async function check(probe: () => Promise<unknown>): Promise<{ ok: boolean; latency_ms?: number }> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([probe(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), 2_000)))]);
+    return { ok: true, latency_ms: elapsed(started) };
+  } catch {
+    return { ok: false };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function statusRoutes(app: FastifyInstance): Promise<void> {
+  // Liveness: the process answers (a process manager restarts it when this stops). Touches nothing else, so a
+  // database outage never gets healthy instances restarted.
+  app.get('/livez', { schema: { hide: true, response: { 200: LiveBody } }, logLevel: 'warn' }, async () => ({ status: 'ok' as const }));
+
+  // Readiness: whether this instance can serve now (a load balancer stops sending traffic while it is 503):
+  // the database, and Redis when configured (without it rate limits are per instance, see README).
+  app.get(
+    '/readyz',
+    { schema: { hide: true, response: { 200: ReadyBody, 503: ReadyBody } }, logLevel: 'warn' },
+    async (_request, reply) => {
+      const { redis } = app.shared;
+      const [database, redisCheck] = await Promise.all([
+        check(() => sql`select 1`.execute(app.database.db)),
+        redis ? check(() => redis.ping()) : Promise.resolve(undefined),
+      ]);
+      const ready = database.ok && (redisCheck?.ok ?? true);
+      const body = { status: ready ? ('ready' as const) : ('unavailable' as const), database, ...(redisCheck ? { redis: redisCheck } : {}) };
+      if (ready) return body;
+      return reply.code(503).header('retry-after', '5').send(body);
+    },
+  );
+
   app.get(
     '/status/',
     {

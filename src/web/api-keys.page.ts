@@ -10,8 +10,21 @@ const intro = `<h1>API keys</h1>
 <p class="lead">An API key authenticates your requests to the REST API: send it in the <code>X-API-Key</code> header.
 Keys are personal; keep them secret.</p>`;
 
-function signedOut(): string {
+/** AUTH_DEV_LOGIN=true (never in production): one click signs in as a local user, no GitHub app needed. */
+const DEV_SIGN_IN = `<section class="card sign-in" aria-labelledby="dev-sign-in-title">
+  <h2 id="dev-sign-in-title">Local sign-in (development)</h2>
+  <p>This server runs with <code>AUTH_DEV_LOGIN=true</code>: sign in as a local user, created on first use.</p>
+  <form id="dev-sign-in" novalidate>
+    <label for="dev-login">Login</label>
+    <input id="dev-login" name="login" type="text" value="me" maxlength="39" required autocomplete="off" spellcheck="false">
+    <div id="dev-sign-in-status" class="status" role="status" aria-live="polite"></div>
+    <p><button type="submit" class="button primary">Sign in locally</button></p>
+  </form>
+</section>`;
+
+function signedOut(devLogin: boolean): string {
   return `${intro}
+${devLogin ? DEV_SIGN_IN : ''}
 <section class="card sign-in" aria-labelledby="sign-in-title">
   <h2 id="sign-in-title">Sign in to manage your keys</h2>
   <p>You need a GitHub account. Only your public profile and your verified primary e-mail address are read;
@@ -104,8 +117,11 @@ const REVOKE_DIALOG = `<dialog id="revoke-dialog" aria-labelledby="revoke-title"
   </div>
 </dialog>`;
 
-export function apiKeysPage(user: SessionUser | undefined): string {
-  if (!user) return layout({ title: 'API keys · OWASP community data', current: 'keys', main: signedOut() });
+export function apiKeysPage(user: SessionUser | undefined, options: { devLogin?: boolean } = {}): string {
+  if (!user) {
+    const devLogin = options.devLogin === true;
+    return layout({ title: 'API keys · OWASP community data', current: 'keys', main: signedOut(devLogin), scripts: devLogin ? ['/static/dev-login.js'] : [] });
+  }
   return layout({
     title: 'API keys · OWASP community data',
     current: 'keys',

@@ -23,6 +23,6 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.get('/settings/api-keys', { schema: { hide: true } }, async (request, reply) => {
     const user = await request.sessionUser();
     // Personal: never kept by any cache.
-    return reply.type(HTML).header('cache-control', 'no-store').send(apiKeysPage(user));
+    return reply.type(HTML).header('cache-control', 'no-store').send(apiKeysPage(user, { devLogin: app.config.authDevLogin }));
   });
 }

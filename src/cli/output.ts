@@ -1,0 +1,47 @@
+// Where a cds command writes and which database it uses. Run in the terminal: the process's stdout and
+// stderr, and a database the command opens itself. Run by the server for a CLI on the admin channel
+// (admin-channel.ts): the channel's streams and the server's own open database.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Database } from '../db/index.ts';
+
+export interface CliContext {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** The server's open database: commands use it instead of opening one (and never close it). */
+  database: Database;
+  /** Empties the server's memory of valid keys at once after a revocation. */
+  revoked(): Promise<void>;
+}
+
+const context = new AsyncLocalStorage<CliContext>();
+
+export function runInContext<T>(ctx: CliContext, work: () => Promise<T>): Promise<T> {
+  return context.run(ctx, work);
+}
+
+export function out(text: string): void {
+  const ctx = context.getStore();
+  if (ctx) ctx.stdout(text);
+  else process.stdout.write(text);
+}
+
+export function err(text: string): void {
+  const ctx = context.getStore();
+  if (ctx) ctx.stderr(text);
+  else process.stderr.write(text);
+}
+
+/** The server's database when the command runs inside the server, else undefined. */
+export function sharedDatabase(): Database | undefined {
+  return context.getStore()?.database;
+}
+
+/** After a revocation: inside the server, its memory of valid keys is emptied at once. */
+export async function keyRevoked(): Promise<void> {
+  await context.getStore()?.revoked();
+}
+
+/** True when the command's output goes to a terminal (progress bars); never inside the server. */
+export function isTerminal(stream: 'stdout' | 'stderr'): boolean {
+  return !context.getStore() && Boolean(process[stream].isTTY);
+}

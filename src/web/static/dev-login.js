@@ -1,0 +1,21 @@
+/* global document, location */
+// The local sign-in form of /settings/api-keys, shown only with AUTH_DEV_LOGIN=true: POST /auth/dev/login, then reload.
+import { post } from './server.js';
+import { $ } from './messages.js';
+
+$('dev-sign-in').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const status = $('dev-sign-in-status');
+  status.textContent = 'Signing in…';
+  try {
+    const response = await post('/auth/dev/login', { login: $('dev-login').value.trim() });
+    if (response.ok) {
+      location.reload();
+      return;
+    }
+    status.textContent = response.status === 400 ? 'A login is 1 to 39 letters, digits or inner hyphens.' : `Sign-in failed (${response.status}).`;
+  } catch {
+    status.textContent = 'The server could not be reached.';
+  }
+});
+document.documentElement.dataset.devLogin = 'ready';

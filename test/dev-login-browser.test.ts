@@ -1,0 +1,63 @@
+// AUTH_DEV_LOGIN=true: the API key page offers a local sign-in that works in one click (Debian's Chromium
+// through playwright-core), and without the setting the form is not there.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { buildTestApp, type TestApp } from './app.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+let t: TestApp | undefined;
+let browser: Browser | undefined;
+let origin = '';
+
+before(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package.`);
+  t = await buildTestApp({ env: { REST_AUTH: 'required', AUTH_DEV_LOGIN: 'true' } });
+  origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+});
+after(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+test('one click on "Sign in locally" signs in as "me" and shows the key page', async () => {
+  const page = await browser!.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  await page.goto(`${origin}/settings/api-keys`);
+  await page.waitForSelector('html[data-dev-login="ready"]');
+  await page.getByRole('button', { name: 'Sign in locally' }).click();
+  await page.getByText('Signed in as').waitFor();
+  assert.equal(await page.locator('.account .login').textContent(), '@me');
+  await page.getByRole('button', { name: 'Create key' }).waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an invalid login is refused on the page and nobody is signed in', async () => {
+  const page = await browser!.newPage();
+  await page.goto(`${origin}/settings/api-keys`);
+  await page.waitForSelector('html[data-dev-login="ready"]');
+  await page.fill('#dev-login', 'not a login');
+  await page.getByRole('button', { name: 'Sign in locally' }).click();
+  await page.getByText('A login is 1 to 39 letters').waitFor();
+  assert.equal(await page.getByText('Signed in as').count(), 0);
+  await page.close();
+});
+
+test('without AUTH_DEV_LOGIN the page has no local sign-in', async () => {
+  const other = await buildTestApp();
+  try {
+    const res = await other.app.inject({ method: 'GET', url: '/settings/api-keys' });
+    assert.equal(res.statusCode, 200);
+    assert.doesNotMatch(res.body, /Sign in locally|dev-login/);
+    assert.equal((await other.app.inject({ method: 'POST', url: '/auth/dev/login', payload: { login: 'me' } })).statusCode, 404);
+  } finally {
+    await other.close();
+  }
+});

@@ -1,0 +1,76 @@
+// `.env` of the current directory is read at start by the server and by cds (Node's process.loadEnvFile);
+// a variable of the environment wins over the file's, even an empty one.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { childEnv, exited, freePort, ROOT, waitFor200, type RunResult } from './process.ts';
+
+const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-dotenv-'));
+after(() => fs.rm(tmp, { recursive: true, force: true }));
+
+function cds(cwd: string, args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/cds.js'), ...args], { cwd, env: childEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** childEnv empties DATA_DIR and friends; here the variables the file sets must be really absent. */
+function withoutVariables(names: string[]): Record<string, string | undefined> {
+  return Object.fromEntries(names.map((name) => [name, undefined]));
+}
+
+test('cds reads .env of the current directory; the environment wins over it', async () => {
+  const dir = path.join(tmp, 'cli');
+  await fs.mkdir(dir);
+  await fs.writeFile(path.join(dir, '.env'), '# local settings\nDATA_DIR=./from-dotenv\nREST_AUTH=bogus\n');
+
+  const refused = await cds(dir, ['migrate'], withoutVariables(['DATA_DIR', 'REST_AUTH']));
+  assert.equal(refused.code, 1, 'the file\'s bad REST_AUTH stops the command');
+  assert.match(refused.stderr, /REST_AUTH must be one of required, optional, got "bogus"/);
+
+  const ran = await cds(dir, ['migrate'], { ...withoutVariables(['DATA_DIR']), REST_AUTH: 'optional' });
+  assert.equal(ran.code, 0, ran.stderr);
+  await fs.access(path.join(dir, 'from-dotenv', 'pglite'));
+
+  const elsewhere = path.join(tmp, 'from-environment');
+  const overridden = await cds(dir, ['migrate'], { DATA_DIR: elsewhere, REST_AUTH: 'optional' });
+  assert.equal(overridden.code, 0, overridden.stderr);
+  await fs.access(path.join(elsewhere, 'pglite'));
+});
+
+test('an unreadable .env stops the command, naming it', async () => {
+  const dir = path.join(tmp, 'unreadable');
+  await fs.mkdir(path.join(dir, '.env'), { recursive: true }); // a folder where the file should be
+  const result = await cds(dir, ['status'], { DATA_DIR: path.join(tmp, 'unused') });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /\.env cannot be read/);
+});
+
+test('the server reads .env at start', async () => {
+  const dir = path.join(tmp, 'server');
+  await fs.mkdir(dir);
+  const port = await freePort();
+  await fs.writeFile(path.join(dir, '.env'), `PORT=${port}\nDATA_DIR=./data\nAUTO_IMPORT=false\nREST_AUTH=optional\n`);
+  const tsx = import.meta.resolve('tsx');
+  const server = spawn(process.execPath, ['--import', tsx, path.join(ROOT, 'src/server.ts')], {
+    cwd: dir,
+    env: childEnv(withoutVariables(['PORT', 'DATA_DIR'])),
+  });
+  let output = '';
+  server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    await waitFor200(`http://127.0.0.1:${port}/api/v0/chapters/`, 60_000);
+  } finally {
+    server.kill('SIGTERM');
+    assert.equal(await exited(server), 0, output);
+  }
+});
