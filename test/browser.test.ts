@@ -14,7 +14,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from './app.ts';
-import { ALICE, startGithubStandIn, type GithubStandIn } from './github-standin.ts';
+import { ALICE, startGithubStandIn, githubSignInEnv, type GithubStandIn } from './github-standin.ts';
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 
@@ -52,10 +52,7 @@ before(async () => {
   t = await buildTestApp({
     env: {
       REST_AUTH: 'required',
-      GITHUB_CLIENT_ID: github.clientId,
-      GITHUB_CLIENT_SECRET: github.clientSecret,
-      GITHUB_WEB_URL: github.url,
-      GITHUB_API_URL: github.url,
+      ...githubSignInEnv(github),
     },
   });
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });

@@ -6,22 +6,14 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { childEnv, exited, freePort, ROOT, waitFor200, type RunResult } from './process.ts';
+import { childEnv, exited, freePort, ROOT, run, waitFor200, type RunResult } from './process.ts';
 
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-dotenv-'));
 after(() => fs.rm(tmp, { recursive: true, force: true }));
 
-function cds(cwd: string, args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/cds.js'), ...args], { cwd, env: childEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// cds run from another folder, whose .env is the one read.
+const cds = (cwd: string, args: string[], env: Record<string, string | undefined>): Promise<RunResult> =>
+  run(process.execPath, [path.join(ROOT, 'bin/cds.js'), ...args], env, cwd);
 
 /** childEnv empties DATA_DIR and friends; here the variables the file sets must be really absent. */
 function withoutVariables(names: string[]): Record<string, string | undefined> {

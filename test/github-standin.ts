@@ -23,6 +23,11 @@ export interface GithubStandIn {
   close(): Promise<void>;
 }
 
+/** The service's settings that point its GitHub sign-in at the stand-in. */
+export function githubSignInEnv(github: GithubStandIn): Record<string, string> {
+  return { GITHUB_CLIENT_ID: github.clientId, GITHUB_CLIENT_SECRET: github.clientSecret, GITHUB_WEB_URL: github.url, GITHUB_API_URL: github.url };
+}
+
 export const ALICE: StandInUser = {
   id: 501,
   login: 'alice-gh',

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from './app.ts';
 import { graphql, inDays, type Browser } from './auth.ts';
-import { ALICE, startGithubStandIn, type GithubStandIn, type StandInUser } from './github-standin.ts';
+import { ALICE, startGithubStandIn, githubSignInEnv, type GithubStandIn, type StandInUser } from './github-standin.ts';
 import { CREATE_API_KEY, GET_API_KEYS, LOGOUT_DJANGO_MUTATION, REVOKE_API_KEY, SYNC_DJANGO_SESSION_MUTATION } from './nest-frontend-documents.ts';
 
 const STAFF: StandInUser = { id: 502, login: 'Staff-Member', name: 'Staff Member', emails: [{ email: 'staff@example.org', primary: true, verified: true }] };
@@ -15,10 +15,7 @@ before(async () => {
   github = await startGithubStandIn();
   t = await buildTestApp({
     env: {
-      GITHUB_CLIENT_ID: github.clientId,
-      GITHUB_CLIENT_SECRET: github.clientSecret,
-      GITHUB_WEB_URL: github.url,
-      GITHUB_API_URL: github.url,
+      ...githubSignInEnv(github),
       REST_AUTH: 'required',
       OWASP_STAFF_LOGINS: ' someone-else , staff-member ',
     },

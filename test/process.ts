@@ -25,9 +25,9 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
   return run(process.execPath, [path.join(ROOT, 'bin/cds.js'), ...args], env);
 }
 
-export function run(command: string, args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
+export function run(command: string, args: string[], env: Record<string, string | undefined>, cwd = ROOT): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(command, args, { cwd, env: childEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from '../../test/app.ts';
 import { absorb, graphql, CLIENT_DOCUMENTS, type Browser } from '../../test/auth.ts';
-import { ALICE, startGithubStandIn, type GithubStandIn } from '../../test/github-standin.ts';
+import { ALICE, startGithubStandIn, githubSignInEnv, type GithubStandIn } from '../../test/github-standin.ts';
 
 let github: GithubStandIn;
 let t: TestApp;
@@ -11,10 +11,7 @@ before(async () => {
   github = await startGithubStandIn();
   t = await buildTestApp({
     env: {
-      GITHUB_CLIENT_ID: github.clientId,
-      GITHUB_CLIENT_SECRET: github.clientSecret,
-      GITHUB_WEB_URL: github.url,
-      GITHUB_API_URL: github.url,
+      ...githubSignInEnv(github),
       PUBLIC_URL: 'http://service.test',
     },
     captureLogs: true,
