@@ -46,6 +46,9 @@ interface Watched {
 
 async function openContext(): Promise<Watched> {
   const context = await browser!.newContext({ viewport: { width: 1200, height: 800 } });
+  // Not a timed assertion: a bound on each wait, above Playwright's 30 s, because GraphiQL's 1.5 MB of script can
+  // take that long to parse on a loaded 2-core machine.
+  context.setDefaultTimeout(120_000);
   const outside: string[] = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();
