@@ -41,7 +41,9 @@ export async function post(url, body, { freshToken = false, headers: extra = {} 
     csrf = undefined;
     throw error;
   }
-  const headers = { ...extra, 'x-csrftoken': token };
+  // Ours replace any of the same name, whatever its case (a Headers object would join both values).
+  const headers = Object.fromEntries(Object.entries(extra).filter(([name]) => !['x-csrftoken', 'content-type'].includes(name.toLowerCase())));
+  headers['x-csrftoken'] = token;
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
     return await fetch(url, {
