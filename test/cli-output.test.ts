@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDb, type TestDatabase } from './helpers.ts';
-import { ROOT, runCli } from './process.ts';
+import { ROOT, run, runCli } from './process.ts';
 
 let env: Record<string, string | undefined>;
 let tmp: string;
@@ -45,9 +45,16 @@ test('keys list is a table with headers; revoking a revoked key says so and chan
   assert.match(second.stderr, new RegExp(`${uuid} was already revoked; nothing changed`));
 });
 
-test('import --text prints tables, --json the report; both together are a usage error', async () => {
-  const text = await runCli(['import', '--text'], env);
-  assert.equal(text.code, 0, text.stderr);
+test('import --text prints tables and a progress bar on a terminal, --json the report; both together are a usage error', async () => {
+  // stderr on a pseudo-terminal (util-linux `script`), stdout to a file: the bar is drawn on the terminal only.
+  const stdoutFile = path.join(tmp, 'import.out');
+  const command = `'${process.execPath}' '${path.join(ROOT, 'bin/cds.js')}' import --text > '${stdoutFile}'`;
+  const terminal = await run('script', ['-qec', command, '/dev/null'], env);
+  assert.equal(terminal.code, 0, terminal.stdout + terminal.stderr);
+  assert.match(terminal.stdout, /import \[[█░]+\] [0-5]\/5/, 'the bar, on the terminal');
+  assert.match(terminal.stdout, /imported in \d+ ms; data version \d+/);
+  const text = { stdout: await fs.readFile(stdoutFile, 'utf8') };
+  assert.doesNotMatch(text.stdout, /█|░/, 'no bar in the output file');
   assert.match(text.stdout, /^OWASP website data\nRESOURCE\s+READ\s+NEW\s+UPDATED\s+DEACTIVATED\n/);
   assert.match(text.stdout, /^chapters\s+\d+\s+\d+\s+0\s+0$/m);
   assert.match(text.stdout, /^GitHub records\nRESOURCE\s+READ\s+NEW\s+UPDATED\s+DEACTIVATED\s+SKIPPED$/m);
@@ -56,6 +63,7 @@ test('import --text prints tables, --json the report; both together are a usage 
   const json = await runCli(['import', '--json'], env);
   assert.equal(json.code, 0, json.stderr);
   assert.equal(JSON.parse(json.stdout).changed, false);
+  assert.doesNotMatch(json.stderr, /\r|█|░/, 'no progress bar when stderr is not a terminal');
 
   const both = await runCli(['import', '--json', '--text'], env);
   assert.equal(both.code, 2);

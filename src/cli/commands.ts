@@ -9,6 +9,8 @@ import { countRecords } from './status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
+import { terminalProgress } from '../data/sync/progress.ts';
+import { NO_PROGRESS } from '../data/sync/sync-log.ts';
 import { runUsersCommand } from './users.ts';
 import { err, isTerminal, out, sharedDatabase } from './output.ts';
 import { countsTable, wantsJson } from './tables.ts';
@@ -20,7 +22,8 @@ Commands:
   migrate               apply pending database migrations
   import [--from DIR] [--json|--text]
                         import a dataset (DIR holds owasp/ and github/; default: the bundled data); prints a
-                        table of the records read and changed on a terminal, the JSON report otherwise or with --json
+                        table of the records read and changed on a terminal, the JSON report otherwise or with --json;
+                        a progress bar on stderr when it is a terminal
   status                print the number of stored records per resource
   sync github [--org LOGIN]… [--budget N]
                         mirror GitHub organizations (default: SYNC_GITHUB_ORGS): public repositories, issues,
@@ -89,7 +92,7 @@ export async function runCommand(config: Config, command: string, args: string[]
       const from = values.from === undefined ? undefined : path.resolve(String(values.from));
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
-        const report = await importDataset(db, sourcesFrom(from));
+        const report = await importDataset(db, sourcesFrom(from), { progress: isTerminal('stderr') ? terminalProgress() : NO_PROGRESS });
         if (report.changed) {
           await analyze(db);
           await announceDataChanged(config);

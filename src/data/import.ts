@@ -9,6 +9,7 @@ import { readOwaspData, writeOwaspData, type OwaspReport } from './owasp/owasp.i
 import { changedRows } from './report.ts';
 import { readGithubData, writeGithubData, type GithubReport } from './github/github.import.ts';
 import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './snapshots/snapshots.queries.ts';
+import { NO_PROGRESS, type SyncProgress } from './sync/sync-log.ts';
 
 export const BUNDLED_DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data');
 
@@ -40,7 +41,12 @@ export const IMPORT_LOCK = 727_001;
 export interface ImportOptions {
   /** The clock that decides which months are complete (snapshots); the system's by default. */
   now?: () => Date;
+  /** Told of each step of the import as it ends (`cds import` draws a bar on a terminal); nothing by default. */
+  progress?: SyncProgress;
 }
+
+/** The steps reported to ImportOptions.progress, in order: one advance() at the end of each. */
+export const IMPORT_STEPS = ['OWASP files read', 'GitHub records read', 'GitHub records written', 'OWASP records written', 'snapshots rebuilt'] as const;
 
 export async function importDataset(db: Db, sources: ImportSources = sourcesFrom(), options: ImportOptions = {}): Promise<ImportReport> {
   return (await runImport(db, sources, false, options))!;
@@ -62,20 +68,31 @@ export async function importIfEmpty(db: Db, sources: ImportSources = sourcesFrom
 
 async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean, options: ImportOptions = {}): Promise<ImportReport | null> {
   const started = performance.now();
-  const owaspData = await readOwaspData(sources.owaspDir);
-  const githubData = await readGithubData(sources.githubDir);
-  return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
-    if (onlyIfEmpty && (await readDataVersion(trx)) > 0) return null;
-    // GitHub first: leaders may link to the members it stores.
-    const github = await writeGithubData(trx, githubData);
-    const owasp = await writeOwaspData(trx, owaspData);
-    // Every import, changed or not: a month may have completed since the last one.
-    const snapshots = await rebuildSnapshots(trx, options.now?.() ?? new Date());
-    const changed = changedRows(github) + changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
-    const dataVersion = changed || onlyIfEmpty ? await bumpDataVersion(trx) : await readDataVersion(trx);
-    return { owasp, github, snapshots, changed, dataVersion, durationMs: Math.round(performance.now() - started) };
-  });
+  const progress = options.progress ?? NO_PROGRESS;
+  // Each step's result passes through, so the hook cannot change what the import does.
+  const step = <T>(result: T, index: number): T => {
+    progress.advance(IMPORT_STEPS[index]!);
+    return result;
+  };
+  progress.start(IMPORT_STEPS.length, 'import');
+  try {
+    const owaspData = step(await readOwaspData(sources.owaspDir), 0);
+    const githubData = step(await readGithubData(sources.githubDir), 1);
+    return await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
+      if (onlyIfEmpty && (await readDataVersion(trx)) > 0) return null;
+      // GitHub first: leaders may link to the members it stores.
+      const github = step(await writeGithubData(trx, githubData), 2);
+      const owasp = step(await writeOwaspData(trx, owaspData), 3);
+      // Every import, changed or not: a month may have completed since the last one.
+      const snapshots = step(await rebuildSnapshots(trx, options.now?.() ?? new Date()), 4);
+      const changed = changedRows(github) + changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
+      const dataVersion = changed || onlyIfEmpty ? await bumpDataVersion(trx) : await readDataVersion(trx);
+      return { owasp, github, snapshots, changed, dataVersion, durationMs: Math.round(performance.now() - started) };
+    });
+  } finally {
+    progress.stop();
+  }
 }
 
 const DATA_VERSION = 'data_version';

@@ -1,5 +1,5 @@
-// GraphQL at /graphql/ (mercurius). Query depth and size are limited; introspection and the
-// GraphiQL page exist only outside production.
+// GraphQL at /graphql/ (mercurius). Query depth and size are limited; introspection exists only outside
+// production, like the GraphiQL page (src/web/graphiql.ts).
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
@@ -28,7 +28,8 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
     schema: typeDefs,
     resolvers: resolvers as never,
     path: '/graphql',
-    graphiql: !production,
+    // Our own page (src/web/graphiql.ts): mercurius' loads GraphiQL from unpkg.com.
+    graphiql: false,
     queryDepth: MAX_DEPTH,
     validationRules: production ? [limitFields, NoSchemaIntrospectionCustomRule] : [limitFields],
     context: (request, reply): Context => ({ request, reply, db: app.database.db, config: app.config }),

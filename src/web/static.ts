@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
@@ -14,10 +14,26 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-interface StaticFile {
+export interface StaticFile {
   body: Buffer;
   type: string;
   etag: string;
+}
+
+export function staticFile(name: string, body: Buffer): StaticFile {
+  return {
+    body,
+    type: CONTENT_TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream',
+    etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+  };
+}
+
+/** Sends a file kept in memory, with a short cache lifetime (the names carry no content hash, so a deploy must
+ * show up within minutes) and its ETag. */
+export function sendStaticFile(request: FastifyRequest, reply: FastifyReply, file: StaticFile) {
+  reply.header('content-type', file.type).header('cache-control', 'public, max-age=300').header('etag', file.etag);
+  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  return reply.send(file.body);
 }
 
 export const STATIC_DIR = new URL('./static/', import.meta.url);
@@ -26,12 +42,7 @@ export async function loadStaticFiles(dir: URL = STATIC_DIR): Promise<Map<string
   const files = new Map<string, StaticFile>();
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (!entry.isFile() || entry.name.startsWith('.')) continue;
-    const body = await readFile(new URL(entry.name, dir));
-    files.set(entry.name, {
-      body,
-      type: CONTENT_TYPES[path.extname(entry.name).toLowerCase()] ?? 'application/octet-stream',
-      etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-    });
+    files.set(entry.name, staticFile(entry.name, await readFile(new URL(entry.name, dir))));
   }
   return files;
 }
@@ -41,9 +52,6 @@ export async function staticRoutes(app: FastifyInstance): Promise<void> {
   app.get('/static/:file', { schema: { hide: true } }, async (request, reply) => {
     const file = files.get((request.params as { file: string }).file);
     if (!file) return reply.callNotFound();
-    // Short-lived: the names carry no content hash, so a deploy must show up within minutes.
-    reply.header('content-type', file.type).header('cache-control', 'public, max-age=300').header('etag', file.etag);
-    if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
-    return reply.send(file.body);
+    return sendStaticFile(request, reply, file);
   });
 }

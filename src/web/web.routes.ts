@@ -1,7 +1,8 @@
-// The web pages: the landing page, API key management, and their static files.
+// The web pages: the landing page, API key management, GraphiQL (outside production), and their static files.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { registerSecurityHeaders } from './security-headers.ts';
 import { staticRoutes } from './static.ts';
+import { graphiqlRoutes } from './graphiql.ts';
 import { landingPage } from './landing.page.ts';
 import { apiKeysPage } from './api-keys.page.ts';
 
@@ -15,6 +16,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   // Registered without fastify-plugin, so these headers stay on the pages and never reach the API.
   registerSecurityHeaders(app);
   await app.register(staticRoutes);
+  if (!app.config.isProduction) await app.register(graphiqlRoutes);
 
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
     reply.type(HTML).header('cache-control', 'public, max-age=300').send(landingPage(origin(app, request))),

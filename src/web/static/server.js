@@ -30,8 +30,9 @@ async function fetchCsrfToken() {
   return (await response.json()).csrftoken;
 }
 
-/** Every POST with the session cookie must repeat the csrftoken cookie; mutations always ask afresh. */
-export async function post(url, body, { freshToken = false } = {}) {
+/** Every POST with the session cookie must repeat the csrftoken cookie; mutations always ask afresh.
+ * `headers`: more headers to send (GraphiQL's header editor); the CSRF and content type headers win. */
+export async function post(url, body, { freshToken = false, headers: extra = {} } = {}) {
   if (freshToken || !csrf) csrf = fetchCsrfToken();
   let token;
   try {
@@ -40,7 +41,9 @@ export async function post(url, body, { freshToken = false } = {}) {
     csrf = undefined;
     throw error;
   }
-  const headers = { 'x-csrftoken': token };
+  // Ours replace any of the same name, whatever its case (a Headers object would join both values).
+  const headers = Object.fromEntries(Object.entries(extra).filter(([name]) => !['x-csrftoken', 'content-type'].includes(name.toLowerCase())));
+  headers['x-csrftoken'] = token;
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
     return await fetch(url, {
