@@ -112,7 +112,7 @@ export async function fetchPage(
   let start = query;
   let skip = (page - 1) * limit;
   if (cursor !== undefined) {
-    start = query.where(after(order, decodeCursor(order, cursor)));
+    start = query.where(after(order, decodeCursor(order, cursor, key)));
     skip = 0;
   } else if (boundaries && skip >= STEP) {
     const signature = order.map((t) => `${t.column} ${t.direction}`).join(',');
@@ -136,14 +136,14 @@ export async function fetchPage(
   const [result, count] = await Promise.all([
     rendered.execute(db).catch((error: unknown) => {
       // A cursor holds values of the ordering's types: one edited to hold another type is the client's error.
-      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code))) throw decodeCursor(order, '!');
+      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code))) throw decodeCursor(order, '!', key);
       throw error;
     }),
     total,
   ]);
   const row = result.rows[0];
   const full = Number(row?.rows ?? 0) === limit;
-  const next = full && row?.last ? encodeCursor(order, JSON.parse(row.last) as Key) : undefined;
+  const next = full && row?.last ? encodeCursor(order, JSON.parse(row.last) as Key, key) : undefined;
   return {
     items: row?.items ?? '',
     count,

@@ -13,6 +13,7 @@ import { CountCache, onTablesChange } from './counts.ts';
 import { envelopeJson, fetchPage, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type ListQuery, type PageQuery } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
+import { changeFilter, changeParams, type ChangeWindow } from './changes.ts';
 import { referenceTag } from '../../../plugins/openapi.ts';
 
 interface Operation {
@@ -37,6 +38,11 @@ export interface ListDefinition<F extends TObject, Item extends TObject, P exten
   defaultOrdering?: (query: Static<F>) => string;
   /** The filtered rows (ListQuery); async when a filter is looked up first (one repository), or a path parameter. */
   query: (db: Db, filters: Static<F>, params: Static<P>) => ListQuery | Promise<ListQuery>;
+  /**
+   * The time window of incremental consumption (changes.ts). By default `updated_after`/`updated_before` on
+   * the `updated_at` ordering's column, for every list that orders by `updated_at`.
+   */
+  changes?: ChangeWindow;
 }
 
 /** What a list request asks for, once its parameters are read: the steps of listRoute, one function each. */
@@ -44,14 +50,19 @@ interface ListRequest<F extends TObject> {
   filters: Static<F>;
   page: ListPage;
   order: OrderTerm[];
+  /** The `updated_after`/`updated_before` window, as a condition. */
+  changed?: ReturnType<typeof changeFilter>;
 }
 
 export function listRoute<F extends TObject, Item extends TObject, P extends TObject = TObject>(
   app: FastifyInstance,
   def: ListDefinition<F, Item, P>,
 ): void {
+  const updatedAt = def.ordering.fields.updated_at;
+  const changes = def.changes ?? (updatedAt ? { name: 'updated', column: updatedAt } : undefined);
   const querystring = Query({
     ...def.filters.properties,
+    ...(changes ? changeParams(changes) : {}),
     ...PageParams,
     ordering: orderingParam(allowedOrderings(def.ordering), def.ordering.default),
   });
@@ -67,10 +78,12 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
   /** Parameters → filters, page, ordering. */
   const read = (raw: Record<string, unknown>): ListRequest<F> => {
     const query = raw as Static<F> & PageQuery & { ordering?: string };
+    const changed = changes ? changeFilter(changes, raw) : undefined;
     return {
       filters: query,
       page: { ...pageOf(query), counts, columns, boundaries },
       order: parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query)),
+      ...(changed ? { changed } : {}),
     };
   };
 
@@ -90,8 +103,9 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       config: { openapi: { kind: 'list', noun: def.itemName, ordering, orderingDefault: def.ordering.default } },
     },
     async (request, reply) => {
-      const { filters, page, order } = read(request.query as Record<string, unknown>);
-      const rows = await def.query(app.database.db, filters, request.params as Static<P>);
+      const { filters, page, order, changed } = read(request.query as Record<string, unknown>);
+      const filtered = await def.query(app.database.db, filters, request.params as Static<P>);
+      const rows = changed ? filtered.where(changed) : filtered;
       const { items, count, next, hasNext } = await fetchPage(app.database.db, rows, order, page);
       const info = pageInfo(count, page, hasNext);
       setLinkHeader(request, reply, info, page, next);
