@@ -21,7 +21,29 @@ export const TOMBSTONED: { resource: string; visible: (row: string) => string; k
   { resource: 'milestones', visible: () => 'true', key: (r) => `${r}.url` },
 ];
 
+// One bump of a table's version per transaction is enough (readers see committed versions only). Without this, a
+// row trigger writing tombstones one statement at a time (a DELETE cascading to 30k issues) updated the same
+// table_versions row 30k times in one transaction, each update slower than the last.
+const BUMP_ONCE = `
+  CREATE OR REPLACE FUNCTION cds_bump_table_version() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF current_setting('cds.bumped_' || TG_TABLE_NAME, true) = txid_current()::text THEN RETURN NULL; END IF;
+    PERFORM set_config('cds.bumped_' || TG_TABLE_NAME, txid_current()::text, true);
+    INSERT INTO table_versions (table_name, version) VALUES (TG_TABLE_NAME, 1)
+      ON CONFLICT (table_name) DO UPDATE SET version = table_versions.version + 1;
+    RETURN NULL;
+  END $$;`;
+
+const BUMP_EVERY = `
+  CREATE OR REPLACE FUNCTION cds_bump_table_version() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO table_versions (table_name, version) VALUES (TG_TABLE_NAME, 1)
+      ON CONFLICT (table_name) DO UPDATE SET version = table_versions.version + 1;
+    RETURN NULL;
+  END $$;`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql.raw(BUMP_ONCE).execute(db);
   await sql`
     CREATE TABLE tombstones (
       id bigserial PRIMARY KEY,
@@ -47,7 +69,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
               ON CONFLICT (resource, key) DO UPDATE SET deleted_at = now();
           END IF;
           IF TG_OP <> 'DELETE' AND (${visible('NEW')})
-             AND (TG_OP = 'INSERT' OR NOT (${visible('OLD')}) OR ${key('OLD')} IS DISTINCT FROM ${key('NEW')}) THEN
+             AND (TG_OP = 'INSERT' OR NOT (${visible('OLD')}) OR ${key('OLD')} IS DISTINCT FROM ${key('NEW')})
+             -- Looked up first: a DELETE statement per row would fire cds_table_version per row (one update of the
+             -- same table_versions row per inserted record: 30k issues took 60 s instead of 2 s).
+             AND EXISTS (SELECT 1 FROM tombstones WHERE resource = '${resource}' AND key = ${key('NEW')}) THEN
             DELETE FROM tombstones WHERE resource = '${resource}' AND key = ${key('NEW')};
           END IF;
           RETURN NULL;
@@ -64,4 +89,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql.raw(`DROP TRIGGER IF EXISTS cds_tombstone ON ${resource}; DROP FUNCTION IF EXISTS cds_tombstone_${resource}();`).execute(db);
   }
   await sql`DROP TABLE IF EXISTS tombstones`.execute(db);
+  await sql.raw(BUMP_EVERY).execute(db);
 }
