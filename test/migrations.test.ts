@@ -8,9 +8,9 @@ import { createTestDb, type TestDatabase } from './helpers.ts';
 const TABLES = [
   'api_keys', 'app_meta', 'chapters', 'committees', 'entity_leaders', 'events', 'issue_assignees', 'issue_labels',
   'issues', 'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects',
-  'releases', 'repositories', 'sessions', 'snapshots', 'sponsors', 'sync_requests', 'sync_state', 'table_versions', 'users',
+  'releases', 'repositories', 'sessions', 'snapshots', 'sponsors', 'sync_requests', 'sync_state', 'table_versions', 'tombstones', 'users',
 ];
-const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0005_reference_fields', '0006_snapshots', '0007_places_countries', '0009_list_indexes'];
+const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0005_reference_fields', '0006_snapshots', '0007_places_countries', '0009_list_indexes', '0010_tombstones'];
 
 let t: TestDatabase;
 before(async () => {
@@ -56,6 +56,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0010_tombstones']);
   assert.deepEqual(await migrateDown(t.db), ['0009_list_indexes']);
   assert.deepEqual(await migrateDown(t.db), ['0007_places_countries']);
   assert.deepEqual(await migrateDown(t.db), ['0006_snapshots']);

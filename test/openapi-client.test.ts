@@ -126,7 +126,7 @@ test('the document has the reference’s tags, component names and security sche
   });
   assert.deepEqual(doc.security, [{ ApiKey: [] }]);
   const refName = (op: Operation, status: string) => (op.responses[status]?.content?.['application/json']?.schema.$ref as string | undefined)?.split('/').pop();
-  const community = new Set(['members', 'organizations', 'snapshots']);
+  const community = new Set(['members', 'organizations', 'snapshots', 'deleted']);
   for (const { path: template, op } of operations(doc)) {
     const resource = template.split('/')[3]!;
     const tag = community.has(resource) ? 'Community' : resource.charAt(0).toUpperCase() + resource.slice(1);

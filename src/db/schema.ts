@@ -322,6 +322,14 @@ export interface SnapshotTable {
   updated_at: DefaultTimestamp;
 }
 
+/** Records that left their list (migration 0010, docs/incremental.md). */
+export interface TombstoneTable {
+  id: Id;
+  resource: string;
+  key: string;
+  deleted_at: DefaultTimestamp;
+}
+
 export interface DB {
   app_meta: AppMetaTable;
   chapters: ChapterTable;
@@ -345,4 +353,5 @@ export interface DB {
   sessions: SessionTable;
   api_keys: ApiKeyTable;
   snapshots: SnapshotTable;
+  tombstones: TombstoneTable;
 }

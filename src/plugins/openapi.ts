@@ -28,7 +28,7 @@ declare module 'fastify' {
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   Chapters: 'OWASP chapters: local groups, with their location and leaders.',
   Committees: 'OWASP committees.',
-  Community: 'The community around the projects: GitHub members and organizations, and monthly snapshots.',
+  Community: 'The community around the projects: GitHub members and organizations, monthly snapshots, and the feed of records that left their lists.',
   Events: 'OWASP events: conferences, AppSec Days, partner events.',
   Issues: 'GitHub issues of the mirrored repositories.',
   Labels: 'GitHub labels of the mirrored repositories.',
@@ -39,7 +39,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Sponsors: 'Sponsors and supporting members of the OWASP Foundation.',
 };
 
-const COMMUNITY = new Set(['members', 'organizations', 'snapshots']);
+const COMMUNITY = new Set(['members', 'organizations', 'snapshots', 'deleted']);
 
 /** The reference's tag of a REST path (`/chapters/:chapter_id` → `Chapters`, `/members/` → `Community`). */
 export function referenceTag(path: string): string {

@@ -8,6 +8,7 @@ import { createResponseCache } from '../../plugins/response-cache.ts';
 import { registerCors } from '../../plugins/cors.ts';
 import { chapterRoutes } from './chapters/chapters.routes.ts';
 import { committeeRoutes } from './committees/committees.routes.ts';
+import { deletedRoutes } from './deleted/deleted.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { issueRoutes } from './issues/issues.routes.ts';
 import { labelRoutes } from './labels/labels.routes.ts';
@@ -23,6 +24,7 @@ import { sponsorRoutes } from './sponsors/sponsors.routes.ts';
 const resources = [
   chapterRoutes,
   committeeRoutes,
+  deletedRoutes,
   eventRoutes,
   issueRoutes,
   labelRoutes,

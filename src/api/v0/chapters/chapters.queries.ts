@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/keys.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
@@ -20,7 +19,14 @@ function activeChapters(db: Db) {
     .where('longitude', 'is not', null);
 }
 
-export function listChapters(db: Db, query: Static<typeof ChapterFilters>, order: OrderTerm[], page: ListPage) {
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const CHAPTER_ORDERING: OrderingSpec = {
+  fields: { created_at: 'created_at', updated_at: 'updated_at', latitude: 'latitude', longitude: 'longitude' },
+  default: '-created_at',
+  tieBreaker: 'id',
+};
+
+export function listChapters(db: Db, query: Static<typeof ChapterFilters>) {
   let q = activeChapters(db).select(['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at']);
   if (query.country !== undefined) {
     // A country named by its ISO code, its name or a common spelling matches by code; other text by name.
@@ -41,7 +47,7 @@ export function listChapters(db: Db, query: Static<typeof ChapterFilters>, order
     }
     q = applySearch(q, rest, SEARCH_COLUMNS.chapters);
   }
-  return fetchPage(db, q, order, page);
+  return q;
 }
 
 // `country:Turkey`, `country:TR`, `country:Türkiye` name one country; a quoted value stays an exact match.

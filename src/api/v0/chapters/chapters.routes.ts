@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { ChapterDetail, ChapterFilters, ChapterItem, ChapterParams } from './chapters.schemas.ts';
-import { getChapter, listChapters } from './chapters.queries.ts';
+import { CHAPTER_ORDERING, getChapter, listChapters } from './chapters.queries.ts';
 
 export async function chapterRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,12 +13,8 @@ export async function chapterRoutes(app: FastifyInstance): Promise<void> {
     filters: ChapterFilters,
     item: ChapterItem,
     itemName: 'Chapter',
-    ordering: {
-      fields: { created_at: 'created_at', updated_at: 'updated_at', latitude: 'latitude', longitude: 'longitude' },
-      default: '-created_at',
-      tieBreaker: 'id',
-    },
-    fetch: listChapters,
+    ordering: CHAPTER_ORDERING,
+    query: listChapters,
   });
 
   detailRoute(app, {

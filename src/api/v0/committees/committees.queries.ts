@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/keys.ts';
 import type { CommitteeFilters } from './committees.schemas.ts';
 
@@ -11,8 +10,15 @@ function activeCommittees(db: Db) {
   return db.selectFrom('committees').where('is_active', '=', true);
 }
 
-export function listCommittees(db: Db, _query: Static<typeof CommitteeFilters>, order: OrderTerm[], page: ListPage) {
-  return fetchPage(db, activeCommittees(db).select(['key', 'name', 'created_at', 'updated_at']), order, page);
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const COMMITTEE_ORDERING: OrderingSpec = {
+  fields: { created_at: 'created_at', updated_at: 'updated_at' },
+  default: '-created_at',
+  tieBreaker: 'id',
+};
+
+export function listCommittees(db: Db, _query: Static<typeof CommitteeFilters>) {
+  return activeCommittees(db).select(['key', 'name', 'created_at', 'updated_at']);
 }
 
 export function getCommittee(db: Db, committeeId: string) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { CommitteeDetail, CommitteeFilters, CommitteeItem, CommitteeParams } from './committees.schemas.ts';
-import { getCommittee, listCommittees } from './committees.queries.ts';
+import { COMMITTEE_ORDERING, getCommittee, listCommittees } from './committees.queries.ts';
 
 export async function committeeRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,12 +13,8 @@ export async function committeeRoutes(app: FastifyInstance): Promise<void> {
     filters: CommitteeFilters,
     item: CommitteeItem,
     itemName: 'Committee',
-    ordering: {
-      fields: { created_at: 'created_at', updated_at: 'updated_at' },
-      default: '-created_at',
-      tieBreaker: 'id',
-    },
-    fetch: listCommittees,
+    ordering: COMMITTEE_ORDERING,
+    query: listCommittees,
   });
 
   detailRoute(app, {

@@ -44,22 +44,26 @@ export function after(terms: OrderTerm[], key: Key): RawBuilder<boolean> {
   return range ? sql<boolean>`${range} and ${any}` : any;
 }
 
-/** The ordering of a list as a short fingerprint: a cursor is only valid for the ordering it was made in. */
-function fingerprint(terms: OrderTerm[]): string {
+/**
+ * The ordering and the filter set of a list as a short fingerprint: a cursor is only valid for the list
+ * (filters, path parameters, time window: `scope`, the list's count query) and the ordering it was made in.
+ */
+function fingerprint(terms: OrderTerm[], scope: string): string {
   const text = terms.map((t) => `${t.direction === 'desc' ? '-' : ''}${t.column}`).join(',');
-  return crypto.createHash('sha256').update(text).digest('base64url').slice(0, 8);
+  return crypto.createHash('sha256').update(text).update('\u0000').update(scope).digest('base64url').slice(0, 8);
 }
 
-export function encodeCursor(terms: OrderTerm[], key: Key): string {
-  return Buffer.from(JSON.stringify({ o: fingerprint(terms), k: key })).toString('base64url');
+export function encodeCursor(terms: OrderTerm[], key: Key, scope: string): string {
+  return Buffer.from(JSON.stringify({ o: fingerprint(terms, scope), k: key })).toString('base64url');
 }
 
 const isValue = (v: unknown): v is Key[number] =>
   v === null || (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.length <= 1000 && !v.includes('\u0000'));
 
-/** The key a cursor holds, or a 400 when it is not one of this list's cursors in this ordering. */
-export function decodeCursor(terms: OrderTerm[], cursor: string): Key {
-  const invalid = () => invalidParam('query', 'cursor', 'is not a cursor of this list in this ordering: use the one in the Link header');
+/** The key a cursor holds, or a 400 when it is not one of this list's cursors with these filters in this ordering. */
+export function decodeCursor(terms: OrderTerm[], cursor: string, scope: string): Key {
+  const invalid = () =>
+    invalidParam('query', 'cursor', 'is not a cursor of this list with these filters in this ordering: use the one in the Link header');
   let parsed: unknown;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
@@ -68,7 +72,7 @@ export function decodeCursor(terms: OrderTerm[], cursor: string): Key {
     throw invalid();
   }
   const { o, k } = (parsed ?? {}) as { o?: unknown; k?: unknown };
-  if (o !== fingerprint(terms) || !Array.isArray(k) || k.length !== terms.length || !k.every(isValue)) throw invalid();
+  if (o !== fingerprint(terms, scope) || !Array.isArray(k) || k.length !== terms.length || !k.every(isValue)) throw invalid();
   // The tie-breaker (the id) is never NULL.
   if (k.at(-1) === null) throw invalid();
   return k;

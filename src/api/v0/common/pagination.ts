@@ -10,6 +10,14 @@ import { tablesOf, type CountCache } from './counts.ts';
 
 export const MAX_LIMIT = 100;
 
+/**
+ * The rows of a list, as a query function returns them: a query builder with the filters applied that
+ * selects exactly the item's fields, unordered and unpaged. listRoute alone orders, pages, counts, seeks
+ * and renders it (fetchPage).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ListQuery = SelectQueryBuilder<any, any, any>;
+
 export interface PageQuery {
   page?: number;
   cursor?: string;
@@ -80,15 +88,15 @@ export function pageOf(query: PageQuery): Page {
  * way PostgREST does it): parsing a hundred rows into objects and serializing them again took
  * most of the CPU time of an uncached list in this single-threaded process (docs/decisions.md).
  */
-export async function fetchPage<DB, TB extends keyof DB, O>(
+export async function fetchPage(
   db: Db,
-  query: SelectQueryBuilder<DB, TB, O>,
+  query: ListQuery,
   order: OrderTerm[],
   { page, limit, cursor, counts, columns, boundaries }: ListPage,
 ): Promise<PageResult> {
-  const orderBy = <Q extends SelectQueryBuilder<DB, TB, O>>(q: Q): Q => {
+  const orderBy = (q: ListQuery): ListQuery => {
     let ordered = q;
-    for (const term of order) ordered = ordered.orderBy(sql.ref(term.column), term.direction) as Q;
+    for (const term of order) ordered = ordered.orderBy(sql.ref(term.column), term.direction);
     return ordered;
   };
   const countQuery = query.clearSelect().select(sql<string>`count(*)`.as('n'));
@@ -104,7 +112,7 @@ export async function fetchPage<DB, TB extends keyof DB, O>(
   let start = query;
   let skip = (page - 1) * limit;
   if (cursor !== undefined) {
-    start = query.where(after(order, decodeCursor(order, cursor)));
+    start = query.where(after(order, decodeCursor(order, cursor, key)));
     skip = 0;
   } else if (boundaries && skip >= STEP) {
     const signature = order.map((t) => `${t.column} ${t.direction}`).join(',');
@@ -128,14 +136,14 @@ export async function fetchPage<DB, TB extends keyof DB, O>(
   const [result, count] = await Promise.all([
     rendered.execute(db).catch((error: unknown) => {
       // A cursor holds values of the ordering's types: one edited to hold another type is the client's error.
-      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code))) throw decodeCursor(order, '!');
+      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code))) throw decodeCursor(order, '!', key);
       throw error;
     }),
     total,
   ]);
   const row = result.rows[0];
   const full = Number(row?.rows ?? 0) === limit;
-  const next = full && row?.last ? encodeCursor(order, JSON.parse(row.last) as Key) : undefined;
+  const next = full && row?.last ? encodeCursor(order, JSON.parse(row.last) as Key, key) : undefined;
   return {
     items: row?.items ?? '',
     count,
@@ -145,7 +153,7 @@ export async function fetchPage<DB, TB extends keyof DB, O>(
 }
 
 /** The key of every STEP-th row of the list in this ordering: one pass, in index order where an index serves it. */
-async function boundaryKeys<DB, TB extends keyof DB, O>(db: Db, query: SelectQueryBuilder<DB, TB, O>, order: OrderTerm[]): Promise<Key[]> {
+async function boundaryKeys(db: Db, query: ListQuery, order: OrderTerm[]): Promise<Key[]> {
   const orderSql = sql.join(order.map((t) => sql`${sql.ref(t.column)} ${sql.raw(t.direction)}`));
   const numbered = query
     .clearSelect()

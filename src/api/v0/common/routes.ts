@@ -1,16 +1,19 @@
 // The two shapes of every REST operation: a paged list and a detail. Each resource declares its
-// schemas, ordering and query functions; the request handling is the same everywhere.
+// schemas, ordering and query functions; the request handling (paging, counting, seeking, rendering)
+// is here alone, the same everywhere.
 import type { FastifyInstance } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { NotFoundError } from '../../../errors.ts';
+export type { ListQuery } from './pagination.ts';
 import { ERROR_RESPONSES, ErrorMessage, ListBody, NotFoundBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
 import { BoundaryCache } from './keyset.ts';
 import { CountCache, onTablesChange } from './counts.ts';
-import { envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type PageResult } from './pagination.ts';
+import { envelopeJson, fetchPage, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type ListQuery, type PageQuery } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
+import { changeFilter, changeParams, type ChangeWindow } from './changes.ts';
 import { referenceTag } from '../../../plugins/openapi.ts';
 
 interface Operation {
@@ -24,24 +27,42 @@ interface Operation {
 
 export interface ListDefinition<F extends TObject, Item extends TObject, P extends TObject = TObject> extends Operation {
   filters: F;
-  /** Path parameters of a list under a record (`/snapshots/{snapshot_id}/issues/`): given to fetch, which throws NotFoundError. */
+  /** Path parameters of a list under a record (`/snapshots/{snapshot_id}/issues/`): given to query, which throws NotFoundError. */
   params?: P;
   item: Item;
   /** The item's OpenAPI component name, the reference's (`Chapter`); the page is `Paged` + this name. */
   itemName: string;
+  /** Public ordering names → SQL columns: declared beside the query (`*.queries.ts`), since it names its columns. */
   ordering: OrderingSpec;
   /** The default ordering when it depends on the filters (events with is_upcoming). */
   defaultOrdering?: (query: Static<F>) => string;
-  /** One page, rendered by fetchPage: the query must select exactly the item's fields. */
-  fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: ListPage, params: Static<P>) => Promise<PageResult>;
+  /** The filtered rows (ListQuery); async when a filter is looked up first (one repository), or a path parameter. */
+  query: (db: Db, filters: Static<F>, params: Static<P>) => ListQuery | Promise<ListQuery>;
+  /**
+   * The time window of incremental consumption (changes.ts). By default `updated_after`/`updated_before` on
+   * the `updated_at` ordering's column, for every list that orders by `updated_at`.
+   */
+  changes?: ChangeWindow;
+}
+
+/** What a list request asks for, once its parameters are read: the steps of listRoute, one function each. */
+interface ListRequest<F extends TObject> {
+  filters: Static<F>;
+  page: ListPage;
+  order: OrderTerm[];
+  /** The `updated_after`/`updated_before` window, as a condition. */
+  changed?: ReturnType<typeof changeFilter>;
 }
 
 export function listRoute<F extends TObject, Item extends TObject, P extends TObject = TObject>(
   app: FastifyInstance,
   def: ListDefinition<F, Item, P>,
 ): void {
+  const updatedAt = def.ordering.fields.updated_at;
+  const changes = def.changes ?? (updatedAt ? { name: 'updated', column: updatedAt } : undefined);
   const querystring = Query({
     ...def.filters.properties,
+    ...(changes ? changeParams(changes) : {}),
     ...PageParams,
     ordering: orderingParam(allowedOrderings(def.ordering), def.ordering.default),
   });
@@ -53,6 +74,19 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
   // Per table: a change to releases leaves the totals of chapters as they are (docs/counts.md).
   onTablesChange(app, counts);
   onTablesChange(app, boundaries);
+
+  /** Parameters → filters, page, ordering. */
+  const read = (raw: Record<string, unknown>): ListRequest<F> => {
+    const query = raw as Static<F> & PageQuery & { ordering?: string };
+    const changed = changes ? changeFilter(changes, raw) : undefined;
+    return {
+      filters: query,
+      page: { ...pageOf(query), counts, columns, boundaries },
+      order: parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query)),
+      ...(changed ? { changed } : {}),
+    };
+  };
+
   app.get(
     def.path,
     {
@@ -69,10 +103,10 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       config: { openapi: { kind: 'list', noun: def.itemName, ordering, orderingDefault: def.ordering.default } },
     },
     async (request, reply) => {
-      const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number; cursor?: string };
-      const page: ListPage = { ...pageOf(query), counts, columns, boundaries };
-      const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
-      const { items, count, next, hasNext } = await def.fetch(app.database.db, query, order, page, request.params as Static<P>);
+      const { filters, page, order, changed } = read(request.query as Record<string, unknown>);
+      const filtered = await def.query(app.database.db, filters, request.params as Static<P>);
+      const rows = changed ? filtered.where(changed) : filtered;
+      const { items, count, next, hasNext } = await fetchPage(app.database.db, rows, order, page);
       const info = pageInfo(count, page, hasNext);
       setLinkHeader(request, reply, info, page, next);
       // Already JSON: with a JSON content type Fastify sends a string as it is.

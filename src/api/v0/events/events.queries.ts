@@ -1,11 +1,18 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import type { EventFilters } from './events.schemas.ts';
 
-export function listEvents(db: Db, query: Static<typeof EventFilters>, order: OrderTerm[], page: ListPage) {
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const EVENT_ORDERING: OrderingSpec = {
+  fields: { start_date: 'start_date', end_date: 'end_date', latitude: 'latitude', longitude: 'longitude' },
+  default: '-start_date,-end_date',
+  tieBreaker: 'id',
+  nullable: ['end_date', 'latitude', 'longitude'],
+};
+
+export function listEvents(db: Db, query: Static<typeof EventFilters>) {
   let q = db.selectFrom('events').select(['key', 'name', 'start_date', 'end_date', 'latitude', 'longitude', 'url']);
   // Written as the expression of events_upcoming_idx; "today" is the UTC date whatever the session time zone.
   if (query.is_upcoming) q = q.where(sql<boolean>`coalesce(end_date, start_date) >= (now() at time zone 'UTC')::date`);
@@ -14,7 +21,7 @@ export function listEvents(db: Db, query: Static<typeof EventFilters>, order: Or
   if (query.latitude_lte !== undefined) q = q.where('latitude', '<=', query.latitude_lte);
   if (query.longitude_gte !== undefined) q = q.where('longitude', '>=', query.longitude_gte);
   if (query.longitude_lte !== undefined) q = q.where('longitude', '<=', query.longitude_lte);
-  return fetchPage(db, q, order, page);
+  return q;
 }
 
 export function getEvent(db: Db, eventId: string) {

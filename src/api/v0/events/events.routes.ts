@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { EventDetail, EventFilters, EventItem, EventParams } from './events.schemas.ts';
-import { getEvent, listEvents } from './events.queries.ts';
+import { EVENT_ORDERING, getEvent, listEvents } from './events.queries.ts';
 
 export async function eventRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,14 +13,9 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     filters: EventFilters,
     item: EventItem,
     itemName: 'Event',
-    ordering: {
-      fields: { start_date: 'start_date', end_date: 'end_date', latitude: 'latitude', longitude: 'longitude' },
-      default: '-start_date,-end_date',
-      tieBreaker: 'id',
-      nullable: ['end_date', 'latitude', 'longitude'],
-    },
+    ordering: EVENT_ORDERING,
     defaultOrdering: (query) => (query.is_upcoming ? 'start_date,end_date' : '-start_date,-end_date'),
-    fetch: listEvents,
+    query: listEvents,
   });
 
   detailRoute(app, {

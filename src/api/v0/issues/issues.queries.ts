@@ -1,16 +1,22 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import { whereInRepositories, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
 import type { IssueFilters } from './issues.schemas.ts';
 
-export async function listIssues(db: Db, query: Static<typeof IssueFilters>, order: OrderTerm[], page: ListPage) {
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const ISSUE_ORDERING: OrderingSpec = {
+  fields: { created_at: 'issues.created_at', updated_at: 'issues.updated_at' },
+  default: '-created_at,-updated_at',
+  tieBreaker: 'issues.id',
+};
+
+export async function listIssues(db: Db, query: Static<typeof IssueFilters>) {
   let q = db
     .selectFrom('issues')
     .select(['issues.title', 'issues.state', 'issues.url', 'issues.created_at', 'issues.updated_at']);
   if (query.state !== undefined) q = q.where('issues.state', '=', query.state);
-  return fetchPage(db, await whereInRepositories(db, q, 'issues.repository_id', query), order, page);
+  return await whereInRepositories(db, q, 'issues.repository_id', query);
 }
 
 export function getIssue(db: Db, scope: Required<RepositoryScope>, number: number) {

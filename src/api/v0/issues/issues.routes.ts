@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { IssueDetail, IssueFilters, IssueItem, IssueParams } from './issues.schemas.ts';
-import { getIssue, listIssues } from './issues.queries.ts';
+import { ISSUE_ORDERING, getIssue, listIssues } from './issues.queries.ts';
 
 export async function issueRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,12 +13,8 @@ export async function issueRoutes(app: FastifyInstance): Promise<void> {
     filters: IssueFilters,
     item: IssueItem,
     itemName: 'Issue',
-    ordering: {
-      fields: { created_at: 'issues.created_at', updated_at: 'issues.updated_at' },
-      default: '-created_at,-updated_at',
-      tieBreaker: 'issues.id',
-    },
-    fetch: listIssues,
+    ordering: ISSUE_ORDERING,
+    query: listIssues,
   });
 
   detailRoute(app, {

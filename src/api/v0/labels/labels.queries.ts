@@ -1,12 +1,18 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import type { LabelFilters } from './labels.schemas.ts';
 
-export function listLabels(db: Db, query: Static<typeof LabelFilters>, order: OrderTerm[], page: ListPage) {
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const LABEL_ORDERING: OrderingSpec = {
+  fields: { nest_created_at: 'labels.nest_created_at', nest_updated_at: 'labels.nest_updated_at' },
+  default: '-nest_created_at',
+  tieBreaker: 'labels.id',
+};
+
+export function listLabels(db: Db, query: Static<typeof LabelFilters>) {
   let q = db.selectFrom('labels').select(['labels.name', 'labels.description', 'labels.color']);
   // Colors are stored lower-case (a CHECK guarantees it), so the plain index on color applies.
   if (query.color !== undefined) q = q.where('labels.color', '=', query.color.toLowerCase());
-  return fetchPage(db, q, order, page);
+  return q;
 }

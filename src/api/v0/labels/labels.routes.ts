@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listRoute } from '../common/routes.ts';
 import { LabelFilters, LabelItem } from './labels.schemas.ts';
-import { listLabels } from './labels.queries.ts';
+import { LABEL_ORDERING, listLabels } from './labels.queries.ts';
 
 export async function labelRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -15,11 +15,7 @@ export async function labelRoutes(app: FastifyInstance): Promise<void> {
     filters: LabelFilters,
     item: LabelItem,
     itemName: 'Label',
-    ordering: {
-      fields: { nest_created_at: 'labels.nest_created_at', nest_updated_at: 'labels.nest_updated_at' },
-      default: '-nest_created_at',
-      tieBreaker: 'labels.id',
-    },
-    fetch: listLabels,
+    ordering: LABEL_ORDERING,
+    query: listLabels,
   });
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { MemberDetail, MemberFilters, MemberItem, MemberParams } from './members.schemas.ts';
-import { getMember, listMembers } from './members.queries.ts';
+import { MEMBER_ORDERING, getMember, listMembers } from './members.queries.ts';
 
 export async function memberRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,12 +13,8 @@ export async function memberRoutes(app: FastifyInstance): Promise<void> {
     filters: MemberFilters,
     item: MemberItem,
     itemName: 'Member',
-    ordering: {
-      fields: { created_at: 'members.created_at', updated_at: 'members.updated_at', login: 'members.login', name: 'members.name' },
-      default: '-created_at',
-      tieBreaker: 'members.id',
-    },
-    fetch: listMembers,
+    ordering: MEMBER_ORDERING,
+    query: listMembers,
   });
 
   detailRoute(app, {

@@ -1,16 +1,22 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import { whereInRepositories, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
 import type { MilestoneFilters } from './milestones.schemas.ts';
 
-export async function listMilestones(db: Db, query: Static<typeof MilestoneFilters>, order: OrderTerm[], page: ListPage) {
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const MILESTONE_ORDERING: OrderingSpec = {
+  fields: { created_at: 'milestones.created_at', updated_at: 'milestones.updated_at' },
+  default: '-created_at,-updated_at',
+  tieBreaker: 'milestones.id',
+};
+
+export async function listMilestones(db: Db, query: Static<typeof MilestoneFilters>) {
   let q = db
     .selectFrom('milestones')
     .select(['milestones.number', 'milestones.title', 'milestones.state', 'milestones.url', 'milestones.created_at', 'milestones.updated_at']);
   if (query.state !== undefined) q = q.where('milestones.state', '=', query.state);
-  return fetchPage(db, await whereInRepositories(db, q, 'milestones.repository_id', query), order, page);
+  return await whereInRepositories(db, q, 'milestones.repository_id', query);
 }
 
 export function getMilestone(db: Db, scope: Required<RepositoryScope>, number: number) {

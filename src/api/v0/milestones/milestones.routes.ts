@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { MilestoneDetail, MilestoneFilters, MilestoneItem, MilestoneParams } from './milestones.schemas.ts';
-import { getMilestone, listMilestones } from './milestones.queries.ts';
+import { MILESTONE_ORDERING, getMilestone, listMilestones } from './milestones.queries.ts';
 
 export async function milestoneRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,12 +13,8 @@ export async function milestoneRoutes(app: FastifyInstance): Promise<void> {
     filters: MilestoneFilters,
     item: MilestoneItem,
     itemName: 'Milestone',
-    ordering: {
-      fields: { created_at: 'milestones.created_at', updated_at: 'milestones.updated_at' },
-      default: '-created_at,-updated_at',
-      tieBreaker: 'milestones.id',
-    },
-    fetch: listMilestones,
+    ordering: MILESTONE_ORDERING,
+    query: listMilestones,
   });
 
   detailRoute(app, {

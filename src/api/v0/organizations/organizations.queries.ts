@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import type { OrganizationFilters } from './organizations.schemas.ts';
 
 // Published once the GitHub sync has the organization's profile: GitHub's dates come with it.
@@ -10,12 +9,19 @@ function publishedOrganizations(db: Db) {
   return db.selectFrom('organizations').where('organizations.created_at', 'is not', null).where('organizations.updated_at', 'is not', null);
 }
 
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const ORGANIZATION_ORDERING: OrderingSpec = {
+  fields: { created_at: 'organizations.created_at', updated_at: 'organizations.updated_at' },
+  default: '-created_at',
+  tieBreaker: 'organizations.id',
+};
+
 // The stored e-mail address is never selected: it is not part of the published record.
-export function listOrganizations(db: Db, query: Static<typeof OrganizationFilters>, order: OrderTerm[], page: ListPage) {
+export function listOrganizations(db: Db, query: Static<typeof OrganizationFilters>) {
   let q = publishedOrganizations(db)
     .select(['organizations.login', 'organizations.name', 'organizations.created_at', 'organizations.updated_at']);
   if (query.location !== undefined) q = q.where(sql`lower(organizations.location)`, '=', query.location.toLowerCase());
-  return fetchPage(db, q, order, page);
+  return q;
 }
 
 export function getOrganization(db: Db, login: string) {

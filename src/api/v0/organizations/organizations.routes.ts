@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { OrganizationDetail, OrganizationFilters, OrganizationItem, OrganizationParams } from './organizations.schemas.ts';
-import { getOrganization, listOrganizations } from './organizations.queries.ts';
+import { ORGANIZATION_ORDERING, getOrganization, listOrganizations } from './organizations.queries.ts';
 
 export async function organizationRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,12 +13,8 @@ export async function organizationRoutes(app: FastifyInstance): Promise<void> {
     filters: OrganizationFilters,
     item: OrganizationItem,
     itemName: 'Organization',
-    ordering: {
-      fields: { created_at: 'organizations.created_at', updated_at: 'organizations.updated_at' },
-      default: '-created_at',
-      tieBreaker: 'organizations.id',
-    },
-    fetch: listOrganizations,
+    ordering: ORGANIZATION_ORDERING,
+    query: listOrganizations,
   });
 
   detailRoute(app, {

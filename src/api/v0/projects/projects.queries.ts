@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/keys.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
@@ -14,7 +13,14 @@ function activeProjects(db: Db) {
   return db.selectFrom('projects').where('is_active', '=', true);
 }
 
-export function listProjects(db: Db, query: Static<typeof ProjectFilters>, order: OrderTerm[], page: ListPage) {
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const PROJECT_ORDERING: OrderingSpec = {
+  fields: { created_at: 'created_at', updated_at: 'updated_at', name: 'name' },
+  default: '-created_at',
+  tieBreaker: 'id',
+};
+
+export function listProjects(db: Db, query: Static<typeof ProjectFilters>) {
   let q = activeProjects(db).select(['key', 'name', 'level', 'type', 'created_at', 'updated_at']);
   // The level arrives lower-cased (enum normalization) and is stored lower-case (CHECK), so plain
   // equality is case-insensitive and uses projects_level_idx.
@@ -22,7 +28,7 @@ export function listProjects(db: Db, query: Static<typeof ProjectFilters>, order
   // Lower-cased by the query normalization, stored lower-case (CHECK): plain IN is case-insensitive.
   if (query.type !== undefined) q = q.where('type', 'in', query.type);
   if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.projects), SEARCH_COLUMNS.projects);
-  return fetchPage(db, q, order, page);
+  return q;
 }
 
 export async function getProject(db: Db, projectId: string) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams } from './projects.schemas.ts';
-import { getProject, listProjects } from './projects.queries.ts';
+import { PROJECT_ORDERING, getProject, listProjects } from './projects.queries.ts';
 
 export async function projectRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,12 +13,8 @@ export async function projectRoutes(app: FastifyInstance): Promise<void> {
     filters: ProjectFilters,
     item: ProjectItem,
     itemName: 'Project',
-    ordering: {
-      fields: { created_at: 'created_at', updated_at: 'updated_at', name: 'name' },
-      default: '-created_at',
-      tieBreaker: 'id',
-    },
-    fetch: listProjects,
+    ordering: PROJECT_ORDERING,
+    query: listProjects,
   });
 
   detailRoute(app, {

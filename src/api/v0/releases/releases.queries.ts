@@ -1,16 +1,23 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import { whereInRepositories, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
 import type { ReleaseFilters } from './releases.schemas.ts';
 
-export async function listReleases(db: Db, query: Static<typeof ReleaseFilters>, order: OrderTerm[], page: ListPage) {
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const RELEASE_ORDERING: OrderingSpec = {
+  fields: { created_at: 'releases.created_at', published_at: 'releases.published_at' },
+  default: '-published_at,-created_at',
+  tieBreaker: 'releases.id',
+  nullable: ['published_at'],
+};
+
+export async function listReleases(db: Db, query: Static<typeof ReleaseFilters>) {
   let q = db
     .selectFrom('releases')
     .select(['releases.name', 'releases.tag_name', 'releases.published_at', 'releases.created_at']);
   if (query.tag_name !== undefined) q = q.where('releases.tag_name', '=', query.tag_name);
-  return fetchPage(db, await whereInRepositories(db, q, 'releases.repository_id', query), order, page);
+  return await whereInRepositories(db, q, 'releases.repository_id', query);
 }
 
 export function getRelease(db: Db, scope: Required<RepositoryScope>, tagName: string) {

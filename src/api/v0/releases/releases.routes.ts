@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { ReleaseDetail, ReleaseFilters, ReleaseItem, ReleaseParams } from './releases.schemas.ts';
-import { getRelease, listReleases } from './releases.queries.ts';
+import { RELEASE_ORDERING, getRelease, listReleases } from './releases.queries.ts';
 
 export async function releaseRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -15,13 +15,8 @@ export async function releaseRoutes(app: FastifyInstance): Promise<void> {
     filters: ReleaseFilters,
     item: ReleaseItem,
     itemName: 'Release',
-    ordering: {
-      fields: { created_at: 'releases.created_at', published_at: 'releases.published_at' },
-      default: '-published_at,-created_at',
-      tieBreaker: 'releases.id',
-      nullable: ['published_at'],
-    },
-    fetch: listReleases,
+    ordering: RELEASE_ORDERING,
+    query: listReleases,
   });
 
   detailRoute(app, {

@@ -2,8 +2,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { DB } from '../../../db/schema.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
 import type { RepositoryFilters } from './repositories.schemas.ts';
@@ -60,8 +59,15 @@ export function filterRepositories(db: Db, query: Static<typeof RepositoryFilter
   return q;
 }
 
-export function listRepositories(db: Db, query: Static<typeof RepositoryFilters>, order: OrderTerm[], page: ListPage) {
-  return fetchPage(db, filterRepositories(db, query), order, page);
+/** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
+export const REPOSITORY_ORDERING: OrderingSpec = {
+  fields: { created_at: 'repositories.created_at', updated_at: 'repositories.updated_at' },
+  default: '-created_at,-updated_at',
+  tieBreaker: 'repositories.id',
+};
+
+export function listRepositories(db: Db, query: Static<typeof RepositoryFilters>) {
+  return filterRepositories(db, query);
 }
 
 export function getRepository(db: Db, scope: Required<RepositoryScope>) {

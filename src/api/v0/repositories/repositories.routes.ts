@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { RepositoryDetail, RepositoryFilters, RepositoryItem, RepositoryParams } from './repositories.schemas.ts';
-import { getRepository, listRepositories } from './repositories.queries.ts';
+import { REPOSITORY_ORDERING, getRepository, listRepositories } from './repositories.queries.ts';
 
 export async function repositoryRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -13,12 +13,8 @@ export async function repositoryRoutes(app: FastifyInstance): Promise<void> {
     filters: RepositoryFilters,
     item: RepositoryItem,
     itemName: 'Repository',
-    ordering: {
-      fields: { created_at: 'repositories.created_at', updated_at: 'repositories.updated_at' },
-      default: '-created_at,-updated_at',
-      tieBreaker: 'repositories.id',
-    },
-    fetch: listRepositories,
+    ordering: REPOSITORY_ORDERING,
+    query: listRepositories,
   });
 
   detailRoute(app, {

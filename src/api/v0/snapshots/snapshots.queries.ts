@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import { NotFoundError } from '../../../errors.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
+import type { ListQuery } from '../common/pagination.ts';
 import { NEW_RECORDS } from '../../../data/snapshots/snapshots.queries.ts';
 
 /** A stored snapshot, by id: its bounds are read in SQL, where they keep their microseconds. */
@@ -9,9 +10,15 @@ export interface Period {
   id: string;
 }
 
-export function listSnapshots(db: Db, _query: unknown, order: OrderTerm[], page: ListPage) {
-  const q = db.selectFrom('snapshots').select(['created_at', 'end_at', 'key', 'start_at', 'title', 'updated_at']);
-  return fetchPage(db, q, order, page);
+/** The orderings of the list of snapshots: public name → SQL column (listRoute orders and seeks by them). */
+export const SNAPSHOT_ORDERING: OrderingSpec = {
+  fields: { created_at: 'snapshots.created_at', updated_at: 'snapshots.updated_at', start_at: 'snapshots.start_at' },
+  default: '-created_at',
+  tieBreaker: 'snapshots.id',
+};
+
+export function listSnapshots(db: Db) {
+  return db.selectFrom('snapshots').select(['created_at', 'end_at', 'key', 'start_at', 'title', 'updated_at']);
 }
 
 /** The reference matches the key case-insensitively; ours are digits, so trimming is all it takes. */
@@ -40,35 +47,32 @@ export function getSnapshot(db: Db, snapshotId: string) {
 const within = (column: string, period: Period) =>
   sql<boolean>`${sql.ref(column)} BETWEEN (SELECT start_at FROM snapshots WHERE id = ${period.id}) AND (SELECT end_at FROM snapshots WHERE id = ${period.id})`;
 
-export function listSnapshotChapters(db: Db, period: Period, order: OrderTerm[], page: ListPage) {
-  const q = db
+function listSnapshotChapters(db: Db, period: Period) {
+  return db
     .selectFrom('chapters')
     .select(['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at'])
     .where(within('chapters.created_at', period))
     .where(NEW_RECORDS.chapters.where);
-  return fetchPage(db, q, order, page);
 }
 
-export function listSnapshotProjects(db: Db, period: Period, order: OrderTerm[], page: ListPage) {
-  const q = db
+function listSnapshotProjects(db: Db, period: Period) {
+  return db
     .selectFrom('projects')
     .select(['key', 'name', 'level', 'type', 'created_at', 'updated_at'])
     .where(within('projects.created_at', period))
     .where(NEW_RECORDS.projects.where);
-  return fetchPage(db, q, order, page);
 }
 
-export function listSnapshotMembers(db: Db, period: Period, order: OrderTerm[], page: ListPage) {
-  const q = db
+function listSnapshotMembers(db: Db, period: Period) {
+  return db
     .selectFrom('members')
     .select(['login', 'name', 'avatar_url', 'url', 'created_at', 'updated_at'])
     .where(within('members.created_at', period))
     .where(NEW_RECORDS.users.where);
-  return fetchPage(db, q, order, page);
 }
 
-export function listSnapshotIssues(db: Db, period: Period, order: OrderTerm[], page: ListPage) {
-  const q = db
+function listSnapshotIssues(db: Db, period: Period) {
+  return db
     .selectFrom('issues')
     .leftJoin('repositories', 'repositories.id', 'issues.repository_id')
     .leftJoin('organizations', 'organizations.id', 'repositories.organization_id')
@@ -83,11 +87,10 @@ export function listSnapshotIssues(db: Db, period: Period, order: OrderTerm[], p
     ])
     .where(within('issues.created_at', period))
     .where(NEW_RECORDS.issues.where);
-  return fetchPage(db, q, order, page);
 }
 
-export function listSnapshotReleases(db: Db, period: Period, order: OrderTerm[], page: ListPage) {
-  const q = db
+function listSnapshotReleases(db: Db, period: Period) {
+  return db
     .selectFrom('releases')
     .leftJoin('repositories', 'repositories.id', 'releases.repository_id')
     .leftJoin('organizations', 'organizations.id', 'repositories.organization_id')
@@ -101,5 +104,33 @@ export function listSnapshotReleases(db: Db, period: Period, order: OrderTerm[],
     ])
     .where(within('releases.created_at', period))
     .where(NEW_RECORDS.releases.where);
-  return fetchPage(db, q, order, page);
+}
+
+export type SnapshotSegment = 'chapters' | 'issues' | 'members' | 'projects' | 'releases';
+
+/** The orderings of a sub-list, as the reference's client has them: created_at and one other column of the table. */
+function subOrdering(table: string, other: string, defaultOrdering: string): OrderingSpec {
+  return {
+    fields: { created_at: `${table}.created_at`, [other]: `${table}.${other}` },
+    default: defaultOrdering,
+    tieBreaker: `${table}.id`,
+    nullable: other === 'published_at' ? ['published_at'] : [],
+  };
+}
+
+/** The five sub-lists of a snapshot: their orderings and rows; the rows of an unknown snapshot are a NotFoundError. */
+export const SNAPSHOT_SUB_LISTS: Record<SnapshotSegment, { ordering: OrderingSpec; query: (db: Db, snapshotId: string) => Promise<ListQuery> }> = {
+  chapters: { ordering: subOrdering('chapters', 'updated_at', '-created_at'), query: inSnapshot(listSnapshotChapters) },
+  issues: { ordering: subOrdering('issues', 'updated_at', '-created_at'), query: inSnapshot(listSnapshotIssues) },
+  members: { ordering: subOrdering('members', 'updated_at', '-created_at'), query: inSnapshot(listSnapshotMembers) },
+  projects: { ordering: subOrdering('projects', 'updated_at', '-created_at'), query: inSnapshot(listSnapshotProjects) },
+  releases: { ordering: subOrdering('releases', 'published_at', '-published_at'), query: inSnapshot(listSnapshotReleases) },
+};
+
+function inSnapshot<Q>(list: (db: Db, period: Period) => Q): (db: Db, snapshotId: string) => Promise<Q> {
+  return async (db, snapshotId) => {
+    const snapshot = await getSnapshot(db, snapshotId);
+    if (!snapshot) throw new NotFoundError('Snapshot');
+    return list(db, snapshot);
+  };
 }

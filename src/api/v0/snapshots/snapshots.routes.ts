@@ -1,9 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { TObject } from '@sinclair/typebox';
-import type { Db } from '../../../db/index.ts';
-import { NotFoundError } from '../../../errors.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import type { ListPage, PageResult } from '../common/pagination.ts';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import {
   NoFilters,
@@ -16,39 +12,17 @@ import {
   SnapshotProjectItem,
   SnapshotReleaseItem,
 } from './snapshots.schemas.ts';
-import {
-  getSnapshot,
-  listSnapshotChapters,
-  listSnapshotIssues,
-  listSnapshotMembers,
-  listSnapshotProjects,
-  listSnapshotReleases,
-  listSnapshots,
-  type Period,
-} from './snapshots.queries.ts';
+import { getSnapshot, listSnapshots, SNAPSHOT_ORDERING, SNAPSHOT_SUB_LISTS, type SnapshotSegment } from './snapshots.queries.ts';
 
 const TAG = 'Community';
 
-type PeriodList = (db: Db, period: Period, order: OrderTerm[], page: ListPage) => Promise<PageResult>;
-
-interface SubList {
-  segment: string;
-  item: TObject;
-  itemName: string;
-  table: string;
-  /** Orderings besides created_at, and the default. */
-  other: string;
-  default: string;
-  list: PeriodList;
-}
-
-// The reference's five sub-lists: path segment, item, orderings and default ordering as its client has them.
-const SUB_LISTS: SubList[] = [
-  { segment: 'chapters', item: SnapshotChapterItem, itemName: 'Chapter', table: 'chapters', other: 'updated_at', default: '-created_at', list: listSnapshotChapters },
-  { segment: 'issues', item: SnapshotIssueItem, itemName: 'SnapshotIssue', table: 'issues', other: 'updated_at', default: '-created_at', list: listSnapshotIssues },
-  { segment: 'members', item: SnapshotMemberItem, itemName: 'Member', table: 'members', other: 'updated_at', default: '-created_at', list: listSnapshotMembers },
-  { segment: 'projects', item: SnapshotProjectItem, itemName: 'Project', table: 'projects', other: 'updated_at', default: '-created_at', list: listSnapshotProjects },
-  { segment: 'releases', item: SnapshotReleaseItem, itemName: 'SnapshotRelease', table: 'releases', other: 'published_at', default: '-published_at', list: listSnapshotReleases },
+// The reference's five sub-lists: path segment and item; their orderings and rows are in snapshots.queries.ts.
+const SUB_LISTS: { segment: SnapshotSegment; item: TObject; itemName: string }[] = [
+  { segment: 'chapters', item: SnapshotChapterItem, itemName: 'Chapter' },
+  { segment: 'issues', item: SnapshotIssueItem, itemName: 'SnapshotIssue' },
+  { segment: 'members', item: SnapshotMemberItem, itemName: 'Member' },
+  { segment: 'projects', item: SnapshotProjectItem, itemName: 'Project' },
+  { segment: 'releases', item: SnapshotReleaseItem, itemName: 'SnapshotRelease' },
 ];
 
 export async function snapshotRoutes(app: FastifyInstance): Promise<void> {
@@ -63,12 +37,8 @@ export async function snapshotRoutes(app: FastifyInstance): Promise<void> {
     filters: NoFilters,
     item: SnapshotItem,
     itemName: 'Snapshot',
-    ordering: {
-      fields: { created_at: 'snapshots.created_at', updated_at: 'snapshots.updated_at', start_at: 'snapshots.start_at' },
-      default: '-created_at',
-      tieBreaker: 'snapshots.id',
-    },
-    fetch: listSnapshots,
+    ordering: SNAPSHOT_ORDERING,
+    query: listSnapshots,
   });
 
   detailRoute(app, {
@@ -95,17 +65,8 @@ export async function snapshotRoutes(app: FastifyInstance): Promise<void> {
       filters: NoFilters,
       item: sub.item,
       itemName: sub.itemName,
-      ordering: {
-        fields: { created_at: `${sub.table}.created_at`, [sub.other]: `${sub.table}.${sub.other}` },
-        default: sub.default,
-        tieBreaker: `${sub.table}.id`,
-        nullable: sub.other === 'published_at' ? ['published_at'] : [],
-      },
-      fetch: async (db, _query, order, page, params) => {
-        const snapshot = await getSnapshot(db, params.snapshot_id);
-        if (!snapshot) throw new NotFoundError('Snapshot');
-        return sub.list(db, snapshot, order, page);
-      },
+      ordering: SNAPSHOT_SUB_LISTS[sub.segment].ordering,
+      query: (db, _filters, params) => SNAPSHOT_SUB_LISTS[sub.segment].query(db, params.snapshot_id),
     });
   }
 }

@@ -1,16 +1,21 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import type { OrderTerm } from '../common/ordering.ts';
-import { fetchPage, type ListPage } from '../common/pagination.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
 import type { SponsorFilters } from './sponsors.schemas.ts';
 
-export function listSponsors(db: Db, query: Static<typeof SponsorFilters>, order: OrderTerm[], page: ListPage) {
+/**
+ * The orderings of the list: public name → SQL column (listRoute orders and seeks by them).
+ * sponsors_name_idx is (name, id): the public name, not sort_name, is what the interface orders by.
+ */
+export const SPONSOR_ORDERING: OrderingSpec = { fields: { name: 'name' }, default: 'name', tieBreaker: 'id' };
+
+export function listSponsors(db: Db, query: Static<typeof SponsorFilters>) {
   let q = db.selectFrom('sponsors').select(['key', 'name', 'sponsor_type', 'is_member', 'member_type', 'url', 'image_url']);
   if (query.is_member !== undefined) q = q.where('is_member', '=', query.is_member);
   if (query.member_type !== undefined) q = q.where(sql`lower(member_type)`, '=', query.member_type.toLowerCase());
   if (query.sponsor_type !== undefined) q = q.where(sql`lower(sponsor_type)`, '=', query.sponsor_type.toLowerCase());
-  return fetchPage(db, q, order, page);
+  return q;
 }
 
 export function getSponsor(db: Db, sponsorId: string) {

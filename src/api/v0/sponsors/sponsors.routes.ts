@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
 import { SponsorDetail, SponsorFilters, SponsorItem, SponsorParams } from './sponsors.schemas.ts';
-import { getSponsor, listSponsors } from './sponsors.queries.ts';
+import { SPONSOR_ORDERING, getSponsor, listSponsors } from './sponsors.queries.ts';
 
 export async function sponsorRoutes(app: FastifyInstance): Promise<void> {
   listRoute(app, {
@@ -12,9 +12,8 @@ export async function sponsorRoutes(app: FastifyInstance): Promise<void> {
     filters: SponsorFilters,
     item: SponsorItem,
     itemName: 'Sponsor',
-    // sponsors_name_idx is (name, id): the public name, not sort_name, is what the interface orders by.
-    ordering: { fields: { name: 'name' }, default: 'name', tieBreaker: 'id' },
-    fetch: listSponsors,
+    ordering: SPONSOR_ORDERING,
+    query: listSponsors,
   });
 
   detailRoute(app, {
