@@ -18,6 +18,7 @@ export async function chapterRoutes(app: FastifyInstance): Promise<void> {
       default: '-created_at',
       tieBreaker: 'id',
     },
+    geo: { latitude: 'chapters.latitude', longitude: 'chapters.longitude' },
     fetch: listChapters,
   });
 

@@ -12,6 +12,7 @@ import { envelopeJson, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPa
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 import { referenceTag } from '../../../plugins/openapi.ts';
+import { FeatureCollectionBody, featureCollectionJson, GEOJSON_TYPE, LIST_MEDIA_TYPES, listMediaType, NotAcceptableBody, type GeoColumns } from './geojson.ts';
 
 interface Operation {
   path: string;
@@ -32,6 +33,8 @@ export interface ListDefinition<F extends TObject, Item extends TObject, P exten
   ordering: OrderingSpec;
   /** The default ordering when it depends on the filters (events with is_upcoming). */
   defaultOrdering?: (query: Static<F>) => string;
+  /** Where the records keep their coordinates: the list also answers `Accept: application/geo+json` (geojson.ts). */
+  geo?: GeoColumns;
   /** One page, rendered by fetchPage: the query must select exactly the item's fields. */
   fetch: (db: Db, query: Static<F>, order: OrderTerm[], page: ListPage, params: Static<P>) => Promise<PageResult>;
 }
@@ -64,18 +67,34 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
         tags: [referenceTag(def.path)],
         ...(def.params ? { params: def.params } : {}),
         querystring,
-        response: { 200: ListBody(item, def.itemName), ...(def.params ? { 404: ErrorMessage } : {}), ...ERROR_RESPONSES },
+        response: {
+          200: ListBody(item, def.itemName),
+          ...(def.params ? { 404: ErrorMessage } : {}),
+          ...(def.geo ? { 406: NotAcceptableBody } : {}),
+          ...ERROR_RESPONSES,
+        },
       },
-      config: { openapi: { kind: 'list', noun: def.itemName, ordering, orderingDefault: def.ordering.default } },
+      config: {
+        openapi: {
+          kind: 'list',
+          noun: def.itemName,
+          ordering,
+          orderingDefault: def.ordering.default,
+          ...(def.geo ? { geo: FeatureCollectionBody(item, def.itemName) } : {}),
+        },
+        ...(def.geo ? { mediaTypes: LIST_MEDIA_TYPES } : {}),
+      },
     },
     async (request, reply) => {
       const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number; cursor?: string };
-      const page: ListPage = { ...pageOf(query), counts, columns, boundaries };
+      const geo = def.geo && listMediaType(request, reply) === GEOJSON_TYPE ? def.geo : undefined;
+      const page: ListPage = { ...pageOf(query), counts, columns, boundaries, ...(geo ? { geo } : {}) };
       const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
       const { items, count, next, hasNext } = await def.fetch(app.database.db, query, order, page, request.params as Static<P>);
       const info = pageInfo(count, page, hasNext);
       setLinkHeader(request, reply, info, page, next);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
+      if (geo) return reply.type(`${GEOJSON_TYPE}; charset=utf-8`).send(featureCollectionJson(items, info, page));
       reply.type('application/json; charset=utf-8');
       return envelopeJson(items, info, page);
     },

@@ -20,6 +20,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       nullable: ['end_date', 'latitude', 'longitude'],
     },
     defaultOrdering: (query) => (query.is_upcoming ? 'start_date,end_date' : '-start_date,-end_date'),
+    geo: { latitude: 'events.latitude', longitude: 'events.longitude' },
     fetch: listEvents,
   });
 
