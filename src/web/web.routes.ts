@@ -1,9 +1,12 @@
-// The web pages: the landing page, API key management, and their static files.
+// The web pages: the landing page, the map, API key management, and their static files.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { registerSecurityHeaders } from './security-headers.ts';
 import { staticRoutes } from './static.ts';
 import { landingPage } from './landing.page.ts';
 import { apiKeysPage } from './api-keys.page.ts';
+import { mapPage } from './map.page.ts';
+import { mapDataRoutes } from './map.data.ts';
+import { vendorRoutes } from './vendor.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -15,9 +18,15 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   // Registered without fastify-plugin, so these headers stay on the pages and never reach the API.
   registerSecurityHeaders(app);
   await app.register(staticRoutes);
+  await app.register(vendorRoutes);
+  await app.register(mapDataRoutes);
 
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
     reply.type(HTML).header('cache-control', 'public, max-age=300').send(landingPage(origin(app, request))),
+  );
+
+  app.get('/map', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(HTML).header('cache-control', 'public, max-age=300').send(mapPage()),
   );
 
   app.get('/settings/api-keys', { schema: { hide: true } }, async (request, reply) => {
