@@ -43,9 +43,13 @@ export function coordinateColumns(geo: GeoColumns): RawBuilder<unknown>[] {
   return [sql`${sql.ref(geo.longitude)}`.as('__lng') as never, sql`${sql.ref(geo.latitude)}`.as('__lat') as never];
 }
 
-/** One feature as the database writes it: a Point in [longitude, latitude] order, the item as properties. */
+/**
+ * One feature as the database writes it: a Point in [longitude, latitude] order, the item as properties.
+ * Concatenated rather than json_build_object, which writes `"type" : "Feature"` with spaces; the numbers
+ * go through to_json as they do in row_to_json, so coordinates read exactly as the properties do.
+ */
 export function featureJson(properties: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`json_build_object('type', 'Feature', 'geometry', json_build_object('type', 'Point', 'coordinates', json_build_array(t.__lng, t.__lat)), 'properties', ${properties})`;
+  return sql`('{"type":"Feature","geometry":{"type":"Point","coordinates":[' || to_json(t.__lng)::text || ',' || to_json(t.__lat)::text || ']},"properties":' || ${properties}::text || '}')`;
 }
 
 /** The FeatureCollection around features already rendered; the page fields of the JSON envelope are its foreign members. */
