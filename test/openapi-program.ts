@@ -62,7 +62,9 @@ export function clientProgram(doc: OpenApi, values: Map<string, Record<string, s
     "import createClient from 'openapi-fetch';",
     "import type { paths } from './schema.ts';",
     '',
-    "const client = createClient<paths>({ baseUrl: process.env.BASE_URL!, headers: { 'X-API-Key': process.env.API_KEY! } });",
+    // The JSON answers: the chapters and events lists also document application/geo+json, which openapi-fetch
+    // would otherwise union into their response types (README, GeoJSON).
+    "const client = createClient<paths, 'application/json'>({ baseUrl: process.env.BASE_URL!, headers: { 'X-API-Key': process.env.API_KEY! } });",
     'const results: Record<string, { status: number; body: unknown }> = {};',
     '',
   ];

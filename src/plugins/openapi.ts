@@ -8,6 +8,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import { VERSION } from '../version.ts';
 import { exampleOf, hoistSchemas } from './openapi.document.ts';
 
+type Schema = Record<string, unknown>;
+
 /** What a REST route tells the document beyond its schemas (set by listRoute/detailRoute in `config.openapi`). */
 export interface OperationDoc {
   kind: 'list' | 'detail';
@@ -16,6 +18,8 @@ export interface OperationDoc {
   /** The single values `ordering` accepts; combinations of them are accepted too. */
   ordering?: string[];
   orderingDefault?: string;
+  /** The schema of the list's `application/geo+json` answer, when it has one (geojson.ts). */
+  geo?: Schema;
 }
 
 declare module 'fastify' {
@@ -46,8 +50,6 @@ export function referenceTag(path: string): string {
   const segment = path.split('/').find(Boolean) ?? '';
   return COMMUNITY.has(segment) ? 'Community' : segment.charAt(0).toUpperCase() + segment.slice(1);
 }
-
-type Schema = Record<string, unknown>;
 
 const header = (description: string, example: string | number, type: 'string' | 'integer' = 'string') => ({ type, description, example });
 const RATE_LIMIT_HEADERS = {
@@ -83,12 +85,25 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
     404: [`No ${noun} with this identifier.`, RATE_LIMIT_HEADERS],
     429: ['Too many requests: over the per-key limit, or too many failed key attempts from this address.',
       { 'Retry-After': header('Seconds to wait before retrying.', 1, 'integer'), ...RATE_LIMIT_HEADERS }],
+    406: ['Not acceptable: the `Accept` header allows neither `application/json` nor `application/geo+json`.',
+      { Vary: header('The answer depends on `Accept`.', 'Accept'), ...RATE_LIMIT_HEADERS }],
     503: ['Service unavailable: the database cannot be reached; retry later.', { 'Retry-After': header('Seconds to wait before retrying.', 5, 'integer') }],
   };
+  if (doc.geo) {
+    described[200] = [
+      `${described[200]![0]} With \`Accept: application/geo+json\`: a GeoJSON FeatureCollection of the ${plural(noun)} that have ` +
+        'coordinates (a Point in [longitude, latitude] order, the list item as `properties`), with the same filters, ordering ' +
+        'and pages, and the page fields as foreign members; records without coordinates are left out before paging, so ' +
+        '`count` counts features. `application/json` is the default (also for `*/*`).',
+      { ...described[200]![1], Vary: header('The body depends on `Accept` (JSON or GeoJSON) and on the key only through authentication.', 'X-API-Key, Accept') },
+    ];
+  }
   const out: Record<string, Schema> = {};
   for (const [status, schema] of Object.entries(responses)) {
     const [description, headers] = described[status] ?? [`Status ${status}.`, {}];
-    out[status] = { ...schema, 'x-response-description': description, headers };
+    out[status] = status === '200' && doc.geo
+      ? { content: { 'application/json': { schema }, 'application/geo+json': { schema: doc.geo } }, 'x-response-description': description, headers }
+      : { ...schema, 'x-response-description': description, headers };
   }
   out[304] = {
     type: 'null',

@@ -1,9 +1,10 @@
-// Serialized REST responses, kept per normalized request (path + sorted query; never the key) and
-// served only after authentication and the rate limit passed. Every 200 gets an ETag, and a
+// Serialized REST responses, kept per normalized request (path + sorted query, and the negotiated
+// media type where a route offers several; never the key) and served only after authentication and the rate limit passed. Every 200 gets an ETag, and a
 // matching If-None-Match gets 304. Entries belong to a data version and die with it.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataVersionWatcher } from './data-version.ts';
+import { negotiates, requestMediaType } from './negotiate.ts';
 
 interface Entry {
   body: Buffer;
@@ -83,6 +84,19 @@ function normalize(url: string): string {
   return query ? `${path.replace(/\/+$/, '')}?${query}` : path.replace(/\/+$/, '');
 }
 
+/**
+ * The cache key of a request: its normalized URL, plus the media type when it is not the route's
+ * default (a GeoJSON answer never serves a JSON request, nor the reverse). Undefined when the
+ * Accept header allows none of the route's types: the handler answers 406.
+ */
+function cacheKey(request: FastifyRequest): string | undefined {
+  const type = requestMediaType(request);
+  if (type === undefined) return undefined;
+  const offered = request.routeOptions.config.mediaTypes;
+  const url = normalizedKey(request.url);
+  return offered && type !== offered[0] ? `${url}\u0000${type}` : url;
+}
+
 export function etagOf(body: Buffer | string): string {
   return `"${crypto.createHash('sha1').update(body).digest('base64url')}"`;
 }
@@ -105,14 +119,16 @@ export function createResponseCache(app: FastifyInstance, cache: ResponseCache, 
 
   return (request: FastifyRequest, reply: FastifyReply): boolean => {
     if (!enabled || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+    const key = cacheKey(request);
+    if (key === undefined) return false;
     request.cacheVersion = watcher.version;
-    const entry = cache.get(normalizedKey(request.url));
+    const entry = cache.get(key);
     if (!entry) {
       cache.misses++;
       return false;
     }
     cache.hits++;
-    reply.headers({ etag: entry.etag, 'cache-control': CACHE_CONTROL, vary: vary(reply), 'x-cache': 'HIT' });
+    reply.headers({ etag: entry.etag, 'cache-control': CACHE_CONTROL, vary: vary(request, reply), 'x-cache': 'HIT' });
     if (entry.link) reply.header('link', entry.link);
     if (matches(request, entry.etag)) {
       reply.code(304).send();
@@ -123,10 +139,11 @@ export function createResponseCache(app: FastifyInstance, cache: ResponseCache, 
   };
 }
 
-/** X-API-Key, after what the reply already varies on (Origin, with a CORS_ORIGINS list). */
-function vary(reply: FastifyReply): string {
+/** X-API-Key (and Accept where the route negotiates), after what the reply already varies on (Origin, with a CORS_ORIGINS list). */
+function vary(request: FastifyRequest, reply: FastifyReply): string {
   const before = reply.getHeader('vary');
-  return before ? `${String(before)}, X-API-Key` : 'X-API-Key';
+  const own = negotiates(request) ? 'X-API-Key, Accept' : 'X-API-Key';
+  return before ? `${String(before)}, ${own}` : own;
 }
 
 function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher): void {
@@ -135,10 +152,11 @@ function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: Data
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
     const etag = etagOf(body);
-    reply.headers({ etag, 'cache-control': CACHE_CONTROL, vary: vary(reply), 'x-cache': 'MISS' });
+    reply.headers({ etag, 'cache-control': CACHE_CONTROL, vary: vary(request, reply), 'x-cache': 'MISS' });
     // Stored only if no data change happened while the response was being built.
-    if (request.method === 'GET' && request.cacheVersion !== -1 && request.cacheVersion === watcher.version) {
-      cache.set(normalizedKey(request.url), {
+    const key = cacheKey(request);
+    if (request.method === 'GET' && key !== undefined && request.cacheVersion !== -1 && request.cacheVersion === watcher.version) {
+      cache.set(key, {
         body,
         etag,
         contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),

@@ -21,6 +21,7 @@ export function landingPage(origin: string): string {
   <p class="actions">
     <a class="button primary" href="/settings/api-keys">Get an API key</a>
     <a class="button secondary" href="/api/v0/docs">Read the API docs</a>
+    <a class="button secondary" href="/map">See chapters and events on a map</a>
   </p>
 </section>
 

@@ -5,7 +5,7 @@ import { escapeHtml } from './pages.ts';
 export interface LayoutOptions {
   title: string;
   /** Which navigation entry is the current page. */
-  current?: 'home' | 'keys';
+  current?: 'home' | 'map' | 'keys';
   /** Trusted HTML: every value interpolated into it has been escaped by the caller. */
   main: string;
   scripts?: string[];
@@ -13,6 +13,7 @@ export interface LayoutOptions {
 
 const NAV = [
   { id: 'home', href: '/', label: 'Home' },
+  { id: 'map', href: '/map', label: 'Map' },
   { id: 'docs', href: '/api/v0/docs', label: 'API docs' },
   { id: 'keys', href: '/settings/api-keys', label: 'API keys' },
 ] as const;

@@ -1,10 +1,13 @@
-// The web pages: the landing page, API key management, GraphiQL (outside production), and their static files.
+// The web pages: the landing page, the map, API key management, GraphiQL (outside production), and their static files.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { registerSecurityHeaders } from './security-headers.ts';
 import { staticRoutes } from './static.ts';
 import { graphiqlRoutes } from './graphiql.ts';
 import { landingPage } from './landing.page.ts';
 import { apiKeysPage } from './api-keys.page.ts';
+import { mapPage } from './map.page.ts';
+import { mapDataRoutes } from './map.data.ts';
+import { vendorRoutes } from './vendor.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -17,9 +20,15 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   registerSecurityHeaders(app);
   await app.register(staticRoutes);
   if (!app.config.isProduction) await app.register(graphiqlRoutes);
+  await app.register(vendorRoutes);
+  await app.register(mapDataRoutes);
 
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
     reply.type(HTML).header('cache-control', 'public, max-age=300').send(landingPage(origin(app, request))),
+  );
+
+  app.get('/map', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(HTML).header('cache-control', 'public, max-age=300').send(mapPage()),
   );
 
   app.get('/settings/api-keys', { schema: { hide: true } }, async (request, reply) => {

@@ -14,6 +14,7 @@ export async function chapterRoutes(app: FastifyInstance): Promise<void> {
     item: ChapterItem,
     itemName: 'Chapter',
     ordering: CHAPTER_ORDERING,
+    geo: { latitude: 'chapters.latitude', longitude: 'chapters.longitude' },
     query: listChapters,
   });
 

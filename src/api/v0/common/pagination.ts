@@ -7,6 +7,7 @@ import { invalidParam } from '../../../errors.ts';
 import type { OrderTerm } from './ordering.ts';
 import { after, BoundaryCache, decodeCursor, encodeCursor, STEP, type Key } from './keyset.ts';
 import { tablesOf, type CountCache } from './counts.ts';
+import { coordinateColumns, featureJson, located, type GeoColumns } from './geojson.ts';
 
 export const MAX_LIMIT = 100;
 
@@ -40,6 +41,8 @@ export interface ListPage extends Page {
   columns: RawBuilder<unknown>[];
   /** Keys every STEP rows, by count query and ordering, for this data version (set by listRoute). */
   boundaries?: BoundaryCache;
+  /** GeoJSON: only records with coordinates, each rendered as a Feature (geojson.ts; set by listRoute). */
+  geo?: GeoColumns;
 }
 
 /** One page of a list: its items already as JSON text (`{…},{…}`, no brackets), and the total. */
@@ -90,10 +93,11 @@ export function pageOf(query: PageQuery): Page {
  */
 export async function fetchPage(
   db: Db,
-  query: ListQuery,
+  listed: ListQuery,
   order: OrderTerm[],
-  { page, limit, cursor, counts, columns, boundaries }: ListPage,
+  { page, limit, cursor, counts, columns, boundaries, geo }: ListPage,
 ): Promise<PageResult> {
+  const query = geo ? located(listed, geo) : listed;
   const orderBy = (q: ListQuery): ListQuery => {
     let ordered = q;
     for (const term of order) ordered = ordered.orderBy(sql.ref(term.column), term.direction);
@@ -125,12 +129,13 @@ export async function fetchPage(
   }
   const keyed = orderBy(start)
     .select(order.map((term, i) => sql`${sql.ref(term.column)}`.as(`__k${i}`)) as never)
+    .select((geo ? coordinateColumns(geo) : []) as never)
     .limit(limit)
     .offset(skip);
   const keyOf = sql.join(order.map((_, i) => sql.ref(`t.__k${i}`)));
   // string_agg and array_agg read the rows in the order of the page: a nested loop over the ordered subquery.
   const rendered = sql<{ items: string | null; rows: string; last: string | null }>`
-    select string_agg(row_to_json(j)::text, ',') as items, count(*) as rows,
+    select string_agg(${geo ? featureJson(sql`row_to_json(j)`) : sql`row_to_json(j)`}::text, ',') as items, count(*) as rows,
            (array_agg(json_build_array(${keyOf})::text))[count(*)] as last
     from (${keyed}) as t cross join lateral (select ${sql.join(columns)}) as j`;
   const [result, count] = await Promise.all([

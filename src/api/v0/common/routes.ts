@@ -15,6 +15,7 @@ import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 import { changeFilter, changeParams, type ChangeWindow } from './changes.ts';
 import { referenceTag } from '../../../plugins/openapi.ts';
+import { FeatureCollectionBody, featureCollectionJson, GEOJSON_TYPE, LIST_MEDIA_TYPES, listMediaType, NotAcceptableBody, type GeoColumns } from './geojson.ts';
 
 interface Operation {
   path: string;
@@ -36,6 +37,8 @@ export interface ListDefinition<F extends TObject, Item extends TObject, P exten
   ordering: OrderingSpec;
   /** The default ordering when it depends on the filters (events with is_upcoming). */
   defaultOrdering?: (query: Static<F>) => string;
+  /** Where the records keep their coordinates: the list also answers `Accept: application/geo+json` (geojson.ts). */
+  geo?: GeoColumns;
   /** The filtered rows (ListQuery); async when a filter is looked up first (one repository), or a path parameter. */
   query: (db: Db, filters: Static<F>, params: Static<P>) => ListQuery | Promise<ListQuery>;
   /**
@@ -98,18 +101,35 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
         tags: [referenceTag(def.path)],
         ...(def.params ? { params: def.params } : {}),
         querystring,
-        response: { 200: ListBody(item, def.itemName), ...(def.params ? { 404: ErrorMessage } : {}), ...ERROR_RESPONSES },
+        response: {
+          200: ListBody(item, def.itemName),
+          ...(def.params ? { 404: ErrorMessage } : {}),
+          ...(def.geo ? { 406: NotAcceptableBody } : {}),
+          ...ERROR_RESPONSES,
+        },
       },
-      config: { openapi: { kind: 'list', noun: def.itemName, ordering, orderingDefault: def.ordering.default } },
+      config: {
+        openapi: {
+          kind: 'list',
+          noun: def.itemName,
+          ordering,
+          orderingDefault: def.ordering.default,
+          ...(def.geo ? { geo: FeatureCollectionBody(item, def.itemName) } : {}),
+        },
+        ...(def.geo ? { mediaTypes: LIST_MEDIA_TYPES } : {}),
+      },
     },
     async (request, reply) => {
-      const { filters, page, order, changed } = read(request.query as Record<string, unknown>);
+      const { filters, page: listed, order, changed } = read(request.query as Record<string, unknown>);
+      const geo = def.geo && listMediaType(request, reply) === GEOJSON_TYPE ? def.geo : undefined;
+      const page: ListPage = geo ? { ...listed, geo } : listed;
       const filtered = await def.query(app.database.db, filters, request.params as Static<P>);
       const rows = changed ? filtered.where(changed) : filtered;
       const { items, count, next, hasNext } = await fetchPage(app.database.db, rows, order, page);
       const info = pageInfo(count, page, hasNext);
       setLinkHeader(request, reply, info, page, next);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
+      if (geo) return reply.type(`${GEOJSON_TYPE}; charset=utf-8`).send(featureCollectionJson(items, info, page));
       reply.type('application/json; charset=utf-8');
       return envelopeJson(items, info, page);
     },

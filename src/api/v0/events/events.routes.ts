@@ -15,6 +15,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     itemName: 'Event',
     ordering: EVENT_ORDERING,
     defaultOrdering: (query) => (query.is_upcoming ? 'start_date,end_date' : '-start_date,-end_date'),
+    geo: { latitude: 'events.latitude', longitude: 'events.longitude' },
     query: listEvents,
   });
 

@@ -1,0 +1,104 @@
+// GeoJSON (RFC 7946) answers of the lists that hold places: `Accept: application/geo+json` on
+// /chapters/ and /events/ gives a FeatureCollection of Points, each list item as the properties of its
+// feature. A list opts in with `geo` (the columns of its coordinates); listRoute negotiates and
+// fetchPage renders. Same filters, ordering and pages as the JSON list, over the records that have both
+// coordinates: a record without them has no geometry and is left out before paging, so every page is
+// full and `count` is the number of features across all pages (docs/decisions.md, geo-map).
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { Type, type TObject } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JSON_TYPE, NotAcceptableError, requestMediaType } from '../../../plugins/negotiate.ts';
+import type { Page, PageInfo } from './pagination.ts';
+
+export const GEOJSON_TYPE = 'application/geo+json';
+export const LIST_MEDIA_TYPES = [JSON_TYPE, GEOJSON_TYPE] as const;
+
+/** Where a list's records keep their coordinates (`chapters.latitude`), in WGS 84 degrees. */
+export interface GeoColumns {
+  latitude: string;
+  longitude: string;
+}
+
+/**
+ * The media type of a list request (JSON or GeoJSON) for a list with `geo`; throws 406 when the
+ * Accept header allows neither. Vary: Accept on every answer of such a list, the 406 included.
+ */
+export function listMediaType(request: FastifyRequest, reply: FastifyReply): typeof LIST_MEDIA_TYPES[number] {
+  const type = requestMediaType(request);
+  if (type === undefined) {
+    const before = reply.getHeader('vary');
+    reply.header('vary', before ? `${String(before)}, Accept` : 'Accept');
+    throw new NotAcceptableError(LIST_MEDIA_TYPES);
+  }
+  return type === GEOJSON_TYPE ? GEOJSON_TYPE : JSON_TYPE;
+}
+
+/** Only the records that can be drawn: both coordinates known. */
+export function located<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, geo: GeoColumns): SelectQueryBuilder<DB, TB, O> {
+  return query.where(sql.ref(geo.longitude), 'is not', null).where(sql.ref(geo.latitude), 'is not', null);
+}
+
+/** The coordinates beside each row of the page (`__lng`, `__lat`), for featureJson. */
+export function coordinateColumns(geo: GeoColumns): RawBuilder<unknown>[] {
+  return [sql`${sql.ref(geo.longitude)}`.as('__lng') as never, sql`${sql.ref(geo.latitude)}`.as('__lat') as never];
+}
+
+/**
+ * One feature as the database writes it: a Point in [longitude, latitude] order, the item as properties.
+ * Concatenated rather than json_build_object, which writes `"type" : "Feature"` with spaces; the numbers
+ * go through to_json as they do in row_to_json, so coordinates read exactly as the properties do.
+ */
+export function featureJson(properties: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`('{"type":"Feature","geometry":{"type":"Point","coordinates":[' || to_json(t.__lng)::text || ',' || to_json(t.__lat)::text || ']},"properties":' || ${properties}::text || '}')`;
+}
+
+/** The FeatureCollection around features already rendered; the page fields of the JSON envelope are its foreign members. */
+export function featureCollectionJson(features: string, info: PageInfo, { page }: Page): string {
+  return (
+    `{"type":"FeatureCollection","features":[${features}],"count":${info.count},"total_count":${info.count},"current_page":${page},` +
+    `"total_pages":${info.total_pages},"has_next":${info.has_next},"has_previous":${info.has_previous}}`
+  );
+}
+
+export const NotAcceptableBody = Type.Object(
+  {
+    message: Type.Literal('Not acceptable'),
+    errors: Type.Array(Type.Object({ loc: Type.Array(Type.String()), msg: Type.String() })),
+  },
+  {
+    title: 'NotAcceptableError',
+    examples: [{ message: 'Not acceptable', errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${LIST_MEDIA_TYPES.join(', ')}` }] }],
+  },
+);
+
+const Position = Type.Array(Type.Number(), {
+  minItems: 2,
+  maxItems: 2,
+  description: '[longitude, latitude] in degrees (WGS 84), in this order (RFC 7946).',
+  examples: [[-0.1278, 51.5074]],
+});
+
+/** The OpenAPI schema of a list's GeoJSON answer (`ChapterFeatureCollection`). */
+export function FeatureCollectionBody(item: TObject, name: string) {
+  const feature = Type.Object(
+    {
+      type: Type.Literal('Feature'),
+      geometry: Type.Object({ type: Type.Literal('Point'), coordinates: Position }, { title: 'Point' }),
+      properties: item,
+    },
+    { title: `${name}Feature` },
+  );
+  return Type.Object(
+    {
+      type: Type.Literal('FeatureCollection'),
+      features: Type.Array(feature, { description: 'The records of this page that have both coordinates, in the list order.' }),
+      count: Type.Integer({ description: 'Records matching the filters that have coordinates (the features of all pages).' }),
+      total_count: Type.Integer({ description: 'Same as `count`.' }),
+      current_page: Type.Integer(),
+      total_pages: Type.Integer(),
+      has_next: Type.Boolean(),
+      has_previous: Type.Boolean(),
+    },
+    { title: `${name}FeatureCollection` },
+  );
+}
