@@ -72,7 +72,7 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       const query = request.query as Static<F> & { ordering?: string; page?: number; limit?: number; page_size?: number; cursor?: string };
       const page: ListPage = { ...pageOf(query), counts, columns, boundaries };
       const order = parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query));
-      const { items, count, next, hasNext } = await def.fetch(app.database.db, query, order, page, request.params as Static<P>);
+      const { items, count, next, hasNext } = await def.fetch(listDb(app), query, order, page, request.params as Static<P>);
       const info = pageInfo(count, page, hasNext);
       setLinkHeader(request, reply, info, page, next);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
@@ -80,6 +80,11 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       return envelopeJson(items, info, page);
     },
   );
+}
+
+/** The database of list queries: their own pool and statement timeout when the database has one (Database.lists). */
+export function listDb(app: FastifyInstance): Db {
+  return app.database.lists ?? app.database.db;
 }
 
 export interface DetailDefinition<P extends TObject, Row, Body extends TSchema> extends Operation {
