@@ -8,7 +8,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { openDatabase, type Database } from '../src/db/index.ts';
+import { openDatabase } from '../src/db/index.ts';
 import { chapter, organization } from './factories.ts';
 import { createTestDb, serverUrl, type TestDatabase } from './helpers.ts';
 
