@@ -24,6 +24,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { runImport, writeDataset } from './scale-import.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -235,9 +236,9 @@ async function pgbench(url: string, statements: string[]): Promise<Timing & { tp
 
 // ---------------------------------------------------------------- the server
 
-function startServer(url: string, port: number): ChildProcess {
+function startServer(url: string, port: number, root = ROOT): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...process.env,
       DATABASE_URL: url,
@@ -348,9 +349,54 @@ async function detailUnderLoad(base: string, key: string, detailPath: string, de
   return { ...timing(samples), pages, errors, statuses: Object.fromEntries(statuses), detailStatuses: Object.fromEntries(detailStatuses) };
 }
 
+/** The detail alone, then under CLIENTS deep-page walkers (another thread): p50/p99 and every answer's status. */
+async function loadPhase(base: string, key: string, label: string): Promise<void> {
+  const detailPath = `/api/v0/issues/org-0/big/${BIG_EVERY * 100}`;
+  const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const alone = await timeRequests(base, key, () => detailPath, ITERATIONS * 3);
+  const deepPages = Math.max(1, Math.floor(ISSUES / 100) - 1000);
+  const loaded = await detailUnderLoad(base, key, detailPath, deepPages);
+  const budget = ['LIST_POOL_SIZE', 'LIST_STATEMENT_TIMEOUT_MS', 'LIST_QUEUE_LENGTH'].map((v) => `${v}=${process.env[v] ?? '(default)'}`).join(' ');
+  console.log(`Server of ${label} (${budget}); load average before: ${loadBefore}\n`);
+  console.log('| issue detail | p50 ms | p99 ms | requests | deep pages served | 5xx | statuses |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  console.log(`| alone: \`${detailPath}\` | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.n} | | | |`);
+  console.log(`| while ${CLIENTS} clients (another thread) walk pages 1,000–${deepPages + 1000} for ${LOAD_SECONDS} s | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${loaded.n} | ${loaded.pages} | ${loaded.errors} | ${JSON.stringify(loaded.statuses)} (detail: ${JSON.stringify(loaded.detailStatuses)}) |`);
+  console.log(`\nDetail under load / alone (p99): ${(loaded.p99 / alone.p99).toFixed(1)}×; load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+}
+
 // ---------------------------------------------------------------- main
 
+/** Dataset folders of IMPORT_ISSUES issues each (default 100,000 and 1,000,000), each imported by `cds import --from` on a fresh database. */
+async function importPhase(): Promise<void> {
+  const sizes = (process.env.IMPORT_ISSUES ?? '100000,1000000').split(',').map(Number);
+  const roots: [string, string][] = [['this checkout', ROOT], ...(process.env.COMPARE_ROOT ? [[process.env.COMPARE_ROOT, path.resolve(process.env.COMPARE_ROOT)] as [string, string]] : [])];
+  console.log(`## Import: \`cds import --from <folder>\` (a child process) on a fresh database; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log('| code | issues | repositories | members | files | seconds | issues/s | peak RSS MB | KB per issue | exit |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const issues of sizes) {
+    const size = { issues, repositories: Math.min(REPOSITORIES, Math.max(1, Math.floor(issues / 10))), members: Math.min(MEMBERS, Math.max(1, Math.floor(issues / 10))) };
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-scale-import-'));
+    try {
+      const started = performance.now();
+      const files = await writeDataset(dir, size, path.join(ROOT, 'data', 'owasp'));
+      console.error(`  dataset of ${issues} issues: ${files} files in ${ms((performance.now() - started) / 1000)} s`);
+      for (const [label, root] of roots) {
+        const result = await runImport(root, SERVER_URL, dir);
+        if (result.exitCode !== 0) console.error(result.stdout);
+        console.log(`| ${label} | ${issues} | ${size.repositories} | ${size.members} | ${files} | ${ms(result.seconds)} | ${Math.round(issues / result.seconds)} | ${Math.round(result.peakMb)} | ${((result.peakMb * 1024) / issues).toFixed(2)} | ${result.exitCode} |`);
+        if (process.env.IMPORT_REPORT) console.log(`\n\`\`\`\n${result.stdout.trim()}\n\`\`\`\n`);
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+  console.log(`\nLoad average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+}
+
 async function main(): Promise<void> {
+  if (PHASES.has('import')) await importPhase();
+  if (!PHASES.has('lists') && !PHASES.has('load')) return;
   const name = `cds_scale_${crypto.randomBytes(5).toString('hex')}`;
   const url = Object.assign(new URL(SERVER_URL), { pathname: `/${name}` }).toString();
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
@@ -394,17 +440,14 @@ async function main(): Promise<void> {
     }
 
     if (PHASES.has('load')) {
-    const detailPath = `/api/v0/issues/org-0/big/${BIG_EVERY * 100}`;
-    const alone = await timeRequests(base, key, () => detailPath, ITERATIONS * 3);
-    const deepPages = Math.max(1, Math.floor(ISSUES / 100) - 1000);
-    const loaded = await detailUnderLoad(base, key, detailPath, deepPages);
-    console.log('| issue detail | p50 ms | p99 ms | requests | deep pages served | 5xx | statuses |');
-    console.log('|---|---:|---:|---:|---:|---:|---|');
-    console.log(`| alone: \`${detailPath}\` | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.n} | | | |`);
-    console.log(`| while ${CLIENTS} clients (another thread) walk pages 1,000–${deepPages + 1000} for ${LOAD_SECONDS} s | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${loaded.n} | ${loaded.pages} | ${loaded.errors} | ${JSON.stringify(loaded.statuses)} (detail: ${JSON.stringify(loaded.detailStatuses)}) |`);
-    console.log(`\nDetail under load / alone (p99): ${(loaded.p99 / alone.p99).toFixed(1)}×; load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    const budget = ['LIST_POOL_SIZE', 'LIST_STATEMENT_TIMEOUT_MS', 'LIST_QUEUE_LENGTH'].map((v) => `${v}=${process.env[v] ?? '(default)'}`).join(' ');
-    console.log(`Server: ${budget}`);
+      await loadPhase(base, key, 'this checkout');
+      // The same measurement against another checkout's server (COMPARE_ROOT, e.g. main's code), on the same data.
+      if (process.env.COMPARE_ROOT) {
+        await stopServer(server);
+        server = startServer(url, port, path.resolve(process.env.COMPARE_ROOT));
+        await waitFor(`${base}/status/`);
+        await loadPhase(base, key, process.env.COMPARE_ROOT);
+      }
     }
     if (statements.size > 0) console.log('\nSQL of each request (steady state: its total already counted):\n');
     for (const [caseName, queries] of statements) {
