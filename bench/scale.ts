@@ -423,20 +423,20 @@ async function main(): Promise<void> {
     await waitFor(`${base}/status/`);
 
     if (PHASES.has('lists')) {
-    console.log(`One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s.\n`);
-    console.log('| request | HTTP p50 ms | HTTP p99 ms | pgbench p50 ms | pgbench p99 ms | statements |');
-    console.log('|---|---:|---:|---:|---:|---:|');
-    const results = new Map<string, Timing>();
-    for (const c of CASES) {
-      const http = await timeRequests(base, key, () => c.path, ITERATIONS);
-      results.set(c.name, http);
-      const queries = statements.get(c.name) ?? [];
-      const db = await pgbench(url, queries.map(inline));
-      console.log(`| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} |`);
-    }
-    const first = results.get('first page')!;
-    const deep = results.get('page 5,000')!;
-    console.log(`\nPage 5,000 / first page (p50): ${(deep.p50 / first.p50).toFixed(1)}×\n`);
+      console.log(`One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s.\n`);
+      console.log('| request | HTTP p50 ms | HTTP p99 ms | pgbench p50 ms | pgbench p99 ms | statements |');
+      console.log('|---|---:|---:|---:|---:|---:|');
+      const results = new Map<string, Timing>();
+      for (const c of CASES) {
+        const http = await timeRequests(base, key, () => c.path, ITERATIONS);
+        results.set(c.name, http);
+        const queries = statements.get(c.name) ?? [];
+        const db = await pgbench(url, queries.map(inline));
+        console.log(`| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} |`);
+      }
+      const first = results.get('first page')!;
+      const deep = results.get('page 5,000')!;
+      console.log(`\nPage 5,000 / first page (p50): ${(deep.p50 / first.p50).toFixed(1)}×\n`);
     }
 
     if (PHASES.has('load')) {
