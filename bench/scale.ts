@@ -17,12 +17,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { sql, type CompiledQuery, type LogEvent } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { runImport, writeDataset } from './scale-import.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -38,6 +40,8 @@ const PGBENCH_SECONDS = Number(process.env.PGBENCH_SECONDS ?? 5);
 /** One issue in BIG_EVERY goes to the big repository: 56k of 1M. */
 const BIG_EVERY = 18;
 const ORGANIZATIONS = 200;
+/** Which parts run: `lists` (one client per list, pgbench), `load` (the detail under deep-page walkers), `import`. */
+const PHASES = new Set((process.env.PHASES ?? 'lists,load,import').split(',').map((p) => p.trim()));
 
 const ms = (x: number) => x.toFixed(1);
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
@@ -232,9 +236,9 @@ async function pgbench(url: string, statements: string[]): Promise<Timing & { tp
 
 // ---------------------------------------------------------------- the server
 
-function startServer(url: string, port: number): ChildProcess {
+function startServer(url: string, port: number, root = ROOT): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...process.env,
       DATABASE_URL: url,
@@ -298,40 +302,101 @@ async function timeRequests(base: string, key: string, pathOf: () => string, ite
   return timing(samples);
 }
 
-/** The detail, one client after the other, while CLIENTS others walk deep pages; statuses of every answer. */
+// The walkers run in a worker thread of their own: on the bench's event loop, reading 200 pages/s would
+// delay the detail's own answers and be counted as the server's latency.
+const WALKERS = `
+const { parentPort, workerData: { base, key, clients, deepPages, until } } = require('node:worker_threads');
+const statuses = {};
+let pages = 0;
+const walker = async (n) => {
+  let page = 1000 + n * 397;
+  while (Date.now() < until) {
+    page = 1000 + ((page * 7919) % deepPages);
+    const res = await fetch(base + '/api/v0/issues/?limit=100&page=' + page, { headers: { 'x-api-key': key } }).catch(() => undefined);
+    await res?.arrayBuffer();
+    const status = res?.status ?? 599;
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    pages++;
+  }
+};
+Promise.all(Array.from({ length: clients }, (_, n) => walker(n))).then(() => parentPort.postMessage({ pages, statuses }));
+`;
+
+/** The detail, one client after the other, while CLIENTS others (another thread) walk deep pages; statuses of every answer. */
 async function detailUnderLoad(base: string, key: string, detailPath: string, deepPages: number) {
   const statuses = new Map<number, number>();
-  const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
-  const until = performance.now() + LOAD_SECONDS * 1000;
-  let pages = 0;
-  const walker = async (n: number) => {
-    let page = 1000 + n * 397;
-    while (performance.now() < until) {
-      page = 1000 + ((page * 7919) % deepPages);
-      const res = await fetch(`${base}/api/v0/issues/?limit=100&page=${page}`, { headers: { 'x-api-key': key } }).catch(() => undefined);
-      await res?.arrayBuffer();
-      count(res?.status ?? 599);
-      pages++;
-    }
-  };
+  const count = (status: number, n = 1) => statuses.set(status, (statuses.get(status) ?? 0) + n);
+  const until = Date.now() + LOAD_SECONDS * 1000;
+  const worker = new Worker(WALKERS, { eval: true, workerData: { base, key, clients: CLIENTS, deepPages, until } });
+  const walked = new Promise<{ pages: number; statuses: Record<string, number> }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
   const samples: number[] = [];
-  const detail = async () => {
-    while (performance.now() < until) {
-      const started = performance.now();
-      const res = await fetch(`${base}${detailPath}`, { headers: { 'x-api-key': key } }).catch(() => undefined);
-      await res?.arrayBuffer();
-      samples.push(performance.now() - started);
-      count(res?.status ?? 599);
-    }
-  };
-  await Promise.all([detail(), ...Array.from({ length: CLIENTS }, (_, n) => walker(n))]);
+  const detailStatuses = new Map<number, number>();
+  while (Date.now() < until) {
+    const started = performance.now();
+    const res = await fetch(`${base}${detailPath}`, { headers: { 'x-api-key': key } }).catch(() => undefined);
+    await res?.arrayBuffer();
+    samples.push(performance.now() - started);
+    count(res?.status ?? 599);
+    detailStatuses.set(res?.status ?? 599, (detailStatuses.get(res?.status ?? 599) ?? 0) + 1);
+  }
+  const { pages, statuses: pageStatuses } = await walked;
+  await worker.terminate();
+  for (const [status, n] of Object.entries(pageStatuses)) count(Number(status), n);
   const errors = [...statuses].filter(([s]) => s >= 500).reduce((a, [, n]) => a + n, 0);
-  return { ...timing(samples), pages, errors, statuses: Object.fromEntries(statuses) };
+  return { ...timing(samples), pages, errors, statuses: Object.fromEntries(statuses), detailStatuses: Object.fromEntries(detailStatuses) };
+}
+
+/** The detail alone, then under CLIENTS deep-page walkers (another thread): p50/p99 and every answer's status. */
+async function loadPhase(base: string, key: string, label: string): Promise<void> {
+  const detailPath = `/api/v0/issues/org-0/big/${BIG_EVERY * 100}`;
+  const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const alone = await timeRequests(base, key, () => detailPath, ITERATIONS * 3);
+  const deepPages = Math.max(1, Math.floor(ISSUES / 100) - 1000);
+  const loaded = await detailUnderLoad(base, key, detailPath, deepPages);
+  const budget = ['LIST_POOL_SIZE', 'LIST_STATEMENT_TIMEOUT_MS', 'LIST_QUEUE_LENGTH'].map((v) => `${v}=${process.env[v] ?? '(default)'}`).join(' ');
+  console.log(`Server of ${label} (${budget}); load average before: ${loadBefore}\n`);
+  console.log('| issue detail | p50 ms | p99 ms | requests | deep pages served | 5xx | statuses |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  console.log(`| alone: \`${detailPath}\` | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.n} | | | |`);
+  console.log(`| while ${CLIENTS} clients (another thread) walk pages 1,000–${deepPages + 1000} for ${LOAD_SECONDS} s | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${loaded.n} | ${loaded.pages} | ${loaded.errors} | ${JSON.stringify(loaded.statuses)} (detail: ${JSON.stringify(loaded.detailStatuses)}) |`);
+  console.log(`\nDetail under load / alone (p99): ${(loaded.p99 / alone.p99).toFixed(1)}×; load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
 }
 
 // ---------------------------------------------------------------- main
 
+/** Dataset folders of IMPORT_ISSUES issues each (default 100,000 and 1,000,000), each imported by `cds import --from` on a fresh database. */
+async function importPhase(): Promise<void> {
+  const sizes = (process.env.IMPORT_ISSUES ?? '100000,1000000').split(',').map(Number);
+  const roots: [string, string][] = [['this checkout', ROOT], ...(process.env.COMPARE_ROOT ? [[process.env.COMPARE_ROOT, path.resolve(process.env.COMPARE_ROOT)] as [string, string]] : [])];
+  console.log(`## Import: \`cds import --from <folder>\` (a child process) on a fresh database; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log('| code | issues | repositories | members | files | seconds | issues/s | peak RSS MB | KB per issue | exit |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const issues of sizes) {
+    const size = { issues, repositories: Math.min(REPOSITORIES, Math.max(1, Math.floor(issues / 10))), members: Math.min(MEMBERS, Math.max(1, Math.floor(issues / 10))) };
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-scale-import-'));
+    try {
+      const started = performance.now();
+      const files = await writeDataset(dir, size, path.join(ROOT, 'data', 'owasp'));
+      console.error(`  dataset of ${issues} issues: ${files} files in ${ms((performance.now() - started) / 1000)} s`);
+      for (const [label, root] of roots) {
+        const result = await runImport(root, SERVER_URL, dir);
+        if (result.exitCode !== 0) console.error(result.stdout);
+        console.log(`| ${label} | ${issues} | ${size.repositories} | ${size.members} | ${files} | ${ms(result.seconds)} | ${Math.round(issues / result.seconds)} | ${Math.round(result.peakMb)} | ${((result.peakMb * 1024) / issues).toFixed(2)} | ${result.exitCode} |`);
+        if (process.env.IMPORT_REPORT) console.log(`\n\`\`\`\n${result.stdout.trim()}\n\`\`\`\n`);
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+  console.log(`\nLoad average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+}
+
 async function main(): Promise<void> {
+  if (PHASES.has('import')) await importPhase();
+  if (!PHASES.has('lists') && !PHASES.has('load')) return;
   const name = `cds_scale_${crypto.randomBytes(5).toString('hex')}`;
   const url = Object.assign(new URL(SERVER_URL), { pathname: `/${name}` }).toString();
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
@@ -350,37 +415,41 @@ async function main(): Promise<void> {
     await seed(url);
     console.log(`# generated in ${ms((performance.now() - started) / 1000)} s\n`);
 
-    const statements = await captureSql(url);
+    const statements = PHASES.has('lists') ? await captureSql(url) : new Map<string, CompiledQuery[]>();
     const key = createKey(url);
     const port = 19_000 + (process.pid % 1000);
     server = startServer(url, port);
     const base = `http://127.0.0.1:${port}`;
     await waitFor(`${base}/status/`);
 
-    console.log(`One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s.\n`);
-    console.log('| request | HTTP p50 ms | HTTP p99 ms | pgbench p50 ms | pgbench p99 ms | statements |');
-    console.log('|---|---:|---:|---:|---:|---:|');
-    const results = new Map<string, Timing>();
-    for (const c of CASES) {
-      const http = await timeRequests(base, key, () => c.path, ITERATIONS);
-      results.set(c.name, http);
-      const queries = statements.get(c.name) ?? [];
-      const db = await pgbench(url, queries.map(inline));
-      console.log(`| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} |`);
+    if (PHASES.has('lists')) {
+      console.log(`One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s.\n`);
+      console.log('| request | HTTP p50 ms | HTTP p99 ms | pgbench p50 ms | pgbench p99 ms | statements |');
+      console.log('|---|---:|---:|---:|---:|---:|');
+      const results = new Map<string, Timing>();
+      for (const c of CASES) {
+        const http = await timeRequests(base, key, () => c.path, ITERATIONS);
+        results.set(c.name, http);
+        const queries = statements.get(c.name) ?? [];
+        const db = await pgbench(url, queries.map(inline));
+        console.log(`| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} |`);
+      }
+      const first = results.get('first page')!;
+      const deep = results.get('page 5,000')!;
+      console.log(`\nPage 5,000 / first page (p50): ${(deep.p50 / first.p50).toFixed(1)}×\n`);
     }
-    const first = results.get('first page')!;
-    const deep = results.get('page 5,000')!;
-    console.log(`\nPage 5,000 / first page (p50): ${(deep.p50 / first.p50).toFixed(1)}×\n`);
 
-    const detailPath = `/api/v0/issues/org-0/big/${BIG_EVERY * 100}`;
-    const alone = await timeRequests(base, key, () => detailPath, ITERATIONS * 3);
-    const deepPages = Math.max(1, Math.floor(ISSUES / 100) - 1000);
-    const loaded = await detailUnderLoad(base, key, detailPath, deepPages);
-    console.log('| issue detail | p50 ms | p99 ms | requests | deep pages served | 5xx | statuses |');
-    console.log('|---|---:|---:|---:|---:|---:|---|');
-    console.log(`| alone: \`${detailPath}\` | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.n} | | | |`);
-    console.log(`| while ${CLIENTS} clients walk pages 1,000–${deepPages + 1000} for ${LOAD_SECONDS} s | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${loaded.n} | ${loaded.pages} | ${loaded.errors} | ${JSON.stringify(loaded.statuses)} |`);
-    console.log('\nSQL of each request (steady state: its total already counted):\n');
+    if (PHASES.has('load')) {
+      await loadPhase(base, key, 'this checkout');
+      // The same measurement against another checkout's server (COMPARE_ROOT, e.g. main's code), on the same data.
+      if (process.env.COMPARE_ROOT) {
+        await stopServer(server);
+        server = startServer(url, port, path.resolve(process.env.COMPARE_ROOT));
+        await waitFor(`${base}/status/`);
+        await loadPhase(base, key, process.env.COMPARE_ROOT);
+      }
+    }
+    if (statements.size > 0) console.log('\nSQL of each request (steady state: its total already counted):\n');
     for (const [caseName, queries] of statements) {
       for (const q of queries) console.log(`- ${caseName}: \`${inline(q).slice(0, 400)}\``);
     }

@@ -26,6 +26,9 @@ for (const [name, value] of [
   ['REST_AUTH', 'sometimes'],
   ['RATE_LIMIT_PER_SECOND', '0'],
   ['AUTH_DEV_LOGIN', 'maybe'],
+  ['LIST_POOL_SIZE', '0'],
+  ['LIST_STATEMENT_TIMEOUT_MS', '3s'],
+  ['LIST_QUEUE_LENGTH', '-1'],
 ] as const) {
   test(`a bad ${name} (${value}) is refused with a message naming it`, () => {
     assert.throws(
@@ -34,6 +37,12 @@ for (const [name, value] of [
     );
   });
 }
+
+test('the list budget: 3 connections, 3 s, 100 waiting by default; each can be set', () => {
+  assert.deepEqual(loadConfig({}).lists, { poolSize: 3, statementTimeoutMs: 3_000, queueLength: 100 });
+  const lists = loadConfig({ LIST_POOL_SIZE: '5', LIST_STATEMENT_TIMEOUT_MS: '2000', LIST_QUEUE_LENGTH: '0' }).lists;
+  assert.deepEqual(lists, { poolSize: 5, statementTimeoutMs: 2_000, queueLength: 0 });
+});
 
 test('AUTH_DEV_LOGIN is refused in production', () => {
   assert.throws(() => loadConfig({ AUTH_DEV_LOGIN: 'true', NODE_ENV: 'production' }), /AUTH_DEV_LOGIN/);

@@ -42,6 +42,8 @@ export interface Config {
   /** Scheduled GitHub and website syncs (docs/sync.md); off unless SYNC_INTERVAL is set. */
   readonly sync: SyncSettings;
   readonly shutdownTimeoutMs: number;
+  /** PostgreSQL server only: the pool, statement timeout and queue of list queries (db/index.ts ListBudget). */
+  readonly lists: { readonly poolSize: number; readonly statementTimeoutMs: number; readonly queueLength: number };
   /** Fastify's trustProxy: which peers' X-Forwarded-For gives the client address (false: none). */
   readonly trustProxy: boolean | number | string[];
   /** Origins allowed to read the REST API from a browser (`*`: any). */
@@ -214,6 +216,11 @@ export function loadConfig(env: Env = process.env): Config {
       githubRequestsPerMinute: integer(env, 'SYNC_GITHUB_REQUESTS_PER_MINUTE', 600, 0, 1_000_000), // github-client's default,
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    lists: {
+      poolSize: integer(env, 'LIST_POOL_SIZE', 3, 1, 100),
+      statementTimeoutMs: integer(env, 'LIST_STATEMENT_TIMEOUT_MS', 3_000, 100, 600_000),
+      queueLength: integer(env, 'LIST_QUEUE_LENGTH', 100, 0, 100_000),
+    },
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
   };

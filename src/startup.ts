@@ -2,7 +2,7 @@
 // date and, on a database that has never been loaded, import the bundled dataset.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { openDatabase, pgliteDir, type Database } from './db/index.ts';
+import { openDatabase, pgliteDir, type Database, type ListBudget } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { importIfEmpty } from './data/import.ts';
 import { ensureDatabaseExists } from './startup.queries.ts';
@@ -10,10 +10,11 @@ import { ensureDatabaseExists } from './startup.queries.ts';
 /** Statements of the serving pool that run longer than this are cancelled (503), so none holds a connection for long. */
 export const SERVING_STATEMENT_TIMEOUT_MS = 10_000;
 
-export async function openConfiguredDatabase(config: Config, statementTimeoutMs?: number): Promise<Database> {
+/** `lists`: the serving database's budget of list queries (a pool of their own on a PostgreSQL server). */
+export async function openConfiguredDatabase(config: Config, statementTimeoutMs?: number, lists?: ListBudget): Promise<Database> {
   // A database named in DATABASE_URL but missing on the server is created (or the error says what to run).
   if (config.databaseUrl) await ensureDatabaseExists(config.databaseUrl);
-  return openDatabase({ databaseUrl: config.databaseUrl, dataDir: pgliteDir(config.dataDir), statementTimeoutMs });
+  return openDatabase({ databaseUrl: config.databaseUrl, dataDir: pgliteDir(config.dataDir), statementTimeoutMs, lists });
 }
 
 export async function prepareDatabase(database: Database, config: Config, log: Logger): Promise<void> {

@@ -23,6 +23,12 @@ export type DbKind = 'postgres' | 'pglite';
 
 export interface Database {
   readonly db: Db;
+  /**
+   * Where paged list queries run (listRoute), when they have a budget of their own: on a PostgreSQL
+   * server a separate pool with a tighter statement timeout and a bounded queue (openListPool), so that
+   * slow lists cannot take the connections of details, key checks and everything else. Unset: `db`.
+   */
+  readonly lists?: Db;
   readonly kind: DbKind;
   close(): Promise<void>;
 }
@@ -38,6 +44,18 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
   /** Kysely's query log (bench/search.ts captures the SQL the app sends). */
   log?: KyselyConfig['log'];
+  /** PostgreSQL server only: give list queries a pool of their own (`Database.lists`). */
+  lists?: ListBudget;
+}
+
+/** The budget of list queries on a PostgreSQL server (LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS, LIST_QUEUE_LENGTH). */
+export interface ListBudget {
+  /** Connections, hence list queries running at once. */
+  poolSize: number;
+  /** A list statement running longer is cancelled: 503, and its connection is free again. */
+  statementTimeoutMs: number;
+  /** List queries waiting for a connection; one more is refused at once (503 with Retry-After). */
+  queueLength: number;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -52,7 +70,16 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     });
     survivePoolErrors(pool);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    if (!options.lists) return { db, kind: 'postgres', close: () => db.destroy() };
+    const lists = openListPool(options.databaseUrl, options.lists, options.log);
+    return {
+      db,
+      lists,
+      kind: 'postgres',
+      close: async () => {
+        await Promise.all([db.destroy(), lists.destroy()]);
+      },
+    };
   }
 
   const dataDir = options.pglite ? undefined : (options.dataDir ?? 'memory://');
@@ -86,6 +113,43 @@ async function openPglite(options: OpenOptions, dataDir: string | undefined, loc
       await lock?.release();
     },
   };
+}
+
+/** Raised instead of queueing a list query behind `queueLength` others: a 503 (errors.ts). */
+export class ListQueueFullError extends Error {
+  readonly code = 'LIST_QUEUE_FULL';
+  constructor() {
+    super('too many list queries waiting for a connection');
+    this.name = 'ListQueueFullError';
+  }
+}
+
+/**
+ * The pool of list queries: `poolSize` connections whose statements are cancelled after
+ * `statementTimeoutMs`, and at most `queueLength` queries waiting for one of them. A list query
+ * beyond that is refused at once rather than waiting (and holding its request) for seconds.
+ */
+function openListPool(databaseUrl: string, budget: ListBudget, log: KyselyConfig['log']): Db {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: budget.poolSize,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: budget.statementTimeoutMs,
+    application_name: 'cds lists',
+  });
+  survivePoolErrors(pool);
+  const bounded = {
+    connect(): Promise<pg.PoolClient> {
+      // The pool's own queue holds those waiting; its connections are all busy when it has any.
+      if (pool.waitingCount >= budget.queueLength && pool.idleCount === 0 && pool.totalCount >= budget.poolSize) {
+        return Promise.reject(new ListQueueFullError());
+      }
+      return pool.connect();
+    },
+    end: () => pool.end(),
+  };
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: bounded }), log });
 }
 
 /**

@@ -1,17 +1,34 @@
 // Gathers GitHub records from any number of responses, embedded objects included (an issue brings its
 // author, assignees, milestone and labels). Issues, labels, milestones and releases name their repository
 // only by address, so they wait in `pending` until every repository has been seen.
-import { Fields, isApiObject, repositoryOfUrl } from './github.fields.ts';
-import { assigneesOf, isIdLess, mapMember, mapOrganization, mapRepository } from './github.mapping.ts';
-import type { GithubData, MemberRecord, OrganizationRecord, RepositoryRecord } from './github.records.ts';
+import { describe, Fields, isApiObject, repositoryOfUrl } from './github.fields.ts';
+import { assigneesOf, isIdLess, mapIssue, mapMember, mapOrganization, mapRepository } from './github.mapping.ts';
+import type { GithubData, IssueRecord, MemberRecord, OrganizationRecord, RepositoryRecord } from './github.records.ts';
 import { resolvePending } from './github.resolve.ts';
-import { Versions } from './github.versions.ts';
+import { fieldCount, Versions } from './github.versions.ts';
 
 /** A repository-scoped object and the repository (`owner/name`) it belongs to. */
 export interface Pending {
   api: unknown;
   source: string;
   repository: string;
+}
+
+/**
+ * An issue as read, waiting for its repository: mapped at once (with repository 0) instead of keeping
+ * the whole API object (a few KB each, most of the import's memory at a million issues). A mapping
+ * error is kept and thrown when the issue is resolved, as it was when issues were mapped then: an
+ * issue of a repository absent from the source is skipped, whatever its fields.
+ */
+export interface PendingIssue {
+  repository: string;
+  /** `issue 123` (describe), for the list of skipped records. */
+  description: string;
+  fields: number;
+  record?: IssueRecord;
+  /** Names of embedded labels without an id, matched by name once labels are known. */
+  idLessLabels?: string[];
+  error?: unknown;
 }
 
 /** The labels a response says an issue has, replacing those embedded in older copies of the issue. */
@@ -31,7 +48,7 @@ export class GithubCollector {
   readonly members = new Versions<MemberRecord>();
   readonly repositories = new Versions<RepositoryRecord>();
   readonly pending = {
-    issues: [] as Pending[],
+    issues: [] as PendingIssue[],
     labels: [] as Pending[],
     milestones: [] as Pending[],
     releases: [] as Pending[],
@@ -69,7 +86,7 @@ export class GithubCollector {
       return;
     }
     const repository = repositoryOf(f, 'repository_url', context);
-    this.pending.issues.push({ api: value, source, repository });
+    this.pending.issues.push(prepareIssue(value, source, repository));
     if (f.has('user')) this.member(f.api.user, source);
     for (const user of assigneesOf(f)) this.member(user, source);
     if (f.has('milestone')) this.milestone(f.api.milestone, source, repository);
@@ -112,6 +129,20 @@ export class GithubCollector {
     if (!(embedded && isIdLess(value))) this.pending.labels.push(pending);
     return pending;
   }
+}
+
+function prepareIssue(value: unknown, source: string, repository: string): PendingIssue {
+  const pending: PendingIssue = { repository, description: describe('issues', value), fields: fieldCount(value) };
+  try {
+    pending.record = mapIssue(value, source, 0);
+    pending.idLessLabels = new Fields(value, 'issue', source)
+      .list('labels')
+      .filter(isIdLess)
+      .map((label) => new Fields(label, 'label', source).requiredText('name'));
+  } catch (error) {
+    pending.error = error;
+  }
+  return pending;
 }
 
 // The object's API address names its repository; without one, the request it answers does.

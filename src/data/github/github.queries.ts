@@ -13,6 +13,17 @@ const PAIR_COLUMNS: Record<PairTable, [owner: string, other: string]> = {
   organization_members: ['organization_id', 'member_id'],
 };
 
+/**
+ * Rows per statement. One statement per table made the import hold the whole table as one JSON text (for
+ * 1M issues, about a gigabyte, twice: the string and the driver's message). Batches keep that to a few MB;
+ * they run in the caller's transaction, so a failing batch still leaves nothing written.
+ */
+export const BATCH_ROWS = 5_000;
+
+export function* batches<T>(list: readonly T[], size = BATCH_ROWS): Generator<T[]> {
+  for (let start = 0; start < list.length; start += size) yield list.slice(start, start + size);
+}
+
 export interface UpsertResult {
   inserted: number;
   updated: number;
@@ -25,6 +36,17 @@ export interface UpsertResult {
  * unchanged row keeps its `nest_updated_at` and is not counted. All rows must have the same keys.
  */
 export async function upsertByGithubId(db: Db, table: GithubResource, rows: Row[]): Promise<UpsertResult> {
+  const result: UpsertResult = { inserted: 0, updated: 0, changed: new Set() };
+  for (const batch of batches(rows)) {
+    const written = await upsertBatch(db, table, batch);
+    result.inserted += written.inserted;
+    result.updated += written.updated;
+    for (const id of written.changed) result.changed.add(id);
+  }
+  return result;
+}
+
+async function upsertBatch(db: Db, table: GithubResource, rows: Row[]): Promise<UpsertResult> {
   if (rows.length === 0) return { inserted: 0, updated: 0, changed: new Set() };
   const columns = Object.keys(rows[0]!);
   const values = columns.filter((column) => column !== 'github_id');
@@ -50,16 +72,20 @@ export async function rowIdsByGithubId(
   table: GithubResource,
   githubIds: number[],
 ): Promise<Map<number, string>> {
-  if (githubIds.length === 0) return new Map();
-  const { rows } = await sql<{ id: string; github_id: string }>`
-    SELECT id, github_id FROM ${sql.table(table)} WHERE github_id = ANY(${[...new Set(githubIds)]}::bigint[])
-  `.execute(db);
-  return new Map(rows.map((row) => [Number(row.github_id), row.id]));
+  const ids = new Map<number, string>();
+  for (const batch of batches([...new Set(githubIds)], BATCH_ROWS * 10)) {
+    const { rows } = await sql<{ id: string; github_id: string }>`
+      SELECT id, github_id FROM ${sql.table(table)} WHERE github_id = ANY(${batch}::bigint[])
+    `.execute(db);
+    for (const row of rows) ids.set(Number(row.github_id), row.id);
+  }
+  return ids;
 }
 
 /**
  * Adds the missing pairs and, when `owners` is given, deletes the other pairs of those owners.
- * Returns the owners (row ids) whose pairs changed.
+ * Returns the owners (row ids) whose pairs changed. With `owners`, every pair of an owner must be in
+ * the same call (callers batch by owner); without, the pairs go in batches here.
  */
 export async function syncPairs(
   db: Db,
@@ -67,6 +93,15 @@ export async function syncPairs(
   pairs: [string, string][],
   owners?: string[],
 ): Promise<Set<string>> {
+  if (owners) return syncPairBatch(db, table, pairs, owners);
+  const changed = new Set<string>();
+  for (const batch of batches(pairs, BATCH_ROWS * 4)) {
+    for (const id of await syncPairBatch(db, table, batch)) changed.add(id);
+  }
+  return changed;
+}
+
+async function syncPairBatch(db: Db, table: PairTable, pairs: [string, string][], owners?: string[]): Promise<Set<string>> {
   const [owner, other] = PAIR_COLUMNS[table].map((column) => sql.ref(column));
   const [pairOwners, pairOthers] = [pairs.map((pair) => pair[0]), pairs.map((pair) => pair[1])];
   const removed = owners
@@ -90,6 +125,7 @@ export async function syncPairs(
 
 /** Marks rows as changed by this service when only their links (labels, assignees, members) changed. */
 export async function touchRows(db: Db, table: GithubResource, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await sql`UPDATE ${sql.table(table)} SET nest_updated_at = now() WHERE id = ANY(${ids}::bigint[])`.execute(db);
+  for (const batch of batches(ids, BATCH_ROWS * 10)) {
+    await sql`UPDATE ${sql.table(table)} SET nest_updated_at = now() WHERE id = ANY(${batch}::bigint[])`.execute(db);
+  }
 }

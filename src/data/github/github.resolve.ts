@@ -1,7 +1,7 @@
 // Once every response has been read: ties issues, labels, milestones and releases to repositories by
 // name, picks one version of each, and resolves labels and memberships given by name or login.
-import { describe, Fields } from './github.fields.ts';
-import { isIdLess, mapIssue, mapLabel, mapMilestone, mapRelease } from './github.mapping.ts';
+import { describe } from './github.fields.ts';
+import { mapLabel, mapMilestone, mapRelease } from './github.mapping.ts';
 import type { GithubCollector, Pending } from './github.collect.ts';
 import type { GithubData, GithubResource, IssueRecord, OrganizationMemberRecord } from './github.records.ts';
 import { Versions } from './github.versions.ts';
@@ -37,17 +37,25 @@ export function resolvePending(collected: GithubCollector): GithubData {
     labelIds.set(`${repository_github_id}/${name.toLowerCase()}`, github_id);
   }
 
-  const mapIssueWithLabels: Mapper<IssueRecord> = (value, source, repositoryId) => {
-    const issue = mapIssue(value, source, repositoryId);
-    for (const label of new Fields(value, 'issue', source).list('labels').filter(isIdLess)) {
-      const name = new Fields(label, 'label', source).requiredText('name');
+  // Issues were mapped when read (collect.ts PendingIssue): here they get their repository and the labels
+  // they name without an id.
+  const issues = new Versions<IssueRecord>();
+  for (const pending of collected.pending.issues) {
+    const repositoryId = repositoryIds.get(pending.repository.toLowerCase());
+    if (repositoryId === undefined) {
+      skip('issues', pending.description);
+      continue;
+    }
+    if (pending.error !== undefined) throw pending.error;
+    const issue = pending.record!;
+    issue.repository_github_id = repositoryId;
+    for (const name of pending.idLessLabels!) {
       const id = labelIds.get(`${repositoryId}/${name.toLowerCase()}`);
       if (id === undefined) skip('labels', `${repositoryId}/${name}`);
       else issue.label_github_ids.push(id);
     }
-    return issue;
-  };
-  const issues = resolve('issues', mapIssueWithLabels, collected.pending.issues);
+    issues.addCounted(issue, pending.fields);
+  }
 
   const issuesByNumber = new Map(issues.records().map((i) => [`${i.repository_github_id}#${i.number}`, i]));
   for (const { repository, number, labels: given } of collected.issueLabels) {

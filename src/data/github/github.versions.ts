@@ -12,7 +12,12 @@ export class Versions<T extends { github_id: number }> {
 
   /** Keeps `record` (mapped from `api`) if it is newer, or as new and more complete, than the one held. */
   add(record: T, api: unknown): T {
-    const rank = rankOf(record, api);
+    return this.addCounted(record, fieldCount(api));
+  }
+
+  /** As add, given the number of fields of the API object (counted when it was read: the object is not kept). */
+  addCounted(record: T, fields: number): T {
+    const rank = rankOf(record, fields);
     const held = this.#byId.get(record.github_id);
     if (!held || better(rank, held.rank)) this.#byId.set(record.github_id, { record, rank });
     return this.#byId.get(record.github_id)!.record;
@@ -27,9 +32,13 @@ export class Versions<T extends { github_id: number }> {
   }
 }
 
-function rankOf(record: object, api: unknown): Rank {
+/** Non-null fields of an API object: the more complete of two versions has more. */
+export function fieldCount(api: unknown): number {
+  return isApiObject(api) ? Object.values(api).filter((v) => v !== null && v !== undefined).length : 0;
+}
+
+function rankOf(record: object, fields: number): Rank {
   const updatedAt = 'updated_at' in record && typeof record.updated_at === 'string' ? record.updated_at : null;
-  const fields = isApiObject(api) ? Object.values(api).filter((v) => v !== null && v !== undefined).length : 0;
   return { updatedAt, fields };
 }
 

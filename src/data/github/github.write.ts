@@ -4,7 +4,7 @@
 import type { Db } from '../../db/index.ts';
 import { emptyCounts, type ResourceCounts } from '../report.ts';
 import {
-  rowIdsByGithubId, syncPairs, touchRows, upsertByGithubId, type PairTable, type Row,
+  batches, rowIdsByGithubId, syncPairs, touchRows, upsertByGithubId, type PairTable, type Row,
 } from './github.queries.ts';
 import { GITHUB_RESOURCES, type GithubData, type GithubResource, type IssueRecord } from './github.records.ts';
 
@@ -50,12 +50,16 @@ export async function writeGithubData(db: Db, data: GithubData): Promise<GithubR
     inRepository(repository_github_id, columns),
   );
 
+  // By batches of issues: every pair of an issue goes with it (the links of its other labels are deleted).
   const stored = data.issues.filter((issue) => issues.has(issue.github_id));
-  const issueRowIds = stored.map((issue) => issues.get(issue.github_id)!);
-  const labelPairs = pairs(stored, issues, (issue) => issue.label_github_ids, labels);
-  const assigneePairs = pairs(stored, issues, (issue) => issue.assignee_github_ids, people);
-  await run.link('issues', 'issue_labels', labelPairs, issueRowIds);
-  await run.link('issues', 'issue_assignees', assigneePairs, issueRowIds);
+  for (const batch of batches(stored)) {
+    const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
+    await run.link('issues', 'issue_labels', pairs(batch, issues, (issue) => issue.label_github_ids, labels), issueRowIds);
+  }
+  for (const batch of batches(stored)) {
+    const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
+    await run.link('issues', 'issue_assignees', pairs(batch, issues, (issue) => issue.assignee_github_ids, people), issueRowIds);
+  }
   const memberships = data.organizationMembers.flatMap(({ organization_github_id, member_github_id }) => {
     const [organization, member] = [organizations.get(organization_github_id), members.get(member_github_id)];
     return organization && member ? [[organization, member] as Pair] : [];
@@ -86,14 +90,21 @@ class WriteRun {
 
   /** Upserts the rows `toRow` makes (null: skip the record); returns the row ids by GitHub id. */
   async store<T>(resource: GithubResource, records: T[], toRow: (record: T) => Row | null): Promise<Ids> {
-    const rows = records.map(toRow).filter((row): row is Row => row !== null);
     const counts = this.report[resource];
-    const result = await upsertByGithubId(this.db, resource, rows);
-    counts.skipped += records.length - rows.length;
-    counts.inserted += result.inserted;
-    counts.updated += result.updated;
-    this.#changed.set(resource, result.changed);
-    return rowIdsByGithubId(this.db, resource, rows.map((row) => row.github_id));
+    const changed = new Set<string>();
+    const ids: Ids = new Map();
+    // Rows are made a batch at a time: the records are in memory already, their rows need not all be.
+    for (const batch of batches(records)) {
+      const rows = batch.map(toRow).filter((row): row is Row => row !== null);
+      const result = await upsertByGithubId(this.db, resource, rows);
+      counts.skipped += batch.length - rows.length;
+      counts.inserted += result.inserted;
+      counts.updated += result.updated;
+      for (const id of result.changed) changed.add(id);
+      for (const [githubId, id] of await rowIdsByGithubId(this.db, resource, rows.map((row) => row.github_id))) ids.set(githubId, id);
+    }
+    this.#changed.set(resource, changed);
+    return ids;
   }
 
   /** Row ids of stored records, including those stored by earlier runs. */

@@ -123,9 +123,10 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       const { filters, page: listed, order, changed } = read(request.query as Record<string, unknown>);
       const geo = def.geo && listMediaType(request, reply) === GEOJSON_TYPE ? def.geo : undefined;
       const page: ListPage = geo ? { ...listed, geo } : listed;
-      const filtered = await def.query(app.database.db, filters, request.params as Static<P>);
+      const db = listDb(app);
+      const filtered = await def.query(db, filters, request.params as Static<P>);
       const rows = changed ? filtered.where(changed) : filtered;
-      const { items, count, next, hasNext } = await fetchPage(app.database.db, rows, order, page);
+      const { items, count, next, hasNext } = await fetchPage(db, rows, order, page);
       const info = pageInfo(count, page, hasNext);
       setLinkHeader(request, reply, info, page, next);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
@@ -134,6 +135,11 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       return envelopeJson(items, info, page);
     },
   );
+}
+
+/** The database of list queries: their own pool and statement timeout when the database has one (Database.lists). */
+export function listDb(app: FastifyInstance): Db {
+  return app.database.lists ?? app.database.db;
 }
 
 export interface DetailDefinition<P extends TObject, Row, Body extends TSchema> extends Operation {
