@@ -68,6 +68,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
 }
 
+/** The worker thread of an embedded database (fault tests end it to see what a crash does). */
+const workers = new WeakMap<Database, PgliteWorker>();
+export function embeddedWorker(database: Database): PgliteWorker | undefined {
+  return workers.get(database);
+}
+
 async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLock | undefined): Promise<Database> {
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
   const worker = await PgliteWorker.start({ dataDir, ...(loadDataDir ? { loadDataDir } : {}) });
@@ -76,7 +82,7 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
   const pool = new pg.Pool({ max: 1, stream: () => worker.socket() });
   survivePoolErrors(pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
-  return {
+  const database: Database = {
     db,
     kind: 'pglite',
     dumpDataDir: () => worker.dumpDataDir(),
@@ -89,6 +95,8 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
       }
     },
   };
+  workers.set(database, worker);
+  return database;
 }
 
 /**

@@ -123,6 +123,11 @@ export class PgliteWorker {
     }
   }
 
+  /** Ends the worker at once, as a crash would (fault tests): pending and later queries fail, close() still works. */
+  async crash(): Promise<void> {
+    await this.#worker.terminate();
+  }
+
   /** The stream node-postgres uses instead of a TCP socket (its `stream` option). */
   socket(): Duplex {
     return new PgliteSocket(this);
