@@ -226,8 +226,9 @@ class PgliteSocket extends Duplex {
 
   #flush(): void {
     this.#flushing = false;
-    const { startup, messages: bytes } = frames(Buffer.concat(this.#written));
-    this.#written = [];
+    const { startup, messages: bytes, rest } = frames(Buffer.concat(this.#written));
+    // node-postgres writes whole messages; a part of one would wait for the rest.
+    this.#written = rest.length > 0 ? [rest] : [];
     if (this.destroyed) return;
     if (startup) {
       this.#host.newSession().then(
@@ -248,21 +249,22 @@ class PgliteSocket extends Duplex {
 // AuthenticationOk ('R', length 8, 0) then ReadyForQuery ('Z', length 5, idle).
 const STARTED = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]);
 
-/** Whether `bytes` hold a startup packet, and their other messages but a Terminate ('X') in a fresh buffer (it moves to the worker). */
-function frames(bytes: Buffer): { startup: boolean; messages: Uint8Array } {
+/**
+ * Whether `bytes` hold a startup packet; their other whole messages but a Terminate ('X'), in a fresh buffer (it
+ * moves to the worker); and what is left after the last whole message.
+ */
+function frames(bytes: Buffer): { startup: boolean; messages: Uint8Array; rest: Buffer } {
   const kept: Buffer[] = [];
   let startup = false;
   let at = 0;
-  while (at < bytes.length) {
+  while (at + 5 <= bytes.length) {
     // A startup packet has no type byte (its length's high byte is 0); every other message is a type and a length.
-    if (bytes[at] === 0) {
-      startup = true;
-      at += bytes.readInt32BE(at);
-      continue;
-    }
-    const length = 1 + bytes.readInt32BE(at + 1);
-    if (bytes[at] !== 0x58) kept.push(bytes.subarray(at, at + length));
+    const isStartup = bytes[at] === 0;
+    const length = isStartup ? bytes.readInt32BE(at) : 1 + bytes.readInt32BE(at + 1);
+    if (length < 4 || at + length > bytes.length) break;
+    if (isStartup) startup = true;
+    else if (bytes[at] !== 0x58) kept.push(bytes.subarray(at, at + length));
     at += length;
   }
-  return { startup, messages: new Uint8Array(Buffer.concat(kept)) };
+  return { startup, messages: new Uint8Array(Buffer.concat(kept)), rest: Buffer.from(bytes.subarray(at)) };
 }
