@@ -6,10 +6,12 @@
 //     a `q` search of /repositories/, each requested one after the other by one client;
 //   - an issue detail while 20 other clients walk deep pages of /issues/, with the count of 5xx;
 //   - the SQL the app sends for each of those lists, run by pgbench (one client) as the ceiling.
-// The database is dropped at the end (KEEP=1 keeps it). Results: bench/SCALE.md.
+// The database is dropped at the end (KEEP=1 keeps it). Then the PGlite event-loop test (bench/pglite-loop.ts).
+// Results: bench/SCALE.md.
 //
 //   npm run bench:scale                          # PostgreSQL at 127.0.0.1:5432 (BENCH_DATABASE_URL to change)
 //   ISSUES=100000 ITERATIONS=20 npm run bench:scale
+//   npm run bench:scale -- --only pglite         # the PGlite event-loop test alone
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -25,6 +27,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { runImport, writeDataset } from './scale-import.ts';
+import { pgliteEventLoop } from './pglite-loop.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -41,7 +44,9 @@ const PGBENCH_SECONDS = Number(process.env.PGBENCH_SECONDS ?? 5);
 const BIG_EVERY = 18;
 const ORGANIZATIONS = 200;
 /** Which parts run: `lists` (one client per list, pgbench), `load` (the detail under deep-page walkers), `import`. */
-const PHASES = new Set((process.env.PHASES ?? 'lists,load,import').split(',').map((p) => p.trim()));
+// `--only pglite` is PHASES=pglite.
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const PHASES = new Set((ONLY ?? process.env.PHASES ?? 'lists,load,import,pglite').split(',').map((p) => p.trim()));
 
 const ms = (x: number) => x.toFixed(1);
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
@@ -461,3 +466,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+if (PHASES.has('pglite')) await pgliteEventLoop();

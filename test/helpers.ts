@@ -7,7 +7,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { importDataset } from '../src/data/import.ts';
 import { openDatabase, type Database } from '../src/db/index.ts';
@@ -26,7 +25,7 @@ export async function createTestDb(options: { migrate?: boolean; importBundled?:
   const migrate = options.migrate ?? true;
   if (!serverUrl) {
     const database = migrate
-      ? await openDatabase({ pglite: await pgliteFromTemplate(options.importBundled ? 'bundled' : 'migrated') })
+      ? await openDatabase({ loadDataDir: await pgliteTemplate(options.importBundled ? 'bundled' : 'migrated') })
       : await openDatabase({ dataDir: 'memory://' });
     return { ...database, url: undefined, drop: () => database.close() };
   }
@@ -87,13 +86,6 @@ function templateKey(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-async function newPglite(loadDataDir?: Blob): Promise<PGlite> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
-  return PGlite.create({ extensions: { pg_trgm, unaccent }, ...(loadDataDir ? { loadDataDir } : {}) });
-}
-
 async function buildTemplate(kind: Template): Promise<Blob> {
   const file = path.join(TEMPLATE_DIR, `${kind}-${templateKey()}.tar`);
   try {
@@ -101,12 +93,11 @@ async function buildTemplate(kind: Template): Promise<Blob> {
   } catch {
     // not built yet in this run: build it
   }
-  const pglite = await newPglite();
-  const database = await openDatabase({ pglite });
+  const database = await openDatabase({ dataDir: 'memory://' });
   try {
     await migrateToLatest(database.db);
     if (kind === 'bundled') await importDataset(database.db);
-    const tarball = await pglite.dumpDataDir('none');
+    const tarball = await database.dumpDataDir!();
     // Written under a name of its own, then renamed: a test file starting at the same time reads all or nothing.
     await fs.mkdir(TEMPLATE_DIR, { recursive: true });
     const partial = `${file}.${process.pid}.partial`;
@@ -122,13 +113,13 @@ async function buildTemplate(kind: Template): Promise<Blob> {
   }
 }
 
-/** A new in-memory PGlite holding a copy of the template: migrated, and with the bundled data when asked. */
-async function pgliteFromTemplate(kind: Template): Promise<PGlite> {
+/** The template's tarball, for a new in-memory PGlite: migrated, and with the bundled data when asked. */
+function pgliteTemplate(kind: Template): Promise<Blob> {
   let template = templates.get(kind);
   if (!template) {
     template = buildTemplate(kind);
     templates.set(kind, template);
     template.catch(() => templates.delete(kind));
   }
-  return newPglite(await template);
+  return template;
 }

@@ -1,12 +1,12 @@
 // Opens the one database the service uses: a PostgreSQL server when DATABASE_URL is set,
-// otherwise an embedded PGlite (PostgreSQL compiled to WASM) persisted under DATA_DIR.
-// Both go through node-postgres, so every query, type parser and migration is shared.
+// otherwise an embedded PGlite (PostgreSQL compiled to WASM) persisted under DATA_DIR, run in a worker thread
+// (pglite-host.ts). Both go through node-postgres, so every query, type parser and migration is shared.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
-import type { PGlite } from '@electric-sql/pglite';
 import type { DB } from './schema.ts';
+import { PgliteWorker } from './pglite-host.ts';
 import { timestampParser } from './timestamps.ts';
 
 // `date` columns stay `YYYY-MM-DD` strings: turning them into Date objects would shift them by
@@ -31,14 +31,16 @@ export interface Database {
   readonly lists?: Db;
   readonly kind: DbKind;
   close(): Promise<void>;
+  /** Embedded database only: a tarball of its data folder, for `loadDataDir` (the tests' templates). */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 export interface OpenOptions {
   databaseUrl?: string | undefined;
   /** Folder of the embedded database; `memory://` keeps it in memory. */
   dataDir?: string | undefined;
-  /** An already-open PGlite instance (tests); closed with the database. */
-  pglite?: PGlite;
+  /** Embedded database only: start from this tarball of `dumpDataDir()` (in memory; tests' templates). */
+  loadDataDir?: Blob;
   poolSize?: number;
   /** PostgreSQL server only: cancel statements running longer than this (the serving pool sets it). */
   statementTimeoutMs?: number;
@@ -82,7 +84,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     };
   }
 
-  const dataDir = options.pglite ? undefined : (options.dataDir ?? 'memory://');
+  const dataDir = options.loadDataDir ? 'memory://' : (options.dataDir ?? 'memory://');
   // One process at a time in a data folder: two PGlite instances writing the same files corrupt them.
   const lock = dataDir && !dataDir.startsWith('memory://') ? await lockDataDir(dataDir) : undefined;
   try {
@@ -93,26 +95,35 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
 }
 
-async function openPglite(options: OpenOptions, dataDir: string | undefined, lock: DataDirLock | undefined): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
-  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
-  let pglite = options.pglite;
-  if (!pglite) pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm, unaccent } });
-  const instance = pglite;
-  const pool = new pg.Pool(createPgConfig(instance) as unknown as pg.PoolConfig);
+/** The worker thread of an embedded database (fault tests end it to see what a crash does). */
+const workers = new WeakMap<Database, PgliteWorker>();
+export function embeddedWorker(database: Database): PgliteWorker | undefined {
+  return workers.get(database);
+}
+
+async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLock | undefined): Promise<Database> {
+  const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
+  const worker = await PgliteWorker.start({ dataDir, ...(loadDataDir ? { loadDataDir } : {}) });
+  // One connection: PGlite has one session. A transaction holds it until it ends, so other queries wait
+  // in the pool's queue instead of running inside someone else's transaction.
+  const pool = new pg.Pool({ max: 1, stream: () => worker.socket() });
   survivePoolErrors(pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
-  return {
+  const database: Database = {
     db,
     kind: 'pglite',
+    dumpDataDir: () => worker.dumpDataDir(),
     async close() {
-      await db.destroy();
-      if (!instance.closed) await instance.close();
-      await lock?.release();
+      try {
+        await db.destroy();
+        await worker.close();
+      } finally {
+        await lock?.release();
+      }
     },
   };
+  workers.set(database, worker);
+  return database;
 }
 
 /** Raised instead of queueing a list query behind `queueLength` others: a 503 (errors.ts). */

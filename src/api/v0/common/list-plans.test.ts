@@ -36,10 +36,7 @@ async function open(): Promise<void> {
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     };
   } else {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-    const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
-    database = await openDatabase({ pglite: await PGlite.create('memory://', { extensions: { pg_trgm, unaccent } }), log });
+    database = await openDatabase({ dataDir: 'memory://', log });
     drop = () => database.close();
   }
 }
