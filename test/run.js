@@ -44,7 +44,7 @@ const keepImportMeta = {
 };
 
 async function compile() {
-  const { build } = await import('esbuild');
+  const { build, stop } = await import('esbuild');
   const entryPoints = [...files, path.join(ROOT, 'src/cli/main.ts'), path.join(ROOT, 'src/server.ts')];
   await build({
     entryPoints,
@@ -59,7 +59,7 @@ async function compile() {
     sourcemap: 'inline',
     logLevel: 'error',
     plugins: [keepImportMeta],
-  });
+  }).finally(() => stop()); // esbuild's service process is not needed during the tests
   return files.map((file) => path.join(OUT, path.relative(ROOT, file)).replace(/\.ts$/, '.mjs'));
 }
 
