@@ -26,7 +26,10 @@ function take() {
   return undefined;
 }
 
-for (let next = take(); next; next = take()) {
+// At most TEST_FILES_PER_PROCESS files (default 4) per worker: memory a file leaves behind (an embedded
+// PGlite is not given back at once) would otherwise grow with every file a worker runs.
+const limit = Number(process.env.TEST_FILES_PER_PROCESS) || 4;
+for (let done = 0, next = take(); next; next = ++done < limit ? take() : undefined) {
   const { source, compiled } = next;
   await describe(source, async () => {
     await import(pathToFileURL(compiled).href);

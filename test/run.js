@@ -78,7 +78,9 @@ function enqueue(compiled) {
   mkdirSync(path.join(OUT, 'queue'), { recursive: true });
   mkdirSync(path.join(OUT, 'taken'), { recursive: true });
   jobs.forEach((job, i) => writeFileSync(path.join(OUT, 'queue', String(i).padStart(4, '0')), JSON.stringify(job)));
-  const workers = Math.max(1, Math.min(Number(concurrency) || 1, jobs.length));
+  // TEST_CONCURRENCY of them at a time, each taking up to TEST_FILES_PER_PROCESS files (test/group.js).
+  const perProcess = Number(process.env.TEST_FILES_PER_PROCESS) || 4;
+  const workers = Math.max(1, Math.ceil(jobs.length / perProcess));
   return Array.from({ length: workers }, (_, i) => {
     const entry = path.join(OUT, `worker-${i + 1}.mjs`);
     copyFileSync(path.join(ROOT, 'test/group.js'), entry);
