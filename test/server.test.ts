@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDb, type TestDatabase } from './helpers.ts';
-import { exited, freePort, run, ROOT, startServer, waitFor200 } from './process.ts';
+import { exited, freePort, run, SERVER_ARGS, startServer, waitFor200 } from './process.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -18,14 +18,14 @@ for (const [name, value] of [
   ['REST_AUTH', 'sometimes'],
 ] as const) {
   test(`a bad ${name} stops start-up with a message naming it`, async () => {
-    const result = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], { [name]: value });
+    const result = await run(process.execPath, [...SERVER_ARGS], { [name]: value });
     assert.equal(result.code, 1);
     assert.match(result.stderr, new RegExp(`Invalid configuration: ${name}`));
   });
 }
 
 test('AUTH_DEV_LOGIN with NODE_ENV=production refuses to start', async () => {
-  const result = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
+  const result = await run(process.execPath, [...SERVER_ARGS], {
     AUTH_DEV_LOGIN: 'true',
     NODE_ENV: 'production',
   });

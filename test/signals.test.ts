@@ -36,7 +36,13 @@ async function start(command: string, args: string[]): Promise<Started> {
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const base = `http://127.0.0.1:${port}`;
-  await waitFor200(`${base}/status/`, 60_000);
+  try {
+    await waitFor200(`${base}/status/`, 60_000);
+  } catch (error) {
+    // Stopped here, or the server (and npm) would outlive the test and the test process would never end.
+    child.kill('SIGTERM');
+    throw error;
+  }
   return { child, output: () => output, base };
 }
 
