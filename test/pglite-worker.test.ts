@@ -200,3 +200,54 @@ test('a crashed in-memory database is not restarted (it would come back empty): 
     await own.close();
   }
 });
+
+test('a restart that cannot open the folder is retried with a longer delay; after too many /livez is 503 until one succeeds', embeddedSkip, async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-pglite-restart-'));
+  const dataDir = path.join(dir, 'pglite');
+  const time = manualClock();
+  try {
+    const database = await openDatabase({ dataDir, restart: { clock: time.clock, maxFailedStarts: 2 } });
+    await migrateToLatest(database.db);
+    await chapter(database.db, { key: 'london', name: 'OWASP London' });
+    const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }), database });
+    try {
+      const embedded = database.embedded!;
+      const crashed = once(embedded, 'crashed');
+      await embeddedWorker(database)!.crash();
+      await crashed;
+      // The folder is out of the way (a file in its place): the new worker cannot open it.
+      await fs.rename(dataDir, `${dataDir}.aside`);
+      await fs.writeFile(dataDir, 'not a data folder');
+
+      let failed = once(embedded, 'restart-failed');
+      time.advance(500);
+      const [first] = await failed;
+      assert.equal(first.attempt, 1);
+      assert.equal(first.restartInMs, 1000);
+      assert.equal(first.state, 'restarting');
+      assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 200);
+
+      failed = once(embedded, 'restart-failed');
+      time.advance(1000);
+      const [second] = await failed;
+      assert.deepEqual([second.attempt, second.restartInMs, second.state], [2, 2000, 'failed']);
+      assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 503);
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v0/chapters/' })).statusCode, 503);
+
+      await fs.rm(dataDir);
+      await fs.rename(`${dataDir}.aside`, dataDir);
+      const restarted = once(embedded, 'restarted');
+      time.advance(2000);
+      assert.deepEqual(await restarted, [{ attempt: 3 }]);
+      assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 200);
+      const list = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+      assert.equal(list.statusCode, 200, list.body);
+      assert.deepEqual(list.json().items.map((c: { key: string }) => c.key), ['london']);
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
