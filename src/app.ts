@@ -65,7 +65,9 @@ export async function buildApp({ config, database, logger, clock = Date.now }: A
   const authCache = new AuthCache(database.db, app.log, redis, config.redisPrefix);
   await authCache.start();
   app.decorate('shared', { redis, counter: new Counter(redis, config.redisPrefix), watcher, cache: new ResponseCache(), authCache, clock });
+  const unwatch = logEmbeddedWorker(app.log, database);
   app.addHook('onClose', async () => {
+    unwatch();
     await watcher.stop();
     await authCache.stop();
     redis?.disconnect();
@@ -87,6 +89,27 @@ export async function buildApp({ config, database, logger, clock = Date.now }: A
   });
   await app.register(apiV0, { prefix: '/api/v0' });
   return app;
+}
+
+/**
+ * The embedded database's worker dying and coming back (pglite-supervisor.ts), in this app's log. The messages
+ * carry PGlite's reason and the attempt, never a query or its parameters.
+ */
+function logEmbeddedWorker(log: FastifyBaseLogger, database: Database): () => void {
+  const embedded = database.embedded;
+  if (!embedded) return () => {};
+  const crashed = ({ reason, restartInMs }: { reason: string; restartInMs?: number }) =>
+    restartInMs === undefined
+      ? log.error({ reason }, 'the embedded database stopped and cannot be restarted (in memory): /livez answers 503')
+      : log.error({ reason, restartInMs }, 'the embedded database stopped: restarting it');
+  const restarted = ({ attempt }: { attempt: number }) => log.warn({ attempt }, 'the embedded database restarted');
+  const failed = ({ attempt, reason, restartInMs, state }: { attempt: number; reason: string; restartInMs: number; state: string }) =>
+    (state === 'failed' ? log.error.bind(log) : log.warn.bind(log))(
+      { attempt, reason, restartInMs, state },
+      'the embedded database could not be restarted: trying again',
+    );
+  embedded.on('crashed', crashed).on('restarted', restarted).on('restart-failed', failed);
+  return () => embedded.off('crashed', crashed).off('restarted', restarted).off('restart-failed', failed);
 }
 
 /** A hop count as the function Fastify makes of one (its types leave numbers out). */

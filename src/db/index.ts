@@ -6,7 +6,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import type { DB } from './schema.ts';
-import { PgliteWorker } from './pglite-host.ts';
+import type { PgliteWorker } from './pglite-host.ts';
+import { PgliteSupervisor, type EmbeddedHealth, type RestartOptions } from './pglite-supervisor.ts';
 import { timestampParser } from './timestamps.ts';
 
 // `date` columns stay `YYYY-MM-DD` strings: turning them into Date objects would shift them by
@@ -33,6 +34,8 @@ export interface Database {
   close(): Promise<void>;
   /** Embedded database only: a tarball of its data folder, for `loadDataDir` (the tests' templates). */
   dumpDataDir?(): Promise<Blob>;
+  /** Embedded database only: the state of its worker thread (restarted after a crash, see pglite-supervisor.ts). */
+  readonly embedded?: EmbeddedHealth;
 }
 
 export interface OpenOptions {
@@ -48,6 +51,8 @@ export interface OpenOptions {
   log?: KyselyConfig['log'];
   /** PostgreSQL server only: give list queries a pool of their own (`Database.lists`). */
   lists?: ListBudget;
+  /** Embedded database only: the backoff of the worker's restarts (tests inject a clock). */
+  restart?: RestartOptions;
 }
 
 /** The budget of list queries on a PostgreSQL server (LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS, LIST_QUEUE_LENGTH). */
@@ -95,23 +100,24 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
 }
 
-/** The worker thread of an embedded database (fault tests end it to see what a crash does). */
-const workers = new WeakMap<Database, PgliteWorker>();
+/** The worker thread in place of an embedded database (fault tests end it to see what a crash does). */
 export function embeddedWorker(database: Database): PgliteWorker | undefined {
-  return workers.get(database);
+  return database.embedded instanceof PgliteSupervisor ? database.embedded.current : undefined;
 }
 
 async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLock | undefined): Promise<Database> {
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
-  const worker = await PgliteWorker.start({ dataDir, ...(loadDataDir ? { loadDataDir } : {}) });
+  const worker = await PgliteSupervisor.open({ dataDir, ...(loadDataDir ? { loadDataDir } : {}) }, options.restart);
   // One connection: PGlite has one session. A transaction holds it until it ends, so other queries wait
-  // in the pool's queue instead of running inside someone else's transaction.
+  // in the pool's queue instead of running inside someone else's transaction. A client whose worker died is
+  // dropped (its socket is destroyed); the next one connects to the worker in place.
   const pool = new pg.Pool({ max: 1, stream: () => worker.socket() });
   survivePoolErrors(pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
   const database: Database = {
     db,
     kind: 'pglite',
+    embedded: worker,
     dumpDataDir: () => worker.dumpDataDir(),
     async close() {
       try {
@@ -122,7 +128,6 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
       }
     },
   };
-  workers.set(database, worker);
   return database;
 }
 

@@ -4,8 +4,9 @@
 //
 // A worker that dies (an exception out of PGlite, an out-of-memory abort, terminate()) fails every pending and
 // later query with an ECONNRESET error, which the error mapping answers with 503; the process keeps running,
-// and cached responses and the probes keep answering. The worker is not restarted: the close() of the database
-// still releases the data folder, and the next start opens it with PostgreSQL's own crash recovery.
+// and cached responses and the probes keep answering. Its open sockets are destroyed, so node-postgres discards
+// the clients bound to them. A PgliteWorker is not restarted in place: pglite-supervisor.ts starts a new one on
+// the same data folder (PostgreSQL's crash recovery replays the WAL).
 import path from 'node:path';
 import { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -60,11 +61,16 @@ export class PgliteWorker {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
+  readonly #sockets = new Set<PgliteSocket>();
   #gone: PgliteWorkerGoneError | undefined;
   #closing = false;
+  #onExit: (reason: string) => void = () => {};
+  /** Settles once the worker thread has ended, with why (`closed` after close()). */
+  readonly exited: Promise<string>;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
+    this.exited = new Promise((resolve) => (this.#onExit = resolve));
   }
 
   /** Starts the worker and opens the database in it; rejects with PGlite's own message when it cannot. */
@@ -85,7 +91,11 @@ export class PgliteWorker {
     });
     worker.on('message', (reply: WorkerReply) => host.#reply(reply));
     worker.on('error', (error) => host.#fail(error.message));
-    worker.on('exit', (code) => host.#fail(host.#closing ? 'closed' : `its worker exited with code ${code}`));
+    worker.on('exit', (code) => {
+      const reason = host.#closing ? 'closed' : `its worker exited with code ${code}`;
+      host.#fail(reason);
+      host.#onExit(reason);
+    });
     // Held only while a request is pending: an idle database does not keep the process alive, a query does.
     worker.unref();
     return host;
@@ -130,7 +140,11 @@ export class PgliteWorker {
 
   /** The stream node-postgres uses instead of a TCP socket (its `stream` option). */
   socket(): Duplex {
-    return new PgliteSocket(this);
+    const socket = new PgliteSocket(this);
+    if (this.#gone) return socket; // its connect() fails at once
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+    return socket;
   }
 
   #request(request: Unsent, transfer: ArrayBuffer[] = []): Promise<Uint8Array> {
@@ -163,6 +177,10 @@ export class PgliteWorker {
       this.#pending.delete(id);
       pending.reject(this.#gone);
     }
+    // An idle client's socket learns it too: node-postgres then drops that client from its pool, so the next
+    // query gets a new connection (to a restarted worker) instead of failing on a dead one.
+    for (const socket of this.#sockets) socket.destroy(this.#gone);
+    this.#sockets.clear();
   }
 }
 

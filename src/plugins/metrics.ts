@@ -106,6 +106,14 @@ export function registerMetrics(app: FastifyInstance): void {
     () => (counter.shared ? 1 : 0),
   );
 
+  const embedded = app.database.embedded;
+  if (embedded) {
+    counterOf('cds_embedded_database_restarts_total', 'Worker threads of the embedded database started after a crash.', () => embedded.restarts);
+    gaugeOf('cds_embedded_database_up', '1 while the embedded database\'s worker runs, 0 while it is down (restarting or failed).', () =>
+      embedded.state === 'running' ? 1 : 0,
+    );
+  }
+
   app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw path: unknown paths share one label, so a scan cannot
     // grow the series without bound.

@@ -18,7 +18,11 @@ const StatusBody = Type.Object({
 import { VERSION } from '../version.ts';
 
 const Check = Type.Object({ ok: Type.Boolean(), latency_ms: Type.Optional(Type.Number()) });
-const LiveBody = Type.Object({ status: Type.Literal('ok') });
+const LiveBody = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+  /** Only when the embedded database's worker is dead and will not come back by itself. */
+  embedded_database: Type.Optional(Type.Literal('failed')),
+});
 const ReadyBody = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
   database: Check,
@@ -43,9 +47,18 @@ async function check(probe: () => Promise<unknown>): Promise<{ ok: boolean; late
 }
 
 export async function statusRoutes(app: FastifyInstance): Promise<void> {
-  // Liveness: the process answers (a process manager restarts it when this stops). Touches nothing else, so a
-  // database outage never gets healthy instances restarted.
-  app.get('/livez', { schema: { hide: true, response: { 200: LiveBody } }, logLevel: 'warn' }, async () => ({ status: 'ok' as const }));
+  // Liveness: the process answers (a process manager restarts it when this stops). Touches no database, so a
+  // database outage never gets healthy instances restarted. One exception: an embedded database whose worker
+  // cannot come back by itself (in memory, or 5 failed restarts in a row) makes it 503, since only restarting
+  // the process can help then; a worker being restarted is still `ok` (/readyz says 503 meanwhile).
+  app.get(
+    '/livez',
+    { schema: { hide: true, response: { 200: LiveBody, 503: LiveBody } }, logLevel: 'warn' },
+    async (_request, reply) => {
+      if (app.database.embedded?.state !== 'failed') return { status: 'ok' as const };
+      return reply.code(503).send({ status: 'failed' as const, embedded_database: 'failed' as const });
+    },
+  );
 
   // Readiness: whether this instance can serve now (a load balancer stops sending traffic while it is 503):
   // the database, and Redis when configured (without it rate limits are per instance, see README).
