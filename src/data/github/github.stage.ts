@@ -100,7 +100,9 @@ export class IssueStage {
     const db = this.db;
     await sql`CREATE TEMP TABLE import_repository_names (name text PRIMARY KEY, github_id bigint NOT NULL) ON COMMIT DROP`.execute(db);
     await insertJson(db, 'import_repository_names', [...repositories].map(([name, github_id]) => ({ name, github_id })));
+    // TEMP tables get no statistics from autovacuum: without them the planner guesses their size.
     await sql`ANALYZE import_repository_names`.execute(db);
+    await sql`ANALYZE import_issue_stage`.execute(db);
 
     const { rows: failed } = await sql<{ error: number }>`
       SELECT s.error FROM ${STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
@@ -117,6 +119,7 @@ export class IssueStage {
         min(s.seq) OVER (PARTITION BY s.github_id) AS first_seq
       FROM ${STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
       ORDER BY s.github_id, s.updated_at DESC, s.fields DESC, s.seq`.execute(db);
+    await sql`ANALYZE import_issues_chosen`.execute(db);
 
     let skippedLabels = 0;
     if (this.idLessLabels) {
@@ -183,6 +186,7 @@ export class IssueStage {
     const { rows: [written] } = await sql<{ inserted: string; updated: string }>`
       SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
       FROM ${WRITTEN}`.execute(db);
+    await sql`ANALYZE import_issues_written`.execute(db);
     counts.inserted += Number(written!.inserted);
     counts.updated += Number(written!.updated);
   }
