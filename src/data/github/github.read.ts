@@ -1,5 +1,5 @@
 // Reads the recorded GitHub responses listed in manifest.json and turns them into records. Nothing is
-// written: a bad file stops the import before the database is touched.
+// written but the import's TEMP staging tables (with a transaction): a bad file leaves the data as it was.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../../db/index.ts';
