@@ -212,7 +212,7 @@ export class IssueStage {
           SELECT i.id, ${ids} AS ids FROM ${CHOSEN} c JOIN issues i ON i.github_id = c.github_id
         ),
         wanted AS (
-          SELECT DISTINCT o.id AS owner, target.id AS other
+          SELECT o.id AS owner, target.id AS other
           FROM owners o CROSS JOIN unnest(o.ids) AS g (github_id) JOIN (${target}) target ON target.github_id = g.github_id
         ),
         removed AS (
@@ -224,8 +224,9 @@ export class IssueStage {
           INSERT INTO ${table} (issue_id, ${other}) SELECT owner, other FROM wanted
           ON CONFLICT DO NOTHING RETURNING issue_id AS owner
         )
-        INSERT INTO ${RELINKED} SELECT owner FROM removed UNION SELECT owner FROM added`.execute(db);
+        INSERT INTO ${RELINKED} SELECT owner FROM removed UNION ALL SELECT owner FROM added`.execute(db);
     }
+    // (No DISTINCT above: a repeated pair is inserted once, ON CONFLICT DO NOTHING; EXCEPT removes repeated owners.)
     const { rows: [touched] } = await sql<{ count: string }>`
       WITH touched AS (
         UPDATE issues SET nest_updated_at = now()
