@@ -1,5 +1,5 @@
-// Loads the bundled (or a given) dataset into the database. Files are read and validated first;
-// then every write happens in one transaction, so a bad file changes nothing.
+// Loads the bundled (or a given) dataset into the database. Everything happens in one transaction
+// (the GitHub issues are staged in it as they are read), so a bad file changes nothing.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -77,10 +77,14 @@ async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean, o
   progress.start(IMPORT_STEPS.length, 'import');
   try {
     const owaspData = step(await readOwaspData(sources.owaspDir), 0);
-    const githubData = step(await readGithubData(sources.githubDir), 1);
     return await db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
       if (onlyIfEmpty && (await readDataVersion(trx)) > 0) return null;
+      // A bulk load: its set-based statements (a million issues at once) may take longer than a request's budget.
+      await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+      // The GitHub responses are read inside the transaction: their issues are staged in its TEMP tables
+      // (github.stage.ts), so memory does not grow with their number; a bad file still changes nothing.
+      const githubData = step(await readGithubData(sources.githubDir, trx), 1);
       // GitHub first: leaders may link to the members it stores.
       const github = step(await writeGithubData(trx, githubData), 2);
       const owasp = step(await writeOwaspData(trx, owaspData), 3);

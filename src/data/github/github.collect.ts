@@ -2,8 +2,10 @@
 // author, assignees, milestone and labels). Issues, labels, milestones and releases name their repository
 // only by address, so they wait in `pending` until every repository has been seen.
 import { describe, Fields, isApiObject, repositoryOfUrl } from './github.fields.ts';
-import { assigneesOf, isIdLess, mapIssue, mapMember, mapOrganization, mapRepository } from './github.mapping.ts';
-import type { GithubData, IssueRecord, MemberRecord, OrganizationRecord, RepositoryRecord } from './github.records.ts';
+import { assigneesOf, isIdLess, mapIssue, mapLabel, mapMember, mapOrganization, mapRepository } from './github.mapping.ts';
+import type {
+  GithubData, IssueRecord, LabelRecord, MemberRecord, OrganizationRecord, RepositoryRecord,
+} from './github.records.ts';
 import { resolvePending } from './github.resolve.ts';
 import { fieldCount, Versions } from './github.versions.ts';
 
@@ -31,6 +33,20 @@ export interface PendingIssue {
   error?: unknown;
 }
 
+/**
+ * A label as read, mapped at once (with repository 0). The same label comes embedded in every issue that
+ * has it: copies with the same id and repository are kept once, the one with the most fields (the first
+ * on a tie), where it was first met, as github.versions.ts would choose among them. A copy that does not
+ * map keeps its own place and its error, thrown if its repository is known.
+ */
+export interface PendingLabel {
+  repository: string;
+  description: string;
+  fields: number;
+  record?: LabelRecord;
+  error?: unknown;
+}
+
 /** The labels a response says an issue has, replacing those embedded in older copies of the issue. */
 export interface IssueLabels {
   repository: string;
@@ -49,14 +65,19 @@ export class GithubCollector {
   readonly repositories = new Versions<RepositoryRecord>();
   readonly pending = {
     issues: [] as PendingIssue[],
-    labels: [] as Pending[],
+    labels: [] as PendingLabel[],
     milestones: [] as Pending[],
     releases: [] as Pending[],
   };
   readonly issueLabels: IssueLabels[] = [];
+  /** Index in pending.labels of each label kept, by `github id/lower-case repository`. */
+  readonly #labelAt = new Map<string, number>();
   readonly memberships: Membership[] = [];
   /** Pull requests met among issues: not stored, and neither are the objects embedded in them. */
   pullRequests = 0;
+
+  /** `stage`: where issues go instead of `pending.issues` (the dataset import stages them in the database). */
+  constructor(readonly stage?: { add(issue: PendingIssue): void }) {}
 
   organization(value: unknown, source: string): OrganizationRecord {
     return this.organizations.add(mapOrganization(value, source), value);
@@ -86,7 +107,9 @@ export class GithubCollector {
       return;
     }
     const repository = repositoryOf(f, 'repository_url', context);
-    this.pending.issues.push(prepareIssue(value, source, repository));
+    const pending = prepareIssue(value, source, repository);
+    if (this.stage) this.stage.add(pending);
+    else this.pending.issues.push(pending);
     if (f.has('user')) this.member(f.api.user, source);
     for (const user of assigneesOf(f)) this.member(user, source);
     if (f.has('milestone')) this.milestone(f.api.milestone, source, repository);
@@ -126,8 +149,23 @@ export class GithubCollector {
   #label(value: unknown, source: string, context: string | undefined, embedded: boolean): Pending {
     const f = new Fields(value, 'label', source);
     const pending = { api: value, source, repository: repositoryOf(f, 'url', context) };
-    if (!(embedded && isIdLess(value))) this.pending.labels.push(pending);
+    if (!(embedded && isIdLess(value))) this.#keepLabel(value, source, pending.repository);
     return pending;
+  }
+
+  #keepLabel(value: unknown, source: string, repository: string): void {
+    const label: PendingLabel = { repository, description: describe('labels', value), fields: fieldCount(value) };
+    try {
+      label.record = mapLabel(value, source, 0);
+    } catch (error) {
+      label.error = error;
+      this.pending.labels.push(label);
+      return;
+    }
+    const key = `${label.record.github_id}/${repository.toLowerCase()}`;
+    const at = this.#labelAt.get(key);
+    if (at === undefined) this.#labelAt.set(key, this.pending.labels.push(label) - 1);
+    else if (label.fields > this.pending.labels[at]!.fields) this.pending.labels[at] = label;
   }
 }
 

@@ -1,12 +1,15 @@
 // Reads the recorded GitHub responses listed in manifest.json and turns them into records. Nothing is
-// written: a bad file stops the import before the database is touched.
+// written but the import's TEMP staging tables (with a transaction): a bad file leaves the data as it was.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
 import { GithubCollector } from './github.collect.ts';
 import { isApiObject } from './github.fields.ts';
 import type { GithubData } from './github.records.ts';
+import { stagedIssueKeys } from './github.resolve.ts';
 import { collectResponse } from './github.responses.ts';
+import { IssueStage } from './github.stage.ts';
 
 const MANIFEST = 'manifest.json';
 
@@ -17,14 +20,27 @@ interface ManifestEntry {
   count?: number;
 }
 
-export async function readGithubData(dir: string): Promise<GithubData> {
-  const collector = new GithubCollector();
+/**
+ * With `db` (a transaction), issues are staged in TEMP tables of that transaction as they are read
+ * (github.stage.ts) instead of being kept: memory stays bounded whatever their number, and a bad file
+ * still changes nothing (the transaction is rolled back).
+ */
+export async function readGithubData(dir: string, db?: Db): Promise<GithubData> {
+  const stage = db ? new IssueStage(db) : undefined;
+  const collector = new GithubCollector(stage);
   for (const entry of await readManifest(dir)) {
     const body = await readJson(dir, entry.file);
     checkShape(entry, body);
     collectResponse(collector, entry.requests[0]!, body, entry.file);
+    await stage?.flush();
   }
-  return collector.finish();
+  const data = collector.finish();
+  if (!stage) return data;
+  const keys = stagedIssueKeys(collector, data);
+  const skipped = await stage.resolve(keys.repositories, keys.labels, keys.overrides);
+  data.skipped.issues += skipped.skippedIssues;
+  data.skipped.labels += skipped.skippedLabels;
+  return { ...data, stagedIssues: stage };
 }
 
 async function readManifest(dir: string): Promise<ManifestEntry[]> {

@@ -1,6 +1,8 @@
 // The GitHub records as the reader produces them and the writer stores them. Fields carry the column
 // names; references to other records are GitHub ids (`*_github_id`), which the writer turns into row ids.
 
+import type { IssueStage } from './github.stage.ts';
+
 export interface OrganizationRecord {
   github_id: number;
   login: string;
@@ -144,4 +146,6 @@ export interface GithubData {
   organizationMembers: OrganizationMemberRecord[];
   /** Records left out because their repository is not in the source, or a label without any id. */
   skipped: Record<GithubResource, number>;
+  /** The dataset import's issues, staged in the database (github.stage.ts) instead of `issues`. */
+  stagedIssues?: IssueStage;
 }

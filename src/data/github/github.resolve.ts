@@ -3,7 +3,10 @@
 import { describe } from './github.fields.ts';
 import { mapLabel, mapMilestone, mapRelease } from './github.mapping.ts';
 import type { GithubCollector, Pending } from './github.collect.ts';
-import type { GithubData, GithubResource, IssueRecord, OrganizationMemberRecord } from './github.records.ts';
+import type {
+  GithubData, GithubResource, IssueRecord, LabelRecord, OrganizationMemberRecord,
+} from './github.records.ts';
+import type { LabelOverride } from './github.stage.ts';
 import { Versions } from './github.versions.ts';
 
 type Mapper<T> = (value: unknown, source: string, repositoryGithubId: number) => T;
@@ -30,7 +33,14 @@ export function resolvePending(collected: GithubCollector): GithubData {
   }
 
   const milestones = resolve('milestones', mapMilestone, collected.pending.milestones);
-  const labels = resolve('labels', mapLabel, collected.pending.labels);
+  // Labels were mapped, and their copies merged, when read (collect.ts PendingLabel).
+  const labels = new Versions<LabelRecord>();
+  for (const pending of collected.pending.labels) {
+    const repositoryId = repositoryIds.get(pending.repository.toLowerCase());
+    if (repositoryId === undefined) skip('labels', pending.description);
+    else if (pending.error !== undefined) throw pending.error;
+    else labels.addCounted({ ...pending.record!, repository_github_id: repositoryId }, pending.fields);
+  }
   const releases = resolve('releases', mapRelease, collected.pending.releases);
   const labelIds = new Map<string, number>();
   for (const { repository_github_id, name, github_id } of labels.records()) {
@@ -102,4 +112,28 @@ function resolveMemberships(collected: GithubCollector): OrganizationMemberRecor
     pairs.set(`${id}/${memberGithubId}`, { organization_github_id: id, member_github_id: memberGithubId });
   }
   return [...pairs.values()];
+}
+
+/**
+ * What staged issues (github.stage.ts) are resolved against, as above: repositories by lower-case
+ * `owner/name`, labels by `<repository id>/<lower-case name>`, and the label lists given per issue
+ * (`/issues/N/labels` responses; the last one for an issue wins).
+ */
+export function stagedIssueKeys(collected: GithubCollector, data: GithubData) {
+  const repositories = new Map<string, number>();
+  for (const { owner_login, name, github_id } of data.repositories) {
+    repositories.set(`${owner_login}/${name}`.toLowerCase(), github_id);
+  }
+  const labels = new Map<string, number>();
+  for (const { repository_github_id, name, github_id } of data.labels) {
+    labels.set(`${repository_github_id}/${name.toLowerCase()}`, github_id);
+  }
+  const overrides = new Map<string, LabelOverride>();
+  for (const { repository, number, labels: given } of collected.issueLabels) {
+    const repositoryId = repositories.get(repository.toLowerCase());
+    if (repositoryId === undefined) continue;
+    const labelGithubIds = given.map((label) => mapLabel(label.api, label.source, repositoryId).github_id);
+    overrides.set(`${repositoryId}#${number}`, { repositoryGithubId: repositoryId, number, labelGithubIds });
+  }
+  return { repositories, labels, overrides: [...overrides.values()] };
 }

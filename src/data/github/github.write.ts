@@ -39,26 +39,36 @@ export async function writeGithubData(db: Db, data: GithubData): Promise<GithubR
     const { repository_github_id, author_github_id, ...columns } = milestone;
     return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
   });
-  const issues = await run.store('issues', data.issues, (issue) => {
-    const { repository_github_id, author_github_id, milestone_github_id, ...rest } = issue;
-    const { label_github_ids: _labels, assignee_github_ids: _assignees, ...columns } = rest;
-    const author_id = refer(people, author_github_id);
-    const milestone_id = refer(milestones, milestone_github_id);
-    return inRepository(repository_github_id, { ...columns, author_id, milestone_id });
-  });
-  const labels = await run.store('labels', data.labels, ({ repository_github_id, ...columns }) =>
-    inRepository(repository_github_id, columns),
-  );
+  const staged = data.stagedIssues;
+  if (staged) {
+    // The dataset import: issues are in TEMP tables (github.stage.ts), upserted and linked in SQL.
+    await staged.write(run.report.issues, milestones);
+    const labels = await run.store('labels', data.labels, ({ repository_github_id, ...columns }) =>
+      inRepository(repository_github_id, columns),
+    );
+    await staged.link(run.report.issues, labels);
+  } else {
+    const issues = await run.store('issues', data.issues, (issue) => {
+      const { repository_github_id, author_github_id, milestone_github_id, ...rest } = issue;
+      const { label_github_ids: _labels, assignee_github_ids: _assignees, ...columns } = rest;
+      const author_id = refer(people, author_github_id);
+      const milestone_id = refer(milestones, milestone_github_id);
+      return inRepository(repository_github_id, { ...columns, author_id, milestone_id });
+    });
+    const labels = await run.store('labels', data.labels, ({ repository_github_id, ...columns }) =>
+      inRepository(repository_github_id, columns),
+    );
 
-  // By batches of issues: every pair of an issue goes with it (the links of its other labels are deleted).
-  const stored = data.issues.filter((issue) => issues.has(issue.github_id));
-  for (const batch of batches(stored)) {
-    const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
-    await run.link('issues', 'issue_labels', pairs(batch, issues, (issue) => issue.label_github_ids, labels), issueRowIds);
-  }
-  for (const batch of batches(stored)) {
-    const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
-    await run.link('issues', 'issue_assignees', pairs(batch, issues, (issue) => issue.assignee_github_ids, people), issueRowIds);
+    // By batches of issues: every pair of an issue goes with it (the links of its other labels are deleted).
+    const stored = data.issues.filter((issue) => issues.has(issue.github_id));
+    for (const batch of batches(stored)) {
+      const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
+      await run.link('issues', 'issue_labels', pairs(batch, issues, (issue) => issue.label_github_ids, labels), issueRowIds);
+    }
+    for (const batch of batches(stored)) {
+      const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
+      await run.link('issues', 'issue_assignees', pairs(batch, issues, (issue) => issue.assignee_github_ids, people), issueRowIds);
+    }
   }
   const memberships = data.organizationMembers.flatMap(({ organization_github_id, member_github_id }) => {
     const [organization, member] = [organizations.get(organization_github_id), members.get(member_github_id)];
@@ -83,7 +93,8 @@ class WriteRun {
     data: GithubData,
   ) {
     const counts = (resource: GithubResource) => ({
-      ...emptyCounts(), total: data[resource].length, skipped: data.skipped[resource],
+      ...emptyCounts(), skipped: data.skipped[resource],
+      total: resource === 'issues' && data.stagedIssues ? data.stagedIssues.total : data[resource].length,
     });
     this.report = Object.fromEntries(GITHUB_RESOURCES.map((r) => [r, counts(r)])) as GithubReport;
   }
