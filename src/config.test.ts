@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from './config.ts';
@@ -39,7 +40,7 @@ for (const [name, value] of [
 }
 
 test('the list budget: 3 connections, 3 s, 100 waiting by default; each can be set', () => {
-  assert.deepEqual(loadConfig({}).lists, { poolSize: 3, statementTimeoutMs: 3_000, queueLength: 100 });
+  assert.deepEqual(loadConfig({}).lists, { poolSize: Math.max(1, os.availableParallelism() - 1), statementTimeoutMs: 3_000, queueLength: 100 });
   const lists = loadConfig({ LIST_POOL_SIZE: '5', LIST_STATEMENT_TIMEOUT_MS: '2000', LIST_QUEUE_LENGTH: '0' }).lists;
   assert.deepEqual(lists, { poolSize: 5, statementTimeoutMs: 2_000, queueLength: 0 });
 });
