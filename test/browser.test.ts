@@ -6,29 +6,19 @@
 // Never downloads a browser; without Chromium the test fails.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { ALICE, startGithubStandIn, githubSignInEnv, type GithubStandIn } from './github-standin.ts';
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const SCREENSHOT = process.env.UPDATE_SCREENSHOT === '1'
   ? fileURLToPath(new URL('../docs/api-keys-page.png', import.meta.url))
   : path.join(os.tmpdir(), `cds-api-keys-page-${process.pid}.png`);
@@ -44,9 +34,6 @@ let browser: Browser | undefined;
 let origin = '';
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package (\`apt-get install chromium\`). This test never downloads a browser.`);
-  }
   github = await startGithubStandIn();
   github.user = ALICE;
   t = await buildTestApp({
@@ -56,7 +43,7 @@ before(async () => {
     },
   });
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium(['--disable-quic']);
 });
 
 after(async () => {

@@ -2,20 +2,18 @@
 // through playwright-core), and without the setting the form is not there.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 let t: TestApp | undefined;
 let browser: Browser | undefined;
 let origin = '';
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package.`);
   t = await buildTestApp({ env: { REST_AUTH: 'required', AUTH_DEV_LOGIN: 'true' } });
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

@@ -4,31 +4,18 @@
 // the server demands of a request carrying the session cookie.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium, onlyOrigin, pageProblems } from './chromium.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 let t: TestApp | undefined;
 let browser: Browser | undefined;
 let origin = '';
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package (\`apt-get install chromium\`). This test never downloads a browser.`);
-  }
   t = await buildTestApp({ env: { AUTH_DEV_LOGIN: 'true' } });
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
@@ -49,19 +36,9 @@ async function openContext(): Promise<Watched> {
   // Not a timed assertion: a bound on each wait, above Playwright's 30 s, because GraphiQL's 1.5 MB of script can
   // take that long to parse on a loaded 2-core machine.
   context.setDefaultTimeout(120_000);
-  const outside: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (new URL(url).origin === origin) return route.continue();
-    outside.push(url);
-    return route.abort('internetdisconnected');
-  });
+  const outside = await onlyOrigin(context, origin);
   const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-  });
+  const problems = pageProblems(page);
   page.on('response', async (response) => {
     if (response.status() >= 400) problems.push(`${response.status()} ${response.request().method()} ${response.url()} ${response.request().postData() ?? ''} ${await response.text()}`);
   });

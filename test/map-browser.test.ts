@@ -7,20 +7,18 @@
 // goes to a temporary file. Never downloads a browser; without Chromium the test fails.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium, onlyOrigin, pageProblems } from './chromium.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { event, utcDate } from './factories-community.ts';
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 import { CONTENT_SECURITY_POLICY } from '../src/web/security-headers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run', '--disable-quic'];
 const SCREENSHOT = process.env.UPDATE_SCREENSHOT === '1'
   ? fileURLToPath(new URL('../docs/map.png', import.meta.url))
   : path.join(os.tmpdir(), `cds-map-page-${process.pid}.png`);
@@ -32,9 +30,6 @@ let origin = '';
 let apiKey = '';
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package (\`apt-get install chromium\`). This test never downloads a browser.`);
-  }
   t = await buildTestApp({ importBundled: true, env: { REST_AUTH: 'required' } });
   const db = t.database.db;
   // Upcoming events with a place (drawn), one without (not drawn), one past (not drawn).
@@ -47,7 +42,7 @@ before(async () => {
   assert.ok(created.ok);
   apiKey = created.rawKey;
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium(['--disable-quic']);
 });
 
 after(async () => {
@@ -68,19 +63,9 @@ test('the map draws every chapter and upcoming event the API gives as GeoJSON, f
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' });
   try {
     // Offline: only our server answers; anything else is failed and recorded.
-    const elsewhere: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${origin}/`)) return route.continue();
-      elsewhere.push(url);
-      return route.abort('internetdisconnected');
-    });
+    const elsewhere = await onlyOrigin(context, origin);
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-    });
+    const problems = pageProblems(page);
     const requested: string[] = [];
     page.on('request', (request) => requested.push(new URL(request.url()).pathname));
 

@@ -1,0 +1,44 @@
+// Debian's Chromium for the browser tests, through playwright-core: never a browser a tool downloads.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Launches Chromium with the standard arguments (plus `extraArgs`); a missing Chromium fails naming the package. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package (\`apt-get install chromium\`). This test never downloads a browser.`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+}
+
+/** Offline but for our server: every request to another origin is failed, and its address recorded in the array returned. */
+export async function onlyOrigin(context: BrowserContext, origin: string): Promise<string[]> {
+  const outside: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin === origin) return route.continue();
+    outside.push(url);
+    return route.abort('internetdisconnected');
+  });
+  return outside;
+}
+
+/** Script errors, console errors and CSP refusals of the page, collected in the array returned. */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  return problems;
+}
