@@ -32,7 +32,14 @@ export async function runLoad(
 ): Promise<LoadResult> {
   if (warmupSeconds > 0) await runLoad(url, headers, connections, warmupSeconds);
   if (hasWrk) {
-    const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+    const args = [
+      '-t2',
+      `-c${connections}`,
+      `-d${seconds}s`,
+      '--latency',
+      ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+      url,
+    ];
     const out = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
     const line = (label: string) => out.split('\n').find((l) => l.trim().startsWith(label)) ?? '';
     return {
@@ -42,7 +49,10 @@ export async function runLoad(
       p99: ms(line('99%').trim().split(/\s+/)[1] ?? ''),
       non2xx:
         Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) +
-        (/Socket errors: connect (\d+), read (\d+), write (\d+)/.exec(out)?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0),
+        (/Socket errors: connect (\d+), read (\d+), write (\d+)/
+          .exec(out)
+          ?.slice(1)
+          .reduce((a, b) => a + Number(b), 0) ?? 0),
       timeouts: Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
     };
   }

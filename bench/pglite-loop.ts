@@ -23,7 +23,8 @@ const REPOSITORIES = Number(process.env.REPOSITORIES ?? 30_000);
 const ORGANIZATIONS = 100;
 
 const ms = (x: number) => x.toFixed(1);
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 async function build(dataDir: string): Promise<string> {
   const database = await openDatabase({ dataDir: pgliteDir(dataDir) });
@@ -106,7 +107,8 @@ async function phase(base: string, detailPath: string, withSlow: boolean): Promi
       const started = performance.now();
       const res = await fetch(`${base}${detailPath}`);
       await res.arrayBuffer();
-      if (res.status !== 200 || res.headers.get('x-cache') !== 'HIT') throw new Error(`${detailPath}: ${res.status} ${res.headers.get('x-cache')}`);
+      if (res.status !== 200 || res.headers.get('x-cache') !== 'HIT')
+        throw new Error(`${detailPath}: ${res.status} ${res.headers.get('x-cache')}`);
       samples.push(performance.now() - started);
     }
   };
@@ -134,7 +136,8 @@ async function phase(base: string, detailPath: string, withSlow: boolean): Promi
 
 // Two characters are too few for the trigram indexes: every search reads every repository's name (a sequential
 // scan through cds_unaccent), and its count is new too. 500 different ones, so neither cache answers.
-const slowPath = (n: number) => `/api/v0/repositories/?q=${String(n % 100).padStart(2, '0')}&limit=100&page=${1 + (Math.floor(n / 100) % 5)}`;
+const slowPath = (n: number) =>
+  `/api/v0/repositories/?q=${String(n % 100).padStart(2, '0')}&limit=100&page=${1 + (Math.floor(n / 100) % 5)}`;
 
 export async function pgliteEventLoop(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-bench-pglite-'));
@@ -142,10 +145,17 @@ export async function pgliteEventLoop(): Promise<void> {
   try {
     const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
     console.log(`\n## PGlite event-loop test at ${commit}, ${new Date().toISOString()}\n`);
-    console.log(`# ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `# ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     let started = performance.now();
     const detailPath = await build(dataDir);
-    console.log(`# embedded database: ${REPOSITORIES} repositories, built in ${ms((performance.now() - started) / 1000)} s`);
+    console.log(
+      `# embedded database: ${REPOSITORIES} repositories, built in ${ms((performance.now() - started) / 1000)} s`,
+    );
     const port = 20_000 + (process.pid % 1000);
     const base = `http://127.0.0.1:${port}`;
     started = performance.now();
@@ -155,12 +165,23 @@ export async function pgliteEventLoop(): Promise<void> {
     await fetch(`${base}${detailPath}`).then((res) => res.arrayBuffer());
     const alone = await phase(base, detailPath, false);
     const loaded = await phase(base, detailPath, true);
-    console.log(`\nOne client, one cached detail after the other (\`${detailPath}\`), ${PHASE_SECONDS} s per phase; slow: one other client,`);
-    console.log(`one uncached search after the other (\`${slowPath(0)}\`: two digits, too short for a trigram index; q and page varied).\n`);
-    console.log('| cached detail | p50 ms | p99 ms | requests | slow searches (p50 ms) | server event-loop delay p99 / max ms |');
+    console.log(
+      `\nOne client, one cached detail after the other (\`${detailPath}\`), ${PHASE_SECONDS} s per phase; slow: one other client,`,
+    );
+    console.log(
+      `one uncached search after the other (\`${slowPath(0)}\`: two digits, too short for a trigram index; q and page varied).\n`,
+    );
+    console.log(
+      '| cached detail | p50 ms | p99 ms | requests | slow searches (p50 ms) | server event-loop delay p99 / max ms |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|');
-    for (const [name, r] of [['alone', alone], ['while one client sends slow searches', loaded]] as const) {
-      console.log(`| ${name} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.n} | ${r.slow.n ? `${r.slow.n} (${ms(r.slow.p50)})` : ''} | ${ms(r.loop.p99)} / ${ms(r.loop.max)} |`);
+    for (const [name, r] of [
+      ['alone', alone],
+      ['while one client sends slow searches', loaded],
+    ] as const) {
+      console.log(
+        `| ${name} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.n} | ${r.slow.n ? `${r.slow.n} (${ms(r.slow.p50)})` : ''} | ${ms(r.loop.p99)} / ${ms(r.loop.max)} |`,
+      );
     }
   } finally {
     if (server && server.exitCode === null) {

@@ -17,15 +17,22 @@ import type { DB } from '../src/db/schema.ts';
 const N = Number(process.env.N ?? 2000);
 
 async function run(label: string, db: Kysely<DB>) {
-  await sql`create table t as select g as id, 'name ' || g as name, now() as at from generate_series(1, 100) g`.execute(db);
-  for (const [q, text] of [['select 1', sql`select 1 as x`], ['100 rows', sql`select * from t`]] as const) {
+  await sql`create table t as select g as id, 'name ' || g as name, now() as at from generate_series(1, 100) g`.execute(
+    db,
+  );
+  for (const [q, text] of [
+    ['select 1', sql`select 1 as x`],
+    ['100 rows', sql`select * from t`],
+  ] as const) {
     for (let i = 0; i < 200; i++) await text.execute(db);
     const elu0 = performance.eventLoopUtilization();
     const t0 = performance.now();
     for (let i = 0; i < N; i++) await text.execute(db);
     const wall = ((performance.now() - t0) / N) * 1000;
     const elu = performance.eventLoopUtilization(elu0);
-    console.log(`${label} ${q}: ${wall.toFixed(0)} µs/query wall, event loop busy ${((elu.active / N) * 1000).toFixed(0)} µs/query`);
+    console.log(
+      `${label} ${q}: ${wall.toFixed(0)} µs/query wall, event loop busy ${((elu.active / N) * 1000).toFixed(0)} µs/query`,
+    );
   }
 }
 for (let round = 0; round < 2; round++) {

@@ -27,7 +27,10 @@ const ENDPOINTS = [
   { name: 'chapters list, 100 items', path: '/api/v0/chapters/?limit=100' },
   { name: 'issues list, 100 items', path: '/api/v0/issues/?limit=100' },
   { name: 'chapter detail', path: '/api/v0/chapters/london' },
-  { name: 'repositories search q', path: '/api/v0/repositories/?q=' + encodeURIComponent('language:ruby stars:>=1') + '&limit=100' },
+  {
+    name: 'repositories search q',
+    path: '/api/v0/repositories/?q=' + encodeURIComponent('language:ruby stars:>=1') + '&limit=100',
+  },
 ];
 
 interface Row extends LoadResult {
@@ -53,7 +56,11 @@ async function waitFor(url: string, headers: Record<string, string> = {}): Promi
 }
 
 function start(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -74,16 +81,26 @@ async function prepare(db: Db): Promise<void> {
 
 /** A user and a key through the operator CLI, the way an operator would do it. */
 function createKey(env: Record<string, string>): string {
-  const out = spawnSync(process.execPath, ['bin/cds.js', 'keys', 'create', '--user', 'bench', '--name', 'bench', '--expires-in', '1'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+  const out = spawnSync(
+    process.execPath,
+    ['bin/cds.js', 'keys', 'create', '--user', 'bench', '--name', 'bench', '--expires-in', '1'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
   if (out.status !== 0) throw new Error(`cds keys create failed: ${out.stderr}`);
   return out.stdout.trim();
 }
 
-async function measureService(label: string, env: Record<string, string>, key: string, rows: Row[], ceilings: Map<string, number>) {
+async function measureService(
+  label: string,
+  env: Record<string, string>,
+  key: string,
+  rows: Row[],
+  ceilings: Map<string, number>,
+) {
   for (const cached of [true, false]) {
     const port = portOf(rows.length + 10);
     const server = start(['--import', 'tsx', 'src/server.ts'], {
@@ -104,7 +121,9 @@ async function measureService(label: string, env: Record<string, string>, key: s
         const result = await runLoad(url, { 'x-api-key': key }, CONNECTIONS, DURATION, WARMUP);
         const target = `${label}, ${cached ? 'cached' : 'uncached'}`;
         rows.push({ ...result, endpoint: endpoint.name, target, ceiling: ceilings.get(endpoint.name) });
-        console.error(`${endpoint.name} | ${target}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, timeouts ${result.timeouts}`);
+        console.error(
+          `${endpoint.name} | ${target}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, timeouts ${result.timeouts}`,
+        );
       }
     } finally {
       await stop(server);
@@ -189,9 +208,15 @@ async function main(): Promise<void> {
 }
 
 async function userAndKey(env: Record<string, string>): Promise<string> {
-  const database = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: pgliteDir(env.DATA_DIR!) });
+  const database = await openDatabase(
+    env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: pgliteDir(env.DATA_DIR!) },
+  );
   try {
-    await database.db.insertInto('users').values({ login: 'bench' }).onConflict((oc) => oc.doNothing()).execute();
+    await database.db
+      .insertInto('users')
+      .values({ login: 'bench' })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   } finally {
     await database.close();
   }
@@ -211,8 +236,9 @@ function report(rows: Row[]): string {
     '',
     '| endpoint | target | req/s | p50 ms | p99 ms | ratio to ceiling | non-2xx | timeouts |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) =>
-      `| ${r.endpoint} | ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ceiling ? `${Math.round((r.rps / r.ceiling) * 100)}%` : ''} | ${r.non2xx} | ${r.timeouts} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.endpoint} | ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ceiling ? `${Math.round((r.rps / r.ceiling) * 100)}%` : ''} | ${r.non2xx} | ${r.timeouts} |`,
     ),
     '',
   ];

@@ -25,10 +25,17 @@ const iso = (n: number) => new Date(Date.UTC(2015, 0, 1) + n * 37_000).toISOStri
 function user(id: number) {
   const login = `user-${id}`;
   return {
-    login, id: 20_000_000 + id, node_id: `MDQ6VXNlcj${id}`, avatar_url: `https://avatars.githubusercontent.com/u/${20_000_000 + id}?v=4`,
-    gravatar_id: '', url: `https://api.github.com/users/${login}`, html_url: `https://github.com/${login}`,
-    followers_url: `https://api.github.com/users/${login}/followers`, repos_url: `https://api.github.com/users/${login}/repos`,
-    type: 'User', site_admin: false,
+    login,
+    id: 20_000_000 + id,
+    node_id: `MDQ6VXNlcj${id}`,
+    avatar_url: `https://avatars.githubusercontent.com/u/${20_000_000 + id}?v=4`,
+    gravatar_id: '',
+    url: `https://api.github.com/users/${login}`,
+    html_url: `https://github.com/${login}`,
+    followers_url: `https://api.github.com/users/${login}/followers`,
+    repos_url: `https://api.github.com/users/${login}/repos`,
+    type: 'User',
+    site_admin: false,
   };
 }
 
@@ -36,13 +43,36 @@ function repository(r: number) {
   const owner = `org-${r % ORGANIZATIONS}`;
   const name = `repo-${r}`;
   return {
-    id: 10_000_000 + r, node_id: `MDEwOlJlcG9zaXRvcnk${r}`, name, full_name: `${owner}/${name}`, private: false,
-    owner: { login: owner, id: 90_000_000 + (r % ORGANIZATIONS), type: 'Organization', url: `https://api.github.com/users/${owner}`, html_url: `https://github.com/${owner}` },
-    html_url: `https://github.com/${owner}/${name}`, description: `Repository number ${r}`, fork: false,
-    url: `https://api.github.com/repos/${owner}/${name}`, homepage: '', language: ['Python', 'Go', 'TypeScript'][r % 3],
-    forks_count: r % 17, stargazers_count: r % 101, watchers_count: r % 101, open_issues_count: r % 13, size: r % 5000,
-    default_branch: 'main', topics: ['owasp', `topic-${r % 50}`], archived: false, license: null,
-    pushed_at: iso(r + 50_000), created_at: iso(r), updated_at: iso(r + 100_000),
+    id: 10_000_000 + r,
+    node_id: `MDEwOlJlcG9zaXRvcnk${r}`,
+    name,
+    full_name: `${owner}/${name}`,
+    private: false,
+    owner: {
+      login: owner,
+      id: 90_000_000 + (r % ORGANIZATIONS),
+      type: 'Organization',
+      url: `https://api.github.com/users/${owner}`,
+      html_url: `https://github.com/${owner}`,
+    },
+    html_url: `https://github.com/${owner}/${name}`,
+    description: `Repository number ${r}`,
+    fork: false,
+    url: `https://api.github.com/repos/${owner}/${name}`,
+    homepage: '',
+    language: ['Python', 'Go', 'TypeScript'][r % 3],
+    forks_count: r % 17,
+    stargazers_count: r % 101,
+    watchers_count: r % 101,
+    open_issues_count: r % 13,
+    size: r % 5000,
+    default_branch: 'main',
+    topics: ['owasp', `topic-${r % 50}`],
+    archived: false,
+    license: null,
+    pushed_at: iso(r + 50_000),
+    created_at: iso(r),
+    updated_at: iso(r + 100_000),
   };
 }
 
@@ -52,13 +82,38 @@ function issue(i: number, size: ImportSize) {
   const number = Math.floor(i / size.repositories) + 1;
   const api = `https://api.github.com/repos/${repo}`;
   return {
-    url: `${api}/issues/${number}`, repository_url: api, labels_url: `${api}/issues/${number}/labels{/name}`,
-    comments_url: `${api}/issues/${number}/comments`, events_url: `${api}/issues/${number}/events`,
-    html_url: `https://github.com/${repo}/issues/${number}`, id: 100_000_000 + i, node_id: `MDU6SXNzdWU${i}`, number,
-    title: `Synthetic issue ${i}: something does not work as expected`, user: user(i % size.members),
-    labels: [{ id: 50_000_000 + r * 2 + (i % 2), node_id: `MDU6TGFiZWw${r}`, url: `${api}/labels/${i % 2 ? 'bug' : 'enhancement'}`, name: i % 2 ? 'bug' : 'enhancement', color: i % 2 ? 'd73a4a' : 'a2eeef', default: true, description: '' }],
-    state: i % 10 < 7 ? 'open' : 'closed', locked: false, assignee: null, assignees: [], milestone: null, comments: i % 9,
-    created_at: iso(i), updated_at: iso(i + 1000), closed_at: i % 10 < 7 ? null : iso(i + 500), author_association: 'CONTRIBUTOR',
+    url: `${api}/issues/${number}`,
+    repository_url: api,
+    labels_url: `${api}/issues/${number}/labels{/name}`,
+    comments_url: `${api}/issues/${number}/comments`,
+    events_url: `${api}/issues/${number}/events`,
+    html_url: `https://github.com/${repo}/issues/${number}`,
+    id: 100_000_000 + i,
+    node_id: `MDU6SXNzdWU${i}`,
+    number,
+    title: `Synthetic issue ${i}: something does not work as expected`,
+    user: user(i % size.members),
+    labels: [
+      {
+        id: 50_000_000 + r * 2 + (i % 2),
+        node_id: `MDU6TGFiZWw${r}`,
+        url: `${api}/labels/${i % 2 ? 'bug' : 'enhancement'}`,
+        name: i % 2 ? 'bug' : 'enhancement',
+        color: i % 2 ? 'd73a4a' : 'a2eeef',
+        default: true,
+        description: '',
+      },
+    ],
+    state: i % 10 < 7 ? 'open' : 'closed',
+    locked: false,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments: i % 9,
+    created_at: iso(i),
+    updated_at: iso(i + 1000),
+    closed_at: i % 10 < 7 ? null : iso(i + 500),
+    author_association: 'CONTRIBUTOR',
     body: 'Steps to reproduce: open the page, click the button. Expected: it works. Actual: it does not. '.repeat(2),
     state_reason: i % 10 < 7 ? null : 'completed',
   };

@@ -49,7 +49,8 @@ const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 const PHASES = new Set((ONLY ?? process.env.PHASES ?? 'lists,load,import,pglite').split(',').map((p) => p.trim()));
 
 const ms = (x: number) => x.toFixed(1);
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 interface Timing {
   p50: number;
@@ -170,8 +171,14 @@ interface Case {
 const CASES: Case[] = [
   { name: 'first page', path: '/api/v0/issues/?limit=100' },
   { name: 'page 5,000', path: '/api/v0/issues/?limit=100&page=5000' },
-  { name: 'big repository, open, first page', path: '/api/v0/issues/?organization=org-0&repository=big&state=open&limit=100' },
-  { name: '`q` search (repositories, q=language:python stars:>100)', path: `/api/v0/repositories/?q=${encodeURIComponent('language:python stars:>100')}&limit=100` },
+  {
+    name: 'big repository, open, first page',
+    path: '/api/v0/issues/?organization=org-0&repository=big&state=open&limit=100',
+  },
+  {
+    name: '`q` search (repositories, q=language:python stars:>100)',
+    path: `/api/v0/repositories/?q=${encodeURIComponent('language:python stars:>100')}&limit=100`,
+  },
 ];
 
 /** The statements the app sends for one request of each case once its total is counted (the steady state). */
@@ -182,7 +189,13 @@ async function captureSql(url: string): Promise<Map<string, CompiledQuery[]>> {
     if (capturing && event.level === 'query') captured.push(event.query);
   };
   const database = await openDatabase({ databaseUrl: url, log });
-  const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000', RESPONSE_CACHE: 'false', DATABASE_URL: url });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    REST_AUTH: 'optional',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RESPONSE_CACHE: 'false',
+    DATABASE_URL: url,
+  });
   const app = await buildApp({ config, database });
   await app.ready();
   const out = new Map<string, CompiledQuery[]>();
@@ -194,7 +207,10 @@ async function captureSql(url: string): Promise<Map<string, CompiledQuery[]>> {
       const res = await app.inject({ method: 'GET', url: c.path });
       capturing = false;
       if (res.statusCode !== 200) throw new Error(`${c.path}: ${res.statusCode} ${res.body}`);
-      out.set(c.name, captured.filter((q) => !/api_keys|app_meta/.test(q.sql)));
+      out.set(
+        c.name,
+        captured.filter((q) => !/api_keys|app_meta/.test(q.sql)),
+      );
     }
   } finally {
     await app.close();
@@ -208,7 +224,10 @@ function inline(query: CompiledQuery): string {
   let text = query.sql;
   for (let i = query.parameters.length; i >= 1; i--) {
     const value = query.parameters[i - 1];
-    const literal = typeof value === 'number' || typeof value === 'bigint' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+    const literal =
+      typeof value === 'number' || typeof value === 'bigint'
+        ? String(value)
+        : `'${String(value).replaceAll("'", "''")}'`;
     text = text.replaceAll(`$${i}`, literal);
   }
   return text.replace(/\s+/g, ' ');
@@ -221,8 +240,25 @@ async function pgbench(url: string, statements: string[]): Promise<Timing & { tp
     const script = path.join(dir, 'script.sql');
     await fs.writeFile(script, statements.map((s) => `${s};`).join('\n') + '\n');
     const u = new URL(url);
-    const args = ['-n', '-c', '1', '-T', String(PGBENCH_SECONDS), '-f', script, '-l', '--log-prefix', path.join(dir, 'log'),
-      '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), u.pathname.slice(1)];
+    const args = [
+      '-n',
+      '-c',
+      '1',
+      '-T',
+      String(PGBENCH_SECONDS),
+      '-f',
+      script,
+      '-l',
+      '--log-prefix',
+      path.join(dir, 'log'),
+      '-h',
+      u.hostname,
+      '-p',
+      u.port || '5432',
+      '-U',
+      decodeURIComponent(u.username || 'postgres'),
+      u.pathname.slice(1),
+    ];
     const out = spawnSync('pgbench', args, { encoding: 'utf8' });
     if (out.status !== 0) throw new Error(`pgbench failed: ${out.stderr}`);
     const samples: number[] = [];
@@ -281,11 +317,15 @@ async function waitFor(url: string): Promise<void> {
 }
 
 function createKey(url: string): string {
-  const out = spawnSync(process.execPath, ['bin/cds.js', 'keys', 'create', '--user', 'bench', '--name', 'scale', '--expires-in', '1'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url, REDIS_URL: '' },
-    encoding: 'utf8',
-  });
+  const out = spawnSync(
+    process.execPath,
+    ['bin/cds.js', 'keys', 'create', '--user', 'bench', '--name', 'scale', '--expires-in', '1'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: url, REDIS_URL: '' },
+      encoding: 'utf8',
+    },
+  );
   if (out.status !== 0) throw new Error(`cds keys create failed: ${out.stderr}`);
   return out.stdout.trim();
 }
@@ -351,23 +391,41 @@ async function detailUnderLoad(base: string, key: string, detailPath: string, de
   await worker.terminate();
   for (const [status, n] of Object.entries(pageStatuses)) count(Number(status), n);
   const errors = [...statuses].filter(([s]) => s >= 500).reduce((a, [, n]) => a + n, 0);
-  return { ...timing(samples), pages, errors, statuses: Object.fromEntries(statuses), detailStatuses: Object.fromEntries(detailStatuses) };
+  return {
+    ...timing(samples),
+    pages,
+    errors,
+    statuses: Object.fromEntries(statuses),
+    detailStatuses: Object.fromEntries(detailStatuses),
+  };
 }
 
 /** The detail alone, then under CLIENTS deep-page walkers (another thread): p50/p99 and every answer's status. */
 async function loadPhase(base: string, key: string, label: string): Promise<void> {
   const detailPath = `/api/v0/issues/org-0/big/${BIG_EVERY * 100}`;
-  const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   const alone = await timeRequests(base, key, () => detailPath, ITERATIONS * 3);
   const deepPages = Math.max(1, Math.floor(ISSUES / 100) - 1000);
   const loaded = await detailUnderLoad(base, key, detailPath, deepPages);
-  const budget = ['LIST_POOL_SIZE', 'LIST_STATEMENT_TIMEOUT_MS', 'LIST_QUEUE_LENGTH'].map((v) => `${v}=${process.env[v] ?? '(default)'}`).join(' ');
+  const budget = ['LIST_POOL_SIZE', 'LIST_STATEMENT_TIMEOUT_MS', 'LIST_QUEUE_LENGTH']
+    .map((v) => `${v}=${process.env[v] ?? '(default)'}`)
+    .join(' ');
   console.log(`Server of ${label} (${budget}); load average before: ${loadBefore}\n`);
   console.log('| issue detail | p50 ms | p99 ms | requests | deep pages served | 5xx | statuses |');
   console.log('|---|---:|---:|---:|---:|---:|---|');
   console.log(`| alone: \`${detailPath}\` | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.n} | | | |`);
-  console.log(`| while ${CLIENTS} clients (another thread) walk pages 1,000–${deepPages + 1000} for ${LOAD_SECONDS} s | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${loaded.n} | ${loaded.pages} | ${loaded.errors} | ${JSON.stringify(loaded.statuses)} (detail: ${JSON.stringify(loaded.detailStatuses)}) |`);
-  console.log(`\nDetail under load / alone (p99): ${(loaded.p99 / alone.p99).toFixed(1)}×; load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log(
+    `| while ${CLIENTS} clients (another thread) walk pages 1,000–${deepPages + 1000} for ${LOAD_SECONDS} s | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${loaded.n} | ${loaded.pages} | ${loaded.errors} | ${JSON.stringify(loaded.statuses)} (detail: ${JSON.stringify(loaded.detailStatuses)}) |`,
+  );
+  console.log(
+    `\nDetail under load / alone (p99): ${(loaded.p99 / alone.p99).toFixed(1)}×; load average after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
 }
 
 // ---------------------------------------------------------------- main
@@ -375,12 +433,28 @@ async function loadPhase(base: string, key: string, label: string): Promise<void
 /** Dataset folders of IMPORT_ISSUES issues each (default 100,000 and 1,000,000), each imported by `cds import --from` on a fresh database. */
 async function importPhase(): Promise<void> {
   const sizes = (process.env.IMPORT_ISSUES ?? '100000,1000000').split(',').map(Number);
-  const roots: [string, string][] = [['this checkout', ROOT], ...(process.env.COMPARE_ROOT ? [[process.env.COMPARE_ROOT, path.resolve(process.env.COMPARE_ROOT)] as [string, string]] : [])];
-  console.log(`## Import: \`cds import --from <folder>\` (a child process) on a fresh database; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-  console.log('| code | issues | repositories | members | files | seconds | issues/s | peak RSS MB | KB per issue | exit |');
+  const roots: [string, string][] = [
+    ['this checkout', ROOT],
+    ...(process.env.COMPARE_ROOT
+      ? [[process.env.COMPARE_ROOT, path.resolve(process.env.COMPARE_ROOT)] as [string, string]]
+      : []),
+  ];
+  console.log(
+    `## Import: \`cds import --from <folder>\` (a child process) on a fresh database; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
+  console.log(
+    '| code | issues | repositories | members | files | seconds | issues/s | peak RSS MB | KB per issue | exit |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const issues of sizes) {
-    const size = { issues, repositories: Math.min(REPOSITORIES, Math.max(1, Math.floor(issues / 10))), members: Math.min(MEMBERS, Math.max(1, Math.floor(issues / 10))) };
+    const size = {
+      issues,
+      repositories: Math.min(REPOSITORIES, Math.max(1, Math.floor(issues / 10))),
+      members: Math.min(MEMBERS, Math.max(1, Math.floor(issues / 10))),
+    };
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-scale-import-'));
     try {
       const started = performance.now();
@@ -389,14 +463,21 @@ async function importPhase(): Promise<void> {
       for (const [label, root] of roots) {
         const result = await runImport(root, SERVER_URL, dir);
         if (result.exitCode !== 0) console.error(result.stdout);
-        console.log(`| ${label} | ${issues} | ${size.repositories} | ${size.members} | ${files} | ${ms(result.seconds)} | ${Math.round(issues / result.seconds)} | ${Math.round(result.peakMb)} | ${((result.peakMb * 1024) / issues).toFixed(2)} | ${result.exitCode} |`);
+        console.log(
+          `| ${label} | ${issues} | ${size.repositories} | ${size.members} | ${files} | ${ms(result.seconds)} | ${Math.round(issues / result.seconds)} | ${Math.round(result.peakMb)} | ${((result.peakMb * 1024) / issues).toFixed(2)} | ${result.exitCode} |`,
+        );
         if (process.env.IMPORT_REPORT) console.log(`\n\`\`\`\n${result.stdout.trim()}\n\`\`\`\n`);
       }
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
   }
-  console.log(`\nLoad average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log(
+    `\nLoad average after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -406,16 +487,24 @@ async function main(): Promise<void> {
   const url = Object.assign(new URL(SERVER_URL), { pathname: `/${name}` }).toString();
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
   console.log(`# bench:scale at ${commit}, ${new Date().toISOString()}`);
-  console.log(`# ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `# ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   await admin(`CREATE DATABASE ${name}`);
   let server: ChildProcess | undefined;
   try {
     const setup = await openDatabase({ databaseUrl: url });
-    const version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(setup.db)).rows[0]!.v;
+    const version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(setup.db)).rows[0]!
+      .v;
     await migrateToLatest(setup.db);
     await setup.db.insertInto('users').values({ login: 'bench' }).execute();
     await setup.close();
-    console.log(`# PostgreSQL ${version}: ${REPOSITORIES} repositories, ${MEMBERS} members, ${ISSUES} issues (1 in ${BIG_EVERY} in org-0/big), ${RELEASES} releases`);
+    console.log(
+      `# PostgreSQL ${version}: ${REPOSITORIES} repositories, ${MEMBERS} members, ${ISSUES} issues (1 in ${BIG_EVERY} in org-0/big), ${RELEASES} releases`,
+    );
     const started = performance.now();
     await seed(url);
     console.log(`# generated in ${ms((performance.now() - started) / 1000)} s\n`);
@@ -428,7 +517,9 @@ async function main(): Promise<void> {
     await waitFor(`${base}/status/`);
 
     if (PHASES.has('lists')) {
-      console.log(`One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s.\n`);
+      console.log(
+        `One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s.\n`,
+      );
       console.log('| request | HTTP p50 ms | HTTP p99 ms | pgbench p50 ms | pgbench p99 ms | statements |');
       console.log('|---|---:|---:|---:|---:|---:|');
       const results = new Map<string, Timing>();
@@ -437,7 +528,9 @@ async function main(): Promise<void> {
         results.set(c.name, http);
         const queries = statements.get(c.name) ?? [];
         const db = await pgbench(url, queries.map(inline));
-        console.log(`| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} |`);
+        console.log(
+          `| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} |`,
+        );
       }
       const first = results.get('first page')!;
       const deep = results.get('page 5,000')!;

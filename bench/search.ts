@@ -43,7 +43,8 @@ async function openBenchDatabase(): Promise<BenchDatabase> {
     databaseUrl = Object.assign(new URL(serverUrl!), { pathname: `/${name}` }).toString();
   }
   const database = await openDatabase({ databaseUrl, dataDir: 'memory://', log });
-  const version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(database.db)).rows[0]!.v;
+  const version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(database.db))
+    .rows[0]!.v;
   const label = database.kind === 'postgres' ? `PostgreSQL ${version}` : `PGlite (PostgreSQL ${version})`;
   return {
     ...database,
@@ -60,22 +61,112 @@ async function openBenchDatabase(): Promise<BenchDatabase> {
 // Deterministic pseudo-random numbers in [0, 1) from the row number and a seed: every run has the same data.
 const rand = (seed: number) => `((hashint4extended(i, ${seed}) & 2147483647)::float8 / 2147483648)`;
 const array = (words: readonly string[]) => `(ARRAY[${words.map((w) => `'${w}'`).join(',')}])`;
-const pick = (words: readonly string[], seed: number) => `${array(words)}[1 + floor(${rand(seed)} * ${words.length})::int]`;
+const pick = (words: readonly string[], seed: number) =>
+  `${array(words)}[1 + floor(${rand(seed)} * ${words.length})::int]`;
 
-const FIRST = ['owasp', 'secure', 'fast', 'tiny', 'open', 'web', 'cloud', 'data', 'smart', 'simple', 'react', 'node', 'go', 'py',
-  'rust', 'awesome', 'docker', 'kube', 'micro', 'auth', 'crypto', 'vuln', 'threat', 'api', 'mobile', 'code', 'dev', 'net', 'log',
-  'test', 'json', 'graph', 'deep', 'static', 'dynamic', 'zero', 'hyper', 'meta', 'flex', 'quick'];
-const SECOND = ['scanner', 'nest', 'zap', 'toolkit', 'server', 'client', 'parser', 'proxy', 'router', 'bot', 'engine', 'agent',
-  'dashboard', 'cli', 'library', 'framework', 'plugin', 'template', 'checker', 'analyzer', 'fuzzer', 'guard', 'shield', 'vault',
-  'monitor', 'tracker', 'wiki', 'notes', 'config', 'dotfiles', 'examples', 'workshop', 'benchmark', 'lab', 'demo', 'sdk', 'app',
-  'site', 'game', 'utils'];
+const FIRST = [
+  'owasp',
+  'secure',
+  'fast',
+  'tiny',
+  'open',
+  'web',
+  'cloud',
+  'data',
+  'smart',
+  'simple',
+  'react',
+  'node',
+  'go',
+  'py',
+  'rust',
+  'awesome',
+  'docker',
+  'kube',
+  'micro',
+  'auth',
+  'crypto',
+  'vuln',
+  'threat',
+  'api',
+  'mobile',
+  'code',
+  'dev',
+  'net',
+  'log',
+  'test',
+  'json',
+  'graph',
+  'deep',
+  'static',
+  'dynamic',
+  'zero',
+  'hyper',
+  'meta',
+  'flex',
+  'quick',
+];
+const SECOND = [
+  'scanner',
+  'nest',
+  'zap',
+  'toolkit',
+  'server',
+  'client',
+  'parser',
+  'proxy',
+  'router',
+  'bot',
+  'engine',
+  'agent',
+  'dashboard',
+  'cli',
+  'library',
+  'framework',
+  'plugin',
+  'template',
+  'checker',
+  'analyzer',
+  'fuzzer',
+  'guard',
+  'shield',
+  'vault',
+  'monitor',
+  'tracker',
+  'wiki',
+  'notes',
+  'config',
+  'dotfiles',
+  'examples',
+  'workshop',
+  'benchmark',
+  'lab',
+  'demo',
+  'sdk',
+  'app',
+  'site',
+  'game',
+  'utils',
+];
 const SUFFIX = ['', '', '', '', '-api', '-cli', '-sdk', '.js', '-py', '-docs', '-action', '-go'];
 // Roughly GitHub's mix; one slot is 2 %.
 const LANGUAGES = [
-  ...Array<string>(9).fill('JavaScript'), ...Array<string>(8).fill('Python'), ...Array<string>(5).fill('TypeScript'),
-  ...Array<string>(5).fill('Java'), ...Array<string>(6).fill(''), ...Array<string>(3).fill('Go'), ...Array<string>(2).fill('C++'),
-  ...Array<string>(2).fill('PHP'), ...Array<string>(2).fill('C#'), ...Array<string>(2).fill('Shell'),
-  'C', 'Ruby', 'Rust', 'Kotlin', 'Swift', 'HTML',
+  ...Array<string>(9).fill('JavaScript'),
+  ...Array<string>(8).fill('Python'),
+  ...Array<string>(5).fill('TypeScript'),
+  ...Array<string>(5).fill('Java'),
+  ...Array<string>(6).fill(''),
+  ...Array<string>(3).fill('Go'),
+  ...Array<string>(2).fill('C++'),
+  ...Array<string>(2).fill('PHP'),
+  ...Array<string>(2).fill('C#'),
+  ...Array<string>(2).fill('Shell'),
+  'C',
+  'Ruby',
+  'Rust',
+  'Kotlin',
+  'Swift',
+  'HTML',
 ];
 const OWNERS = 2_000;
 const ORGANIZATIONS = 200;
@@ -84,7 +175,9 @@ const ORGANIZATIONS = 200;
 async function seed(db: Kysely<DB>): Promise<void> {
   await sql`
     INSERT INTO organizations (github_id, login, created_at, updated_at)
-    SELECT 90000000 + i, 'org-' || i, now(), now() FROM generate_series(0, ${sql.lit(ORGANIZATIONS - 1)}) AS s(i)`.execute(db);
+    SELECT 90000000 + i, 'org-' || i, now(), now() FROM generate_series(0, ${sql.lit(ORGANIZATIONS - 1)}) AS s(i)`.execute(
+    db,
+  );
   // Per owner o, k = i / OWNERS is distinct, and so is the (first, second) pair it picks.
   const name = `${array(FIRST)}[1 + (k + o) % ${FIRST.length}] || '-' || ${array(SECOND)}[1 + (k / ${FIRST.length} + o * 7) % ${SECOND.length}] || ${pick(SUFFIX, 1)}`;
   await sql`
@@ -200,20 +293,36 @@ const label = ({ q, also }: Case) => {
 };
 
 async function explain(db: Kysely<DB>, query: CompiledQuery): Promise<string> {
-  const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, [...query.parameters]));
+  const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(
+    CompiledQuery.raw(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, [...query.parameters]),
+  );
   const params = JSON.stringify(query.parameters.map((p) => (typeof p === 'string' ? clip(p, 40) : p)));
-  return [clip(query.sql, 2000), `-- parameters: ${params}`, '', ...plan.rows.map((row) => clip(row['QUERY PLAN']))].join('\n');
+  return [
+    clip(query.sql, 2000),
+    `-- parameters: ${params}`,
+    '',
+    ...plan.rows.map((row) => clip(row['QUERY PLAN'])),
+  ].join('\n');
 }
 
 async function run(database: BenchDatabase): Promise<void> {
   console.log(`# ${database.label}: ${ROWS} repositories, ${ITERATIONS} iterations after ${WARM_UP} warm-up`);
-  console.log(`# ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log(
+    `# ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
   await migrateToLatest(database.db);
   const started = performance.now();
   await seed(database.db);
   console.log(`seeded and vacuumed in ${ms(performance.now() - started)} ms\n`);
-  const sample = (await sql<{ name: string; day: string }>`
-    SELECT name, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM repositories ORDER BY id OFFSET 4242 LIMIT 1`.execute(database.db)).rows[0]!;
+  const sample = (
+    await sql<{ name: string; day: string }>`
+    SELECT name, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM repositories ORDER BY id OFFSET 4242 LIMIT 1`.execute(
+      database.db,
+    )
+  ).rows[0]!;
 
   const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' });
   const app = await buildApp({ config, database });
@@ -251,7 +360,9 @@ async function run(database: BenchDatabase): Promise<void> {
   }
 
   console.log(`The app sends ${results[0]!.appSql.length} statement(s) per list request.\n`);
-  console.log('| q | matches | HTTP median | HTTP p95 | app SQL median | app SQL p95 | one statement median | one statement p95 |');
+  console.log(
+    '| q | matches | HTTP median | HTTP p95 | app SQL median | app SQL p95 | one statement median | one statement p95 |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const cells = [r.http, r.app, r.oneStatement].flatMap((t) => [ms(t.median), ms(t.p95)]);
@@ -261,10 +372,14 @@ async function run(database: BenchDatabase): Promise<void> {
   const typical = results.find((r) => r.q === 'language:python stars:>100')!;
   for (const r of process.env.PLANS === 'all' ? results : [slowest, typical]) {
     for (const [i, query] of r.appSql.entries()) {
-      console.log(`\n### ${label(r)}: statement ${i + 1} of the app\n\n\`\`\`\n${await explain(database.db, query)}\n\`\`\``);
+      console.log(
+        `\n### ${label(r)}: statement ${i + 1} of the app\n\n\`\`\`\n${await explain(database.db, query)}\n\`\`\``,
+      );
     }
     if (process.env.PLANS === 'all') {
-      console.log(`\n### ${label(r)}: one statement\n\n\`\`\`\n${await explain(database.db, r.oneStatementSql)}\n\`\`\``);
+      console.log(
+        `\n### ${label(r)}: one statement\n\n\`\`\`\n${await explain(database.db, r.oneStatementSql)}\n\`\`\``,
+      );
     }
   }
 }

@@ -11,7 +11,9 @@ const database = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.
 const db = database.db;
 try {
   await migrateToLatest(db);
-  await sql`INSERT INTO repositories (github_id, owner_login, name, created_at, updated_at) VALUES (1, 'o', 'r', now(), now())`.execute(db);
+  await sql`INSERT INTO repositories (github_id, owner_login, name, created_at, updated_at) VALUES (1, 'o', 'r', now(), now())`.execute(
+    db,
+  );
   const N = Number(process.env.N ?? 200000);
   const load = async (base: number) => {
     const t0 = performance.now();
@@ -33,7 +35,16 @@ try {
     await sql`ALTER TABLE issues ENABLE TRIGGER cds_tombstone`.execute(db);
   }
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[1]!;
-  for (const [k, rs] of Object.entries(runs)) console.log(k, 'insert ms', median(rs.map((r) => r[0]!)).toFixed(0), 'update ms', median(rs.map((r) => r[1]!)).toFixed(0), 'delete ms', median(rs.map((r) => r[2]!)).toFixed(0));
+  for (const [k, rs] of Object.entries(runs))
+    console.log(
+      k,
+      'insert ms',
+      median(rs.map((r) => r[0]!)).toFixed(0),
+      'update ms',
+      median(rs.map((r) => r[1]!)).toFixed(0),
+      'delete ms',
+      median(rs.map((r) => r[2]!)).toFixed(0),
+    );
 } finally {
   await database.close();
   await sql.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).execute(admin.db);

@@ -12,7 +12,12 @@ import { distanceKm } from '../src/data/geocode/geocode.gazetteer.ts';
 import { locate } from '../src/data/geocode/geocode.ts';
 import { PLACE_ALIASES, normalizePlace } from '../src/data/geocode/geocode.names.ts';
 
-interface CscCity { name: string; countryCode: string; latitude: string; longitude: string }
+interface CscCity {
+  name: string;
+  countryCode: string;
+  latitude: string;
+  longitude: string;
+}
 const require = createRequire(import.meta.url);
 const { City } = require('country-state-city') as { City: { getAllCities(): CscCity[] } };
 
@@ -37,20 +42,36 @@ for (const chapter of data.chapters.filter((c) => c.isActive)) {
     ? locate({ name: listed.city, country: listed.country })
     : locate({ name, altNames, country: location.countryCode || chapter.country, region: chapter.region });
   const place = normalizePlace(placement?.place ?? '');
-  const names = [place, aliasOf.get(place), place.replace(/ city$/, ''), `${place} city`].filter((n): n is string => !!n);
+  const names = [place, aliasOf.get(place), place.replace(/ city$/, ''), `${place} city`].filter(
+    (n): n is string => !!n,
+  );
   const candidates = names.flatMap((n) => byName.get(`${placement?.countryCode}:${n}`) ?? []);
   if (candidates.length === 0) {
     unverified.push(`${chapter.key} (${placement?.place}, ${placement?.countryCode}, ${placement?.level})`);
     continue;
   }
-  const km = Math.min(...candidates.map((c) => distanceKm(location.point!, { latitude: Number(c.latitude), longitude: Number(c.longitude) })));
+  const km = Math.min(
+    ...candidates.map((c) =>
+      distanceKm(location.point!, { latitude: Number(c.latitude), longitude: Number(c.longitude) }),
+    ),
+  );
   errors.push({ key: chapter.key, place: placement?.place ?? '', km });
 }
 errors.sort((a, b) => a.km - b.km);
 const at = (q: number) => errors[Math.min(errors.length - 1, Math.floor(q * errors.length))]!.km.toFixed(1);
 const within = (km: number) => errors.filter((e) => e.km <= km).length;
-console.log(`served ${served}; checked against country-state-city ${errors.length}; not in that list ${unverified.length}`);
-console.log(`median ${at(0.5)} km, 90th percentile ${at(0.9)} km, 95th ${at(0.95)} km, max ${errors.at(-1)!.km.toFixed(1)} km`);
+console.log(
+  `served ${served}; checked against country-state-city ${errors.length}; not in that list ${unverified.length}`,
+);
+console.log(
+  `median ${at(0.5)} km, 90th percentile ${at(0.9)} km, 95th ${at(0.95)} km, max ${errors.at(-1)!.km.toFixed(1)} km`,
+);
 console.log(`within 5 km ${within(5)}, within 10 km ${within(10)}, within 25 km ${within(25)}`);
-console.log('over 10 km:', errors.filter((e) => e.km > 10).map((e) => `${e.key} (${e.place}) ${e.km.toFixed(1)} km`).join('; '));
+console.log(
+  'over 10 km:',
+  errors
+    .filter((e) => e.km > 10)
+    .map((e) => `${e.key} (${e.place}) ${e.km.toFixed(1)} km`)
+    .join('; '),
+);
 console.log('not in the second list:', unverified.join('; '));

@@ -64,7 +64,14 @@ export async function buildApp({ config, database, logger, clock = Date.now }: A
   await watcher.start();
   const authCache = new AuthCache(database.db, app.log, redis, config.redisPrefix);
   await authCache.start();
-  app.decorate('shared', { redis, counter: new Counter(redis, config.redisPrefix), watcher, cache: new ResponseCache(), authCache, clock });
+  app.decorate('shared', {
+    redis,
+    counter: new Counter(redis, config.redisPrefix),
+    watcher,
+    cache: new ResponseCache(),
+    authCache,
+    clock,
+  });
   const unwatch = logEmbeddedWorker(app.log, database);
   app.addHook('onClose', async () => {
     unwatch();
@@ -103,7 +110,17 @@ function logEmbeddedWorker(log: FastifyBaseLogger, database: Database): () => vo
       ? log.error({ reason }, 'the embedded database stopped and cannot be restarted (in memory): /livez answers 503')
       : log.error({ reason, restartInMs }, 'the embedded database stopped: restarting it');
   const restarted = ({ attempt }: { attempt: number }) => log.warn({ attempt }, 'the embedded database restarted');
-  const failed = ({ attempt, reason, restartInMs, state }: { attempt: number; reason: string; restartInMs: number; state: string }) =>
+  const failed = ({
+    attempt,
+    reason,
+    restartInMs,
+    state,
+  }: {
+    attempt: number;
+    reason: string;
+    restartInMs: number;
+    state: string;
+  }) =>
     (state === 'failed' ? log.error.bind(log) : log.warn.bind(log))(
       { attempt, reason, restartInMs, state },
       'the embedded database could not be restarted: trying again',

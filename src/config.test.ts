@@ -40,7 +40,11 @@ for (const [name, value] of [
 }
 
 test('the list budget: 3 connections, 3 s, 100 waiting by default; each can be set', () => {
-  assert.deepEqual(loadConfig({}).lists, { poolSize: Math.max(1, os.availableParallelism() - 1), statementTimeoutMs: 3_000, queueLength: 100 });
+  assert.deepEqual(loadConfig({}).lists, {
+    poolSize: Math.max(1, os.availableParallelism() - 1),
+    statementTimeoutMs: 3_000,
+    queueLength: 100,
+  });
   const lists = loadConfig({ LIST_POOL_SIZE: '5', LIST_STATEMENT_TIMEOUT_MS: '2000', LIST_QUEUE_LENGTH: '0' }).lists;
   assert.deepEqual(lists, { poolSize: 5, statementTimeoutMs: 2_000, queueLength: 0 });
 });
@@ -70,16 +74,31 @@ test('TRUST_PROXY: off by default, true, a hop count, or addresses and CIDR rang
   assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
   assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
   assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
-  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', '::1']);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy, [
+    '10.0.0.0/8',
+    '127.0.0.1',
+    '::1',
+  ]);
   for (const bad of ['yes please', '10.0.0.0/33', '10.0.0.1/8/1', 'proxy.example.org']) {
-    assert.throws(() => loadConfig({ TRUST_PROXY: bad }), (error: unknown) => error instanceof ConfigError && error.variable === 'TRUST_PROXY', bad);
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: bad }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'TRUST_PROXY',
+      bad,
+    );
   }
 });
 
 test('CORS_ORIGINS: * by default, or a list of origins', () => {
   assert.deepEqual(loadConfig({}).corsOrigins, ['*']);
-  assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:3000/' }).corsOrigins, ['https://a.example', 'http://localhost:3000']);
+  assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:3000/' }).corsOrigins, [
+    'https://a.example',
+    'http://localhost:3000',
+  ]);
   for (const bad of ['a.example', 'https://a.example/path', 'ftp://a.example']) {
-    assert.throws(() => loadConfig({ CORS_ORIGINS: bad }), (error: unknown) => error instanceof ConfigError && error.variable === 'CORS_ORIGINS', bad);
+    assert.throws(
+      () => loadConfig({ CORS_ORIGINS: bad }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'CORS_ORIGINS',
+      bad,
+    );
   }
 });

@@ -101,13 +101,17 @@ function duration(env: Env, name: string, minMs: number): number | undefined {
   const raw = text(env, name);
   if (raw === undefined || raw === '0' || raw.toLowerCase() === 'off') return undefined;
   const ms = parseDuration(raw);
-  if (ms === null) throw new ConfigError(name, `must be a duration such as 30m, 1h or a number of seconds, got "${raw}"`);
+  if (ms === null)
+    throw new ConfigError(name, `must be a duration such as 30m, 1h or a number of seconds, got "${raw}"`);
   if (ms < minMs) throw new ConfigError(name, `must be at least ${minMs / 1000} seconds, got "${raw}"`);
   return ms;
 }
 
 function list(env: Env, name: string): string[] {
-  return (text(env, name) ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  return (text(env, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 /** `true`, `false`, a hop count, or a comma-separated list of addresses and CIDR ranges. */
@@ -122,7 +126,10 @@ function trustProxy(env: Env, name: string): boolean | number | string[] {
     const family = net.isIP(address ?? '');
     const maxBits = family === 6 ? 128 : 32;
     if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new ConfigError(name, `must be true, false, a number of hops or a list of addresses/CIDR ranges, got "${entry}"`);
+      throw new ConfigError(
+        name,
+        `must be true, false, a number of hops or a list of addresses/CIDR ranges, got "${entry}"`,
+      );
     }
   }
   return entries;

@@ -44,7 +44,19 @@ export class ServiceUnavailableError extends AppError {
 // as opposed to a bug in a query: those become 503 and the pool reconnects on the next request.
 // 57014: a statement cancelled by statement_timeout (overload), also answered with 503.
 // LIST_QUEUE_FULL: too many list queries already waiting for the list pool (db/index.ts).
-const UNAVAILABLE_CODES = new Set(['57014', 'LIST_QUEUE_FULL', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  '57014',
+  'LIST_QUEUE_FULL',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;

@@ -20,7 +20,9 @@ try {
 const log = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
 const started = performance.now();
 
-const database = await openConfiguredDatabase(config, SERVING_STATEMENT_TIMEOUT_MS, config.lists).catch((error: unknown) => fail('cannot open the database', error));
+const database = await openConfiguredDatabase(config, SERVING_STATEMENT_TIMEOUT_MS, config.lists).catch(
+  (error: unknown) => fail('cannot open the database', error),
+);
 await prepareDatabase(database, config, log).catch((error: unknown) => fail('cannot prepare the database', error));
 const app = await buildApp({ config, database, logger: log });
 

@@ -36,7 +36,9 @@ export async function ensureDatabaseExists(databaseUrl: string): Promise<boolean
   try {
     await admin.connect();
   } catch (error) {
-    throw new DatabaseMissingError(`the database "${name}" does not exist and the "postgres" database to create it from cannot be reached (${(error as Error).message}); ${instead}`);
+    throw new DatabaseMissingError(
+      `the database "${name}" does not exist and the "postgres" database to create it from cannot be reached (${(error as Error).message}); ${instead}`,
+    );
   }
   try {
     await admin.query(`CREATE DATABASE ${identifier(name)}`);
@@ -45,8 +47,11 @@ export async function ensureDatabaseExists(databaseUrl: string): Promise<boolean
     const code = (error as { code?: string }).code;
     // 42P04 duplicate_database: another instance starting at the same moment created it.
     if (code === '42P04') return false;
-    if (code === '42501') throw new DatabaseMissingError(`the database "${name}" does not exist and ${user} may not create it; ${instead}`);
-    throw new DatabaseMissingError(`the database "${name}" does not exist and could not be created (${(error as Error).message}); ${instead}`);
+    if (code === '42501')
+      throw new DatabaseMissingError(`the database "${name}" does not exist and ${user} may not create it; ${instead}`);
+    throw new DatabaseMissingError(
+      `the database "${name}" does not exist and could not be created (${(error as Error).message}); ${instead}`,
+    );
   } finally {
     await admin.end().catch(() => {});
   }

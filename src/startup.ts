@@ -11,10 +11,19 @@ import { ensureDatabaseExists } from './startup.queries.ts';
 export const SERVING_STATEMENT_TIMEOUT_MS = 10_000;
 
 /** `lists`: the serving database's budget of list queries (a pool of their own on a PostgreSQL server). */
-export async function openConfiguredDatabase(config: Config, statementTimeoutMs?: number, lists?: ListBudget): Promise<Database> {
+export async function openConfiguredDatabase(
+  config: Config,
+  statementTimeoutMs?: number,
+  lists?: ListBudget,
+): Promise<Database> {
   // A database named in DATABASE_URL but missing on the server is created (or the error says what to run).
   if (config.databaseUrl) await ensureDatabaseExists(config.databaseUrl);
-  return openDatabase({ databaseUrl: config.databaseUrl, dataDir: pgliteDir(config.dataDir), statementTimeoutMs, lists });
+  return openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: pgliteDir(config.dataDir),
+    statementTimeoutMs,
+    lists,
+  });
 }
 
 export async function prepareDatabase(database: Database, config: Config, log: Logger): Promise<void> {
@@ -26,7 +35,8 @@ export async function prepareDatabase(database: Database, config: Config, log: L
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
     if (!config.autoImport) return;
     const report = await importIfEmpty(setup.db);
-    if (report) log.info({ durationMs: report.durationMs, dataVersion: report.dataVersion }, 'bundled dataset imported');
+    if (report)
+      log.info({ durationMs: report.durationMs, dataVersion: report.dataVersion }, 'bundled dataset imported');
   } finally {
     if (setup !== database) await setup.close();
   }

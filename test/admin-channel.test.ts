@@ -78,8 +78,13 @@ test('the socket is private to its owner and a malformed request changes nothing
   assert.equal((await fetch(`http://127.0.0.1:${port}/status/`)).status, 200);
 });
 
-test('--help after a command or subcommand prints that command\'s usage and exits 0', async () => {
-  for (const args of [['sync', '--help'], ['sync', 'github', '--help'], ['keys', 'create', '-h'], ['users', '--help']]) {
+test("--help after a command or subcommand prints that command's usage and exits 0", async () => {
+  for (const args of [
+    ['sync', '--help'],
+    ['sync', 'github', '--help'],
+    ['keys', 'create', '-h'],
+    ['users', '--help'],
+  ]) {
     const result = await runCli(args, { DATA_DIR: dataDir });
     assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stdout, new RegExp(`Usage: cds ${args[0]}`));

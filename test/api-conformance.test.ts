@@ -19,12 +19,37 @@ type OpenApi = { openapi: string; paths: Record<string, Record<string, Operation
 
 const SNAPSHOT_LISTS = ['chapters', 'issues', 'members', 'projects', 'releases'] as const;
 const LISTS = [
-  'chapters', 'committees', 'events', 'issues', 'labels', 'members', 'milestones', 'organizations', 'projects', 'releases', 'repositories',
-  'snapshots', 'sponsors', ...SNAPSHOT_LISTS.map((kind) => `snapshot_${kind}`),
+  'chapters',
+  'committees',
+  'events',
+  'issues',
+  'labels',
+  'members',
+  'milestones',
+  'organizations',
+  'projects',
+  'releases',
+  'repositories',
+  'snapshots',
+  'sponsors',
+  ...SNAPSHOT_LISTS.map((kind) => `snapshot_${kind}`),
   // Not the reference's: the tombstones of incremental consumption (docs/incremental.md).
   'deleted',
 ];
-const DETAILS = ['chapter', 'committee', 'event', 'issue', 'member', 'milestone', 'organization', 'project', 'release', 'repository', 'snapshot', 'sponsor'];
+const DETAILS = [
+  'chapter',
+  'committee',
+  'event',
+  'issue',
+  'member',
+  'milestone',
+  'organization',
+  'project',
+  'release',
+  'repository',
+  'snapshot',
+  'sponsor',
+];
 
 let t: TestApp;
 let doc: OpenApi;
@@ -61,41 +86,92 @@ async function detailParams(): Promise<Record<string, Record<string, string>>> {
   const one = async <T>(query: Promise<T[]>) => (await query)[0]!;
   const repoOf = (table: 'issues' | 'milestones' | 'releases', column: 'number' | 'tag_name') =>
     one(
-      sql<Record<string, string>>`SELECT r.owner_login AS organization_id, r.name AS repository_id, x.${sql.ref(column)}::text AS value
+      sql<
+        Record<string, string>
+      >`SELECT r.owner_login AS organization_id, r.name AS repository_id, x.${sql.ref(column)}::text AS value
         FROM ${sql.table(table)} x JOIN repositories r ON r.id = x.repository_id ORDER BY x.id LIMIT 1`
         .execute(db)
         .then((r) => r.rows),
     );
   const firstKey = async (table: 'chapters' | 'committees' | 'projects') =>
-    (await one(db.selectFrom(table).select('key').where('is_active', '=', true)
-      .$if(table === 'chapters', (q) => q.where(sql<boolean>`latitude IS NOT NULL`)).orderBy('id').limit(1).execute())).key;
+    (
+      await one(
+        db
+          .selectFrom(table)
+          .select('key')
+          .where('is_active', '=', true)
+          .$if(table === 'chapters', (q) => q.where(sql<boolean>`latitude IS NOT NULL`))
+          .orderBy('id')
+          .limit(1)
+          .execute(),
+      )
+    ).key;
   const issue = await repoOf('issues', 'number');
   const milestone = await repoOf('milestones', 'number');
   const release = await repoOf('releases', 'tag_name');
-  const repo = await one(db.selectFrom('repositories').select(['owner_login', 'name']).orderBy('id').limit(1).execute());
+  const repo = await one(
+    db.selectFrom('repositories').select(['owner_login', 'name']).orderBy('id').limit(1).execute(),
+  );
   // A snapshot whose sub-list of each kind has records (the kinds of the bundled data fall in different months).
   const snapshotWith = async (kind: (typeof SNAPSHOT_LISTS)[number]) => {
     const column = `new_${kind === 'members' ? 'users' : kind}_count` as const;
-    return (await one(db.selectFrom('snapshots').select('key').where(column, '>', 0).orderBy('id').limit(1).execute())).key;
+    return (await one(db.selectFrom('snapshots').select('key').where(column, '>', 0).orderBy('id').limit(1).execute()))
+      .key;
   };
   const snapshotLists = Object.fromEntries(
-    await Promise.all(SNAPSHOT_LISTS.map(async (kind) => [`list_snapshot_${kind}`, { snapshot_id: await snapshotWith(kind) }] as const)),
+    await Promise.all(
+      SNAPSHOT_LISTS.map(async (kind) => [`list_snapshot_${kind}`, { snapshot_id: await snapshotWith(kind) }] as const),
+    ),
   );
   return {
     ...snapshotLists,
-    get_snapshot: { snapshot_id: (await one(db.selectFrom('snapshots').select('key').orderBy('id').limit(1).execute())).key },
+    get_snapshot: {
+      snapshot_id: (await one(db.selectFrom('snapshots').select('key').orderBy('id').limit(1).execute())).key,
+    },
     get_chapter: { chapter_id: await firstKey('chapters') },
     get_committee: { committee_id: await firstKey('committees') },
     get_project: { project_id: await firstKey('projects') },
     get_event: { event_id: (await one(db.selectFrom('events').select('key').limit(1).execute())).key },
     get_sponsor: { sponsor_id: (await one(db.selectFrom('sponsors').select('key').limit(1).execute())).key },
     // Published ones: those whose GitHub profile (and so its dates) is known.
-    get_member: { member_id: (await one(db.selectFrom('members').select('login').where('created_at', 'is not', null).where('updated_at', 'is not', null).limit(1).execute())).login },
-    get_organization: { organization_id: (await one(db.selectFrom('organizations').select('login').where('created_at', 'is not', null).where('updated_at', 'is not', null).limit(1).execute())).login },
+    get_member: {
+      member_id: (
+        await one(
+          db
+            .selectFrom('members')
+            .select('login')
+            .where('created_at', 'is not', null)
+            .where('updated_at', 'is not', null)
+            .limit(1)
+            .execute(),
+        )
+      ).login,
+    },
+    get_organization: {
+      organization_id: (
+        await one(
+          db
+            .selectFrom('organizations')
+            .select('login')
+            .where('created_at', 'is not', null)
+            .where('updated_at', 'is not', null)
+            .limit(1)
+            .execute(),
+        )
+      ).login,
+    },
     get_repository: { organization_id: repo.owner_login, repository_id: repo.name },
     get_issue: { organization_id: issue.organization_id!, repository_id: issue.repository_id!, issue_id: issue.value! },
-    get_milestone: { organization_id: milestone.organization_id!, repository_id: milestone.repository_id!, milestone_id: milestone.value! },
-    get_release: { organization_id: release.organization_id!, repository_id: release.repository_id!, release_id: release.value! },
+    get_milestone: {
+      organization_id: milestone.organization_id!,
+      repository_id: milestone.repository_id!,
+      milestone_id: milestone.value!,
+    },
+    get_release: {
+      organization_id: release.organization_id!,
+      repository_id: release.repository_id!,
+      release_id: release.value!,
+    },
   };
 }
 
@@ -107,7 +183,9 @@ const fill = (path: string, params: Record<string, string>) =>
  * reference points at its default target, "any object or boolean"; Schema Objects are checked as JSON Schema below.
  */
 function openApi31Validator() {
-  const text = JSON.stringify(openapiV31).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"').replaceAll('"$dynamicAnchor":"meta",', '');
+  const text = JSON.stringify(openapiV31)
+    .replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"')
+    .replaceAll('"$dynamicAnchor":"meta",', '');
   const validator = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(validator);
   validator.addFormat('media-range', true);
@@ -120,9 +198,14 @@ test('the document is OpenAPI 3.1 and lists every operation with an id and a sum
   assert.ok(check(doc), `not valid OpenAPI 3.1: ${validator.errorsText(check.errors)}`);
   const components = (doc as unknown as { components: { schemas: Record<string, object> } }).components.schemas;
   for (const [name, schema] of Object.entries(components)) {
-    assert.ok(validator.validateSchema(schema), `component ${name} is not a JSON Schema: ${validator.errorsText(validator.errors)}`);
+    assert.ok(
+      validator.validateSchema(schema),
+      `component ${name} is not a JSON Schema: ${validator.errorsText(validator.errors)}`,
+    );
   }
-  const ids = operations().map(([, op]) => op.operationId).sort();
+  const ids = operations()
+    .map(([, op]) => op.operationId)
+    .sort();
   assert.deepEqual(ids, [...LISTS.map((r) => `list_${r}`), ...DETAILS.map((r) => `get_${r}`)].sort());
   for (const [path, op] of operations()) {
     assert.ok(op.summary, `${op.operationId} has no summary`);
@@ -140,7 +223,8 @@ test('a real response of every operation validates against the document', async 
     validate(path, '200', res.json());
     if (op.operationId.startsWith('list_')) {
       // The deletion feed is empty until a record leaves its list (test/incremental.test.ts fills it).
-      if (op.operationId !== 'list_deleted') assert.ok(res.json().count > 0, `${op.operationId}: the bundled data leaves it empty`);
+      if (op.operationId !== 'list_deleted')
+        assert.ok(res.json().count > 0, `${op.operationId}: the bundled data leaves it empty`);
       const bad = await t.app.inject({ method: 'GET', url: `${url}?page=0` });
       assert.equal(bad.statusCode, 400);
       validate(path, '400', bad.json());
@@ -150,7 +234,15 @@ test('a real response of every operation validates against the document', async 
         validate(path, '404', res404.json());
       }
     } else {
-      const missing = fill(path, Object.fromEntries(Object.keys(params[op.operationId]!).map((k) => [k, k.endsWith('_id') && /issue|milestone/.test(k) ? '999999' : 'no-such-record'])));
+      const missing = fill(
+        path,
+        Object.fromEntries(
+          Object.keys(params[op.operationId]!).map((k) => [
+            k,
+            k.endsWith('_id') && /issue|milestone/.test(k) ? '999999' : 'no-such-record',
+          ]),
+        ),
+      );
       const res404 = await t.app.inject({ method: 'GET', url: missing });
       assert.equal(res404.statusCode, 404, `${op.operationId} ${missing}`);
       validate(path, '404', res404.json());

@@ -32,8 +32,16 @@ export async function buildTestApp(
   // Resource tests read anonymously; the authentication tests set REST_AUTH=required themselves.
   // The limiter stays on but out of the way; the rate-limit tests set their own limit.
   // In CI's second pass every test app also uses the machine's Redis, under a prefix of its own.
-  const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `cds-test-${crypto.randomBytes(4).toString('hex')}:` } : {};
-  const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000', ...redis, ...options.env });
+  const redis = process.env.REDIS_URL
+    ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `cds-test-${crypto.randomBytes(4).toString('hex')}:` }
+    : {};
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    REST_AUTH: 'optional',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    ...redis,
+    ...options.env,
+  });
   const lines: string[] = [];
   // Captured at the most verbose level, the way the logs of a whole run would be inspected.
   const logger = options.captureLogs
@@ -42,7 +50,12 @@ export async function buildTestApp(
         new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
       )
     : undefined;
-  const app = await buildApp({ config, database, ...(logger ? { logger } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  const app = await buildApp({
+    config,
+    database,
+    ...(logger ? { logger } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   await app.ready();
   return {
     app,

@@ -19,9 +19,10 @@ import { ALICE, startGithubStandIn, githubSignInEnv, type GithubStandIn } from '
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 
-const SCREENSHOT = process.env.UPDATE_SCREENSHOT === '1'
-  ? fileURLToPath(new URL('../docs/api-keys-page.png', import.meta.url))
-  : path.join(os.tmpdir(), `cds-api-keys-page-${process.pid}.png`);
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOT === '1'
+    ? fileURLToPath(new URL('../docs/api-keys-page.png', import.meta.url))
+    : path.join(os.tmpdir(), `cds-api-keys-page-${process.pid}.png`);
 const UNAUTHORIZED = { detail: "Missing or invalid API key in 'X-API-Key' header" };
 // Served for the stand-in's avatar address, which is not a real host.
 const AVATAR =
@@ -70,7 +71,9 @@ test('sign in with GitHub, create a key, copy it, use it, revoke it, sign out', 
   });
   try {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-    await context.route('https://avatars.example/**', (route) => route.fulfill({ contentType: 'image/svg+xml', body: AVATAR }));
+    await context.route('https://avatars.example/**', (route) =>
+      route.fulfill({ contentType: 'image/svg+xml', body: AVATAR }),
+    );
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -95,15 +98,24 @@ test('sign in with GitHub, create a key, copy it, use it, revoke it, sign out', 
     assert.match(rawKey, /^cds_[A-Za-z0-9_-]{49}$/);
     assert.equal(await keyField.getAttribute('readonly'), '');
     await page.getByText('it will not be shown again').first().waitFor();
-    assert.equal(await page.getByLabel('Try it').inputValue(), `curl -H "X-API-Key: ${rawKey}" ${origin}/api/v0/chapters/`);
+    assert.equal(
+      await page.getByLabel('Try it').inputValue(),
+      `curl -H "X-API-Key: ${rawKey}" ${origin}/api/v0/chapters/`,
+    );
 
     await page.getByText('You have 1 of 3 active keys.').waitFor();
     const row = page.getByRole('row', { name: /browser test/ });
     const cells = await row.locator('th, td').allInnerTexts();
     const inDays = (days: number) =>
-      new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(Date.now() + days * 86_400_000));
+      new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+        new Date(Date.now() + days * 86_400_000),
+      );
     assert.deepEqual(cells.slice(0, 4), ['browser test', inDays(0), inDays(30), 'never']);
-    const stored = await t.database.db.selectFrom('api_keys').select('expires_at').where('name', '=', 'browser test').executeTakeFirstOrThrow();
+    const stored = await t.database.db
+      .selectFrom('api_keys')
+      .select('expires_at')
+      .where('name', '=', 'browser test')
+      .executeTakeFirstOrThrow();
     const days = (new Date(stored.expires_at).getTime() - Date.now()) / 86_400_000;
     assert.ok(days > 29.9 && days <= 30, `expires in ${days} days`);
 
@@ -145,7 +157,9 @@ test('a page on another origin reads the API with an X-API-Key (CORS), but canno
   assert.ok(created.ok);
   // A second local server on another port: another origin, as another site would be.
   const site = http.createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another site</title><p>elsewhere</p>');
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<!doctype html><title>another site</title><p>elsewhere</p>');
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   const siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -159,11 +173,18 @@ test('a page on another origin reads the API with an X-API-Key (CORS), but canno
         const response = await fetch(`${api}/api/v0/chapters/?limit=1`, { headers: { 'X-API-Key': key } });
         const body = (await response.json()) as { items: unknown[]; count: number };
         const refused = await fetch(`${api}/api/v0/chapters/`, { headers: { 'X-API-Key': 'wrong' } });
-        const withCredentials = await fetch(`${api}/api/v0/chapters/`, { headers: { 'X-API-Key': key }, credentials: 'include' }).then(
+        const withCredentials = await fetch(`${api}/api/v0/chapters/`, {
+          headers: { 'X-API-Key': key },
+          credentials: 'include',
+        }).then(
           () => 'read',
           () => 'blocked',
         );
-        const graphql = await fetch(`${api}/graphql/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ me { login } }"}' }).then(
+        const graphql = await fetch(`${api}/graphql/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"query":"{ me { login } }"}',
+        }).then(
           () => 'read',
           () => 'blocked',
         );

@@ -42,7 +42,12 @@ async function instance(env: Record<string, string>): Promise<TestApp> {
 }
 
 const get = (target: TestApp, key: string, remoteAddress: string, headers: Record<string, string> = {}) =>
-  target.app.inject({ method: 'GET', url: '/api/v0/chapters/?limit=1', remoteAddress, headers: { 'x-api-key': key, ...headers } });
+  target.app.inject({
+    method: 'GET',
+    url: '/api/v0/chapters/?limit=1',
+    remoteAddress,
+    headers: { 'x-api-key': key, ...headers },
+  });
 
 const statuses = (responses: { statusCode: number }[]) => {
   const counts: Record<number, number> = {};
@@ -75,7 +80,8 @@ test('past the limit of wrong keys, an address gets 429 for wrong keys and 200 f
 for (const shared of [false, true]) {
   test(`300 concurrent wrong keys from one address: exactly the limit reach the database (${shared ? 'counted in Redis' : 'counted locally'})`, async () => {
     const target = await instance(shared ? { REDIS_URL: redis.url, REDIS_PREFIX: 'guard:' } : { REDIS_URL: '' });
-    if (shared) for (let i = 0; i < 100 && !target.app.shared.counter.shared; i++) await new Promise((r) => setTimeout(r, 20));
+    if (shared)
+      for (let i = 0; i < 100 && !target.app.shared.counter.shared; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(target.app.shared.counter.shared, shared);
     const address = shared ? '10.13.1.2' : '10.13.1.1';
     const responses = await Promise.all(Array.from({ length: 300 }, () => get(target, generateApiKey().raw, address)));
@@ -91,11 +97,16 @@ test('TRUST_PROXY: behind a trusted proxy each client has its own count; without
   const attack = [];
   for (let i = 0; i < LIMIT + 1; i++) attack.push(await get(proxied, generateApiKey().raw, '127.0.0.1', attacker));
   assert.equal(attack.at(-1)!.statusCode, 429);
-  assert.equal((await get(proxied, generateApiKey().raw, '127.0.0.1', neighbour)).statusCode, 401, 'the neighbour has its own count');
+  assert.equal(
+    (await get(proxied, generateApiKey().raw, '127.0.0.1', neighbour)).statusCode,
+    401,
+    'the neighbour has its own count',
+  );
 
   // Not trusted (another proxy address, or none configured): the header cannot pick an address.
   for (const target of [await instance({ TRUST_PROXY: '10.0.0.1' }), await instance({})]) {
-    for (let i = 0; i < LIMIT; i++) await get(target, generateApiKey().raw, '127.0.0.2', { 'x-forwarded-for': `198.51.100.${i}` });
+    for (let i = 0; i < LIMIT; i++)
+      await get(target, generateApiKey().raw, '127.0.0.2', { 'x-forwarded-for': `198.51.100.${i}` });
     assert.equal((await get(target, generateApiKey().raw, '127.0.0.2', neighbour)).statusCode, 429);
   }
 });

@@ -16,7 +16,9 @@ const CHROMIUM_ARGS = [
 /** Launches Chromium with the standard arguments (plus `extraArgs`); a missing Chromium fails naming the package. */
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's "chromium" package (\`apt-get install chromium\`). This test never downloads a browser.`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install Debian's "chromium" package (\`apt-get install chromium\`). This test never downloads a browser.`,
+    );
   }
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
@@ -38,7 +40,8 @@ export function pageProblems(page: Page): string[] {
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+    if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text()))
+      problems.push(message.text());
   });
   return problems;
 }

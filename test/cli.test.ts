@@ -22,10 +22,15 @@ after(async () => {
 });
 
 function counts(stdout: string): Record<string, number> {
-  return Object.fromEntries(stdout.trim().split('\n').map((line) => {
-    const [name, value] = line.trim().split(/\s+/);
-    return [name, Number(value)];
-  }));
+  return Object.fromEntries(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [name, value] = line.trim().split(/\s+/);
+        return [name, Number(value)];
+      }),
+  );
 }
 
 test('usage errors exit 2 with a message on stderr', async () => {
@@ -58,8 +63,20 @@ test('migrate, then status on an empty database, then import, then status again'
   assert.equal(report.changed, true);
 
   const full = counts((await runCli(['status'], env)).stdout);
-  for (const name of ['chapters', 'committees', 'events', 'projects', 'sponsors', 'organizations', 'members',
-    'repositories', 'issues', 'labels', 'milestones', 'releases']) {
+  for (const name of [
+    'chapters',
+    'committees',
+    'events',
+    'projects',
+    'sponsors',
+    'organizations',
+    'members',
+    'repositories',
+    'issues',
+    'labels',
+    'milestones',
+    'releases',
+  ]) {
     assert.ok(full[name]! > 0, `${name} is empty after import`);
   }
 

@@ -30,7 +30,8 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-const exists = (name: string) => admin(async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+const exists = (name: string) =>
+  admin(async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
 
 after(async () => {
   if (!serverUrl) return;
@@ -51,20 +52,32 @@ test('a missing database is created, even with a quote and a space in its name, 
   assert.match(second.stderr, /up to date/);
 });
 
-test('a user who may not create it gets one line naming the command to run, from cds and from the server', { skip }, async () => {
-  await admin((c) => c.query(`CREATE ROLE ${role} LOGIN NOCREATEDB`));
-  const name = `cds_missing_${suffix}`;
-  created.push(name);
-  const url = urlFor(name, role);
+test(
+  'a user who may not create it gets one line naming the command to run, from cds and from the server',
+  { skip },
+  async () => {
+    await admin((c) => c.query(`CREATE ROLE ${role} LOGIN NOCREATEDB`));
+    const name = `cds_missing_${suffix}`;
+    created.push(name);
+    const url = urlFor(name, role);
 
-  const cli = await runCli(['migrate'], { DATABASE_URL: url });
-  assert.equal(cli.code, 1);
-  assert.match(cli.stderr, new RegExp(`the database "${name}" does not exist and ${role} may not create it; create it first: createdb -h 127\\.0\\.0\\.1 -p 5432 -U ${role} '${name}'`));
-  assert.doesNotMatch(cli.stderr, /\n\s+at |Migration \(unknown\)/, 'no stack, no migration error');
+    const cli = await runCli(['migrate'], { DATABASE_URL: url });
+    assert.equal(cli.code, 1);
+    assert.match(
+      cli.stderr,
+      new RegExp(
+        `the database "${name}" does not exist and ${role} may not create it; create it first: createdb -h 127\\.0\\.0\\.1 -p 5432 -U ${role} '${name}'`,
+      ),
+    );
+    assert.doesNotMatch(cli.stderr, /\n\s+at |Migration \(unknown\)/, 'no stack, no migration error');
 
-  const server = startServer({ DATABASE_URL: url, PORT: String(await freePort()) });
-  assert.equal(await exited(server), 1);
-  assert.match(server.output(), /cannot open the database: the database "cds_missing_\w+" does not exist and .* may not create it; create it first: createdb/);
-  assert.doesNotMatch(server.output(), /"stack"|Migration \(unknown\)/);
-  assert.equal(await exists(name), false, 'nothing was created');
-});
+    const server = startServer({ DATABASE_URL: url, PORT: String(await freePort()) });
+    assert.equal(await exited(server), 1);
+    assert.match(
+      server.output(),
+      /cannot open the database: the database "cds_missing_\w+" does not exist and .* may not create it; create it first: createdb/,
+    );
+    assert.doesNotMatch(server.output(), /"stack"|Migration \(unknown\)/);
+    assert.equal(await exists(name), false, 'nothing was created');
+  },
+);

@@ -54,7 +54,10 @@ test('without AUTH_DEV_LOGIN the page has no local sign-in', async () => {
     const res = await other.app.inject({ method: 'GET', url: '/settings/api-keys' });
     assert.equal(res.statusCode, 200);
     assert.doesNotMatch(res.body, /Sign in locally|dev-login/);
-    assert.equal((await other.app.inject({ method: 'POST', url: '/auth/dev/login', payload: { login: 'me' } })).statusCode, 404);
+    assert.equal(
+      (await other.app.inject({ method: 'POST', url: '/auth/dev/login', payload: { login: 'me' } })).statusCode,
+      404,
+    );
   } finally {
     await other.close();
   }

@@ -26,7 +26,7 @@ test('cds reads .env of the current directory; the environment wins over it', as
   await fs.writeFile(path.join(dir, '.env'), '# local settings\nDATA_DIR=./from-dotenv\nREST_AUTH=bogus\n');
 
   const refused = await cds(dir, ['migrate'], withoutVariables(['DATA_DIR', 'REST_AUTH']));
-  assert.equal(refused.code, 1, 'the file\'s bad REST_AUTH stops the command');
+  assert.equal(refused.code, 1, "the file's bad REST_AUTH stops the command");
   assert.match(refused.stderr, /REST_AUTH must be one of required, optional, got "bogus"/);
 
   const ran = await cds(dir, ['migrate'], { ...withoutVariables(['DATA_DIR']), REST_AUTH: 'optional' });

@@ -12,7 +12,14 @@ const day = (n: number) => new Date(Date.UTC(2021, 0, 1) + n * 86_400_000).toISO
 
 export function committee(db: Db, values: Row<'committees'> = {}) {
   const n = next();
-  return insert(db, 'committees', { key: `committee-${n}`, name: `Committee ${n}`, is_active: true, created_at: day(n), updated_at: day(n + 10), ...values });
+  return insert(db, 'committees', {
+    key: `committee-${n}`,
+    name: `Committee ${n}`,
+    is_active: true,
+    created_at: day(n),
+    updated_at: day(n + 10),
+    ...values,
+  });
 }
 
 export function project(db: Db, values: Row<'projects'> = {}) {

@@ -64,9 +64,19 @@ export async function assertLengthLimit(get: Get, path: string): Promise<void> {
   const emoji = '\u{1F600}';
   for (const q of ['a'.repeat(1000), emoji.repeat(1000), `${'a'.repeat(999)}${emoji}`, `name:${'x'.repeat(995)}`]) {
     const res = await get(searchUrl(path, q));
-    assert.equal(res.statusCode, 200, `${[...q].length} code points, ${q.length} UTF-16 units: ${res.body.slice(0, 200)}`);
+    assert.equal(
+      res.statusCode,
+      200,
+      `${[...q].length} code points, ${q.length} UTF-16 units: ${res.body.slice(0, 200)}`,
+    );
   }
-  for (const q of ['a'.repeat(1001), emoji.repeat(1001), `${'a'.repeat(1000)}${emoji}`, ` ${'a'.repeat(1000)}`, 'a '.repeat(5000)]) {
+  for (const q of [
+    'a'.repeat(1001),
+    emoji.repeat(1001),
+    `${'a'.repeat(1000)}${emoji}`,
+    ` ${'a'.repeat(1000)}`,
+    'a '.repeat(5000),
+  ]) {
     assertInvalid(await get(searchUrl(path, q)), 'query', 'q', `${[...q].length} code points`);
   }
 }
@@ -87,25 +97,115 @@ export async function assertBlankIgnored(get: Get, path: string, key: string, al
  * UTF-8, numbers and dates at or past the limits, SQL, look-alike field names.
  */
 export const HOSTILE: readonly string[] = [
-  '"', '""', '"""', '\\', '\\"', 'name:"', 'name:"unbalanced', 'name:"a\\', 'name:\\"x\\"', '"a" "b', 'name:"a"b"c',
-  '\u0000', 'name:\u0000', 'name:"a\u0000b"', '\u0000name:x', 'a\u0001b\u001fc\u007fd\u0085e', 'name:\u200b', '\ufeff', '\u2028\u2029',
-  '\ud800', 'name:\udfff', 'name:"\ud83d"', '\udc00\ud800',
-  'stars:99999999999999999999999999', 'stars:-99999999999999999999', 'stars:>9007199254740992', 'stars:<=9007199254740991',
-  'forks:<-9007199254740991', 'contributors:2147483648', 'stars:1e308', 'stars:Infinity', 'stars:NaN', 'stars:0x10', 'stars:\uff11\uff10',
-  'created_at:0000-01-01', 'created_at:00000101', 'created_at:9999-12-31', 'created_at>9999-12-31', 'created_at<=9999-12-31',
-  'updated_at:99991231', 'updated_at>=0001-01-01', 'created_at<0001-01-01', 'created_at:2023-02-29', 'created_at:1900-02-29',
-  'created_at:2024-13-01', 'created_at:10000-01-01', 'created_at:-2024-01-01', 'created_at:2024-1-1',
-  "'; DROP TABLE repositories; --", "name:' OR '1'='1", '1) OR (1=1', 'name:"\\" OR 1=1 --"', '$1', 'name:$$', "E'\\\\x00'",
-  '::text', "%' OR 1=1 --", 'name:%', 'name:_', 'name:\\', 'name:%%', 'name:\\%', 'union select * from api_keys',
-  '__proto__:x', 'constructor:1', 'toString:1', 'hasOwnProperty:true', 'NAME:x', 'n\u0130me:x', 'for\u212Aks:1',
-  ':::', '>>>', '<=>', ':x', '>5', '=', 'stars:>>1', 'stars:=<1', 'stars:><1', 'archived=true', 'name:>x',
-  '\u{1F600}\u{1F468}\u200d\u{1F469}\u200d\u{1F467}', '\u05e9\u05dc\u05d5\u05dd', 'e\u0301\u0301\u0301', '\u{10FFFF}',
-  'a '.repeat(500), 'e '.repeat(499) + 'e', 'name:x '.repeat(142), '"'.repeat(1000), '\\'.repeat(1000), '%'.repeat(1000),
+  '"',
+  '""',
+  '"""',
+  '\\',
+  '\\"',
+  'name:"',
+  'name:"unbalanced',
+  'name:"a\\',
+  'name:\\"x\\"',
+  '"a" "b',
+  'name:"a"b"c',
+  '\u0000',
+  'name:\u0000',
+  'name:"a\u0000b"',
+  '\u0000name:x',
+  'a\u0001b\u001fc\u007fd\u0085e',
+  'name:\u200b',
+  '\ufeff',
+  '\u2028\u2029',
+  '\ud800',
+  'name:\udfff',
+  'name:"\ud83d"',
+  '\udc00\ud800',
+  'stars:99999999999999999999999999',
+  'stars:-99999999999999999999',
+  'stars:>9007199254740992',
+  'stars:<=9007199254740991',
+  'forks:<-9007199254740991',
+  'contributors:2147483648',
+  'stars:1e308',
+  'stars:Infinity',
+  'stars:NaN',
+  'stars:0x10',
+  'stars:\uff11\uff10',
+  'created_at:0000-01-01',
+  'created_at:00000101',
+  'created_at:9999-12-31',
+  'created_at>9999-12-31',
+  'created_at<=9999-12-31',
+  'updated_at:99991231',
+  'updated_at>=0001-01-01',
+  'created_at<0001-01-01',
+  'created_at:2023-02-29',
+  'created_at:1900-02-29',
+  'created_at:2024-13-01',
+  'created_at:10000-01-01',
+  'created_at:-2024-01-01',
+  'created_at:2024-1-1',
+  "'; DROP TABLE repositories; --",
+  "name:' OR '1'='1",
+  '1) OR (1=1',
+  'name:"\\" OR 1=1 --"',
+  '$1',
+  'name:$$',
+  "E'\\\\x00'",
+  '::text',
+  "%' OR 1=1 --",
+  'name:%',
+  'name:_',
+  'name:\\',
+  'name:%%',
+  'name:\\%',
+  'union select * from api_keys',
+  '__proto__:x',
+  'constructor:1',
+  'toString:1',
+  'hasOwnProperty:true',
+  'NAME:x',
+  'n\u0130me:x',
+  'for\u212Aks:1',
+  ':::',
+  '>>>',
+  '<=>',
+  ':x',
+  '>5',
+  '=',
+  'stars:>>1',
+  'stars:=<1',
+  'stars:><1',
+  'archived=true',
+  'name:>x',
+  '\u{1F600}\u{1F468}\u200d\u{1F469}\u200d\u{1F467}',
+  '\u05e9\u05dc\u05d5\u05dd',
+  'e\u0301\u0301\u0301',
+  '\u{10FFFF}',
+  'a '.repeat(500),
+  'e '.repeat(499) + 'e',
+  'name:x '.repeat(142),
+  '"'.repeat(1000),
+  '\\'.repeat(1000),
+  '%'.repeat(1000),
 ];
 
 /** Already-encoded values: malformed percent escapes and bytes that are not UTF-8. */
 export const HOSTILE_ENCODED: readonly string[] = [
-  '%ED%A0%80', 'name:%ED%A0%80', '%ED%BF%BF%ED%A0%80', '%F0%9F%98', '%FF', '%C0%80', '%C0%AF', '%E2%82', '%', '%z', '%zz', '%%', '%00', '%2500',
+  '%ED%A0%80',
+  'name:%ED%A0%80',
+  '%ED%BF%BF%ED%A0%80',
+  '%F0%9F%98',
+  '%FF',
+  '%C0%80',
+  '%C0%AF',
+  '%E2%82',
+  '%',
+  '%z',
+  '%zz',
+  '%%',
+  '%00',
+  '%2500',
 ];
 
 export async function assertHostileQueriesAnswer(get: Get, path: string): Promise<void> {
@@ -121,9 +221,36 @@ export async function assertHostileQueriesAnswer(get: Get, path: string): Promis
 // Pieces of a query string after `q=`: text of any code points (encoded), the grammar's own
 // characters, raw escapes that do not decode, and separators that end `q` or start another parameter.
 const grammar = fc.constantFrom(
-  'name', 'language', 'level', 'country', 'region', 'stars', 'forks', 'contributors', 'archived', 'created_at', 'updated_at',
-  ':', '>', '<', '=', '>=', '<=', '"', '\\', ' ', '%', '_', '-', '2024-05-01', '20240501', '9999-12-31', '0000-01-01',
-  '9007199254740993', 'true', 'off',
+  'name',
+  'language',
+  'level',
+  'country',
+  'region',
+  'stars',
+  'forks',
+  'contributors',
+  'archived',
+  'created_at',
+  'updated_at',
+  ':',
+  '>',
+  '<',
+  '=',
+  '>=',
+  '<=',
+  '"',
+  '\\',
+  ' ',
+  '%',
+  '_',
+  '-',
+  '2024-05-01',
+  '20240501',
+  '9999-12-31',
+  '0000-01-01',
+  '9007199254740993',
+  'true',
+  'off',
 );
 const piece = fc.oneof(
   { weight: 4, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }).map(encodeQ) },
@@ -195,7 +322,13 @@ export async function assertSearchPages(
 ): Promise<void> {
   const total = Math.ceil(keys.length / limit);
   for (let page = 1; page <= total + 1; page++) {
-    const res = await assertPage(get, searchUrl(path, q, { ...params, limit: String(limit), page: String(page) }), page, keys, { key, limit });
+    const res = await assertPage(
+      get,
+      searchUrl(path, q, { ...params, limit: String(limit), page: String(page) }),
+      page,
+      keys,
+      { key, limit },
+    );
     const link = String(res.headers.link);
     assert.ok(link.includes(linkQ), link);
     assert.ok(link.includes(`page=${total}>; rel="last"`), link);
@@ -203,7 +336,10 @@ export async function assertSearchPages(
 }
 
 /** The `q` parameter of the list at `path`, as the OpenAPI document describes it. */
-export async function qParameter(get: Get, path: string): Promise<{ in: string; description: string; schema: { maxLength: number } }> {
+export async function qParameter(
+  get: Get,
+  path: string,
+): Promise<{ in: string; description: string; schema: { maxLength: number } }> {
   const doc = (await get('/api/v0/openapi.json')).json();
   return doc.paths[path].get.parameters.find((p: { name: string }) => p.name === 'q');
 }

@@ -14,7 +14,11 @@ export const day = (n: number) => new Date(Date.UTC(2020, 0, 1) + n * 86_400_000
 export type Row<T extends keyof DB> = Partial<Insertable<DB[T]>>;
 
 /** Inserts one row into `table` and returns it as stored, defaults included. */
-export async function insertRow<T extends keyof DB & string>(db: Db, table: T, values: Insertable<DB[T]>): Promise<Selectable<DB[T]>> {
+export async function insertRow<T extends keyof DB & string>(
+  db: Db,
+  table: T,
+  values: Insertable<DB[T]>,
+): Promise<Selectable<DB[T]>> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return (db.insertInto(table) as any).values(values).returningAll().executeTakeFirstOrThrow();
 }
@@ -45,12 +49,24 @@ export function chapter(db: Db, values: Row<'chapters'> = {}) {
 
 export function organization(db: Db, values: Row<'organizations'> = {}) {
   const n = next();
-  return insert(db, 'organizations', { github_id: 1_000_000 + n, login: `org-${n}`, created_at: day(n), updated_at: day(n), ...values });
+  return insert(db, 'organizations', {
+    github_id: 1_000_000 + n,
+    login: `org-${n}`,
+    created_at: day(n),
+    updated_at: day(n),
+    ...values,
+  });
 }
 
 export function member(db: Db, values: Row<'members'> = {}) {
   const n = next();
-  return insert(db, 'members', { github_id: 2_000_000 + n, login: `user-${n}`, created_at: day(n), updated_at: day(n), ...values });
+  return insert(db, 'members', {
+    github_id: 2_000_000 + n,
+    login: `user-${n}`,
+    created_at: day(n),
+    updated_at: day(n),
+    ...values,
+  });
 }
 
 export function repository(db: Db, values: Row<'repositories'> & { owner_login: string }) {

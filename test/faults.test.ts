@@ -74,68 +74,83 @@ function request(agent: http.Agent, url: string): Promise<Outcome> {
   });
 }
 
-test(`${CYCLES} cycles of PostgreSQL (fast and immediate) and Redis stopping under load: no crash, only 200 or 503, back within 2 s`, { timeout: 120_000 }, async (t) => {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS });
-  const outcomes: Outcome[] = [];
-  let stop = false;
-  const loadStarted = performance.now();
-  const urls = [`${base}/api/v0/chapters/?limit=5`, `${base}/status/`, `${base}/api/v0/issues/?limit=1`];
-  const workers = Array.from({ length: WORKERS }, async (_, worker) => {
-    for (let i = 0; !stop && outcomes.length < MAX_REQUESTS && performance.now() - loadStarted < MAX_LOAD_MS; i++) {
-      outcomes.push(await request(agent, urls[(worker + i) % urls.length]!));
-    }
-  });
-  /** Resolves with the time of the first answer with this status to a request sent after `since`. */
-  const seen = async (status: number, since: number, timeoutMs: number): Promise<number> => {
-    const deadline = performance.now() + timeoutMs;
-    let from = 0;
-    while (performance.now() < deadline) {
-      for (; from < outcomes.length; from++) {
-        const o = outcomes[from]!;
-        if (o.status === status && o.startedAt >= since) return o.startedAt;
+test(
+  `${CYCLES} cycles of PostgreSQL (fast and immediate) and Redis stopping under load: no crash, only 200 or 503, back within 2 s`,
+  { timeout: 120_000 },
+  async (t) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS });
+    const outcomes: Outcome[] = [];
+    let stop = false;
+    const loadStarted = performance.now();
+    const urls = [`${base}/api/v0/chapters/?limit=5`, `${base}/status/`, `${base}/api/v0/issues/?limit=1`];
+    const workers = Array.from({ length: WORKERS }, async (_, worker) => {
+      for (let i = 0; !stop && outcomes.length < MAX_REQUESTS && performance.now() - loadStarted < MAX_LOAD_MS; i++) {
+        outcomes.push(await request(agent, urls[(worker + i) % urls.length]!));
       }
-      await new Promise((r) => setImmediate(r));
+    });
+    /** Resolves with the time of the first answer with this status to a request sent after `since`. */
+    const seen = async (status: number, since: number, timeoutMs: number): Promise<number> => {
+      const deadline = performance.now() + timeoutMs;
+      let from = 0;
+      while (performance.now() < deadline) {
+        for (; from < outcomes.length; from++) {
+          const o = outcomes[from]!;
+          if (o.status === status && o.startedAt >= since) return o.startedAt;
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+      throw new Error(`no ${status} to a request sent within ${timeoutMs} ms\n${server.output().slice(-2000)}`);
+    };
+
+    const recoveries: number[] = [];
+    try {
+      await seen(200, loadStarted, 5_000);
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const mode = cycle % 2 === 0 ? 'fast' : 'immediate';
+        const withRedis = cycle % 3 === 1;
+        if (withRedis) await redis.stop();
+        const stoppedAt = performance.now();
+        await pg.stop(mode);
+        await seen(503, stoppedAt, 5_000);
+        assert.equal(
+          server.exitCode,
+          null,
+          `cycle ${cycle}: the process died after pg_ctl stop -m ${mode}\n${server.output()}`,
+        );
+        await pg.start();
+        const restartedAt = performance.now();
+        if (withRedis) await redis.start();
+        recoveries.push((await seen(200, restartedAt, 10_000)) - restartedAt);
+        assert.equal(server.exitCode, null, `cycle ${cycle}: the process died\n${server.output()}`);
+      }
+    } finally {
+      stop = true;
+      await Promise.all(workers);
+      agent.destroy();
     }
-    throw new Error(`no ${status} to a request sent within ${timeoutMs} ms\n${server.output().slice(-2000)}`);
-  };
 
-  const recoveries: number[] = [];
-  try {
-    await seen(200, loadStarted, 5_000);
-    for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const mode = cycle % 2 === 0 ? 'fast' : 'immediate';
-      const withRedis = cycle % 3 === 1;
-      if (withRedis) await redis.stop();
-      const stoppedAt = performance.now();
-      await pg.stop(mode);
-      await seen(503, stoppedAt, 5_000);
-      assert.equal(server.exitCode, null, `cycle ${cycle}: the process died after pg_ctl stop -m ${mode}\n${server.output()}`);
-      await pg.start();
-      const restartedAt = performance.now();
-      if (withRedis) await redis.start();
-      recoveries.push((await seen(200, restartedAt, 10_000)) - restartedAt);
-      assert.equal(server.exitCode, null, `cycle ${cycle}: the process died\n${server.output()}`);
-    }
-  } finally {
-    stop = true;
-    await Promise.all(workers);
-    agent.destroy();
-  }
+    const dropped = outcomes.filter((o) => o.status === 'dropped');
+    assert.deepEqual(dropped.slice(0, 5), [], `${dropped.length} of ${outcomes.length} connections dropped`);
+    const statuses = new Set(outcomes.map((o) => o.status));
+    assert.deepEqual(
+      [...statuses].filter((s) => s !== 200 && s !== 503),
+      [],
+      'only 200 and 503',
+    );
+    assert.equal(recoveries.length, CYCLES);
+    const slowest = Math.max(...recoveries);
+    assert.ok(
+      slowest <= RECOVERY_LIMIT_MS,
+      `200 came back ${Math.round(slowest)} ms after a restart (limit ${RECOVERY_LIMIT_MS})`,
+    );
+    t.diagnostic(
+      `${outcomes.length} requests, ${outcomes.filter((o) => o.status === 503).length} answered 503; ` +
+        `back to 200 after a restart in ${recoveries.map((ms) => Math.round(ms)).join(', ')} ms`,
+    );
 
-  const dropped = outcomes.filter((o) => o.status === 'dropped');
-  assert.deepEqual(dropped.slice(0, 5), [], `${dropped.length} of ${outcomes.length} connections dropped`);
-  const statuses = new Set(outcomes.map((o) => o.status));
-  assert.deepEqual([...statuses].filter((s) => s !== 200 && s !== 503), [], 'only 200 and 503');
-  assert.equal(recoveries.length, CYCLES);
-  const slowest = Math.max(...recoveries);
-  assert.ok(slowest <= RECOVERY_LIMIT_MS, `200 came back ${Math.round(slowest)} ms after a restart (limit ${RECOVERY_LIMIT_MS})`);
-  t.diagnostic(
-    `${outcomes.length} requests, ${outcomes.filter((o) => o.status === 503).length} answered 503; ` +
-      `back to 200 after a restart in ${recoveries.map((ms) => Math.round(ms)).join(', ')} ms`,
-  );
-
-  // Still alive and still stops gracefully.
-  assert.equal((await fetch(`${base}/status/`)).status, 200);
-  server.kill('SIGTERM');
-  assert.equal(await exited(server), 0, server.output());
-});
+    // Still alive and still stops gracefully.
+    assert.equal((await fetch(`${base}/status/`)).status, 200);
+    server.kill('SIGTERM');
+    assert.equal(await exited(server), 0, server.output());
+  },
+);

@@ -16,7 +16,14 @@ const GEO = 'application/geo+json';
 let t: TestApp;
 type Event = Selectable<EventTable> & { id: string };
 const events: Event[] = [];
-const chapters: { id: string; key: string; created_at: string; latitude: number; longitude: number; country: string }[] = [];
+const chapters: {
+  id: string;
+  key: string;
+  created_at: string;
+  latitude: number;
+  longitude: number;
+  country: string;
+}[] = [];
 
 before(async () => {
   t = await buildTestApp();
@@ -33,13 +40,29 @@ before(async () => {
     ['same-place', 40, 35.7, 139.7, 'global'],
   ];
   for (const [key, start, latitude, longitude, category] of spec) {
-    events.push((await event(db, { key, name: key, start_date: utcDate(start), end_date: utcDate(start + 1), latitude, longitude, category })) as Event);
+    events.push(
+      (await event(db, {
+        key,
+        name: key,
+        start_date: utcDate(start),
+        end_date: utcDate(start + 1),
+        latitude,
+        longitude,
+        category,
+      })) as Event,
+    );
   }
   const countries = ['Germany', 'Germany', 'India', 'India', 'India', 'Brazil', 'Kenya'];
   for (const [i, country] of countries.entries()) {
     const id = await chapter(db, { country, latitude: -40 + i * 11.5, longitude: -120 + i * 33.25 });
     const row = await db.selectFrom('chapters').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    chapters.push({ ...row, id: String(row.id), created_at: new Date(row.created_at).toISOString(), latitude: row.latitude!, longitude: row.longitude! });
+    chapters.push({
+      ...row,
+      id: String(row.id),
+      created_at: new Date(row.created_at).toISOString(),
+      latitude: row.latitude!,
+      longitude: row.longitude!,
+    });
   }
   // An inactive chapter and one without coordinates are in neither representation.
   await chapter(db, { is_active: false, country: 'India' });
@@ -64,12 +87,22 @@ const geoGet: Get = async (url) => {
     assert.deepEqual(Object.keys(feature), ['type', 'geometry', 'properties'], url);
     assert.equal(feature.type, 'Feature');
     // RFC 7946: longitude first.
-    assert.deepEqual(feature.geometry, { type: 'Point', coordinates: [feature.properties.longitude, feature.properties.latitude] }, url);
+    assert.deepEqual(
+      feature.geometry,
+      { type: 'Point', coordinates: [feature.properties.longitude, feature.properties.latitude] },
+      url,
+    );
     assert.equal(typeof feature.properties.longitude, 'number', url);
     assert.equal(typeof feature.properties.latitude, 'number', url);
   }
   const items = features.map((f) => f.properties);
-  return { ...res, statusCode: res.statusCode, headers: res.headers, body: res.body, json: () => ({ items, ...members }) } as Response;
+  return {
+    ...res,
+    statusCode: res.statusCode,
+    headers: res.headers,
+    body: res.body,
+    json: () => ({ items, ...members }),
+  } as Response;
 };
 
 interface Feature {
@@ -84,12 +117,22 @@ const placed = (rows: Event[]) => rows.filter((e) => e.latitude !== null && e.lo
 async function jsonLocated(url: string): Promise<unknown[]> {
   const res = await get(url);
   assert.equal(res.statusCode, 200, res.body);
-  return (res.json().items as { latitude: unknown; longitude: unknown }[]).filter((i) => i.latitude !== null && i.longitude !== null);
+  return (res.json().items as { latitude: unknown; longitude: unknown }[]).filter(
+    (i) => i.latitude !== null && i.longitude !== null,
+  );
 }
 
 test('events: the features are the JSON items that have both coordinates, in the same order, for each filter and ordering', async () => {
-  for (const query of ['', '?is_upcoming=true', '?category=global', '?category=global&category=partner&is_upcoming=true',
-    '?latitude_gte=0', '?longitude_lte=0&ordering=-latitude', '?ordering=start_date', '?is_upcoming=true&ordering=-longitude,start_date']) {
+  for (const query of [
+    '',
+    '?is_upcoming=true',
+    '?category=global',
+    '?category=global&category=partner&is_upcoming=true',
+    '?latitude_gte=0',
+    '?longitude_lte=0&ordering=-latitude',
+    '?ordering=start_date',
+    '?is_upcoming=true&ordering=-longitude,start_date',
+  ]) {
     const url = `/api/v0/events/${query}`;
     const expected = await jsonLocated(url);
     const geo = (await geoGet(url)).json();
@@ -99,21 +142,40 @@ test('events: the features are the JSON items that have both coordinates, in the
     assert.equal(geo.total_count, expected.length, url);
   }
   const all = (await geoGet('/api/v0/events/')).json();
-  assert.deepEqual(Object.keys(all), ['items', 'count', 'total_count', 'current_page', 'total_pages', 'has_next', 'has_previous']);
+  assert.deepEqual(Object.keys(all), [
+    'items',
+    'count',
+    'total_count',
+    'current_page',
+    'total_pages',
+    'has_next',
+    'has_previous',
+  ]);
   assert.equal(all.count, placed(events).length);
   assert.equal((await get('/api/v0/events/')).json().count, events.length, 'the JSON list still counts every event');
 });
 
 test('events: every ordering over the located events, ids breaking ties', async () => {
-  await assertOrderings(geoGet, '/api/v0/events/', placed(events), [...bothWays(['start_date', 'end_date', 'latitude', 'longitude']), '-latitude,longitude']);
+  await assertOrderings(geoGet, '/api/v0/events/', placed(events), [
+    ...bothWays(['start_date', 'end_date', 'latitude', 'longitude']),
+    '-latitude,longitude',
+  ]);
 });
 
 test('events: pages, Link header and cursor of the GeoJSON list count located events only', async () => {
-  await assertPagination(geoGet, '/api/v0/events/', keysInOrder(placed(events), '-start_date,-end_date', 'key'), { limit: 2 });
+  await assertPagination(geoGet, '/api/v0/events/', keysInOrder(placed(events), '-start_date,-end_date', 'key'), {
+    limit: 2,
+  });
 });
 
 test('chapters: GeoJSON with the country filter, q, ordering and pages; records without coordinates or inactive left out', async () => {
-  for (const query of ['', '?country=IN', '?country=germany&ordering=latitude', '?q=country:Brazil', '?ordering=-longitude']) {
+  for (const query of [
+    '',
+    '?country=IN',
+    '?country=germany&ordering=latitude',
+    '?q=country:Brazil',
+    '?ordering=-longitude',
+  ]) {
     const url = `/api/v0/chapters/${query}`;
     const json = (await get(url)).json();
     const geo = (await geoGet(url)).json();
@@ -157,10 +219,14 @@ test('Accept: JSON by default and for */*, GeoJSON when preferred, 406 with our 
       if (expected === 406) {
         assert.equal(res.statusCode, 406, label);
         assert.match(String(res.headers['content-type']), /^application\/json/, label);
-        assert.deepEqual(res.json(), {
-          message: 'Not acceptable',
-          errors: [{ loc: ['header', 'accept'], msg: 'must allow one of: application/json, application/geo+json' }],
-        }, label);
+        assert.deepEqual(
+          res.json(),
+          {
+            message: 'Not acceptable',
+            errors: [{ loc: ['header', 'accept'], msg: 'must allow one of: application/json, application/geo+json' }],
+          },
+          label,
+        );
         assert.ok(res.headers['ratelimit-limit'], label);
         continue;
       }
@@ -228,13 +294,17 @@ test('HEAD with Accept: application/geo+json answers like GET, without a body', 
 
 test('the OpenAPI document gives both media types of the two lists, and their 406 with the headers a real 406 carries', async () => {
   const doc = (await request('/api/v0/openapi.json')).json();
-  for (const [path, name] of [['/api/v0/chapters/', 'Chapter'], ['/api/v0/events/', 'Event']] as const) {
+  for (const [path, name] of [
+    ['/api/v0/chapters/', 'Chapter'],
+    ['/api/v0/events/', 'Event'],
+  ] as const) {
     const responses = doc.paths[path].get.responses;
     assert.deepEqual(Object.keys(responses['200'].content), ['application/json', GEO], path);
     assert.equal(responses['200'].content[GEO].schema.$ref, `#/components/schemas/${name}FeatureCollection`);
     assert.ok(responses['406'], `${path}: 406 documented`);
     const refused = await request(path, { accept: 'text/csv' });
-    for (const header of Object.keys(responses['406'].headers)) assert.ok(refused.headers[header.toLowerCase()], `406 lacks ${header}`);
+    for (const header of Object.keys(responses['406'].headers))
+      assert.ok(refused.headers[header.toLowerCase()], `406 lacks ${header}`);
   }
   const feature = doc.components.schemas.ChapterFeature;
   assert.deepEqual(feature.properties.properties, { $ref: '#/components/schemas/Chapter' });

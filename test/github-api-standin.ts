@@ -66,7 +66,11 @@ export interface GithubApiStandIn {
    * Answers the next request whose path matches with `fault` (once). `retryAfter`: seconds of a secondary
    * limit's Retry-After (default 1); `resetIn`: seconds to x-ratelimit-reset of a spent primary limit (default 1).
    */
-  fail(fault: Fault, match?: (path: string) => boolean, options?: { retryAfter?: number; resetIn?: number; status?: 403 | 429 }): void;
+  fail(
+    fault: Fault,
+    match?: (path: string) => boolean,
+    options?: { retryAfter?: number; resetIn?: number; status?: 403 | 429 },
+  ): void;
   /** Destroys every connection after `count` more requests (undefined: stop doing so). */
   dropAfter(count: number | undefined): void;
   close(): Promise<void>;
@@ -77,7 +81,10 @@ const REPO_OF = /\/repos\/([^/]+\/[^/]+)\/(labels|milestones|releases)\/[^/]+$/;
 
 /** The recorded objects grouped the way GitHub serves them: one entry per organization seen. */
 export async function loadFixtureOrganizations(dir = FIXTURES_DIR): Promise<StandInOrganization[]> {
-  const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { file: string; requests: string[] }[];
+  const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as {
+    file: string;
+    requests: string[];
+  }[];
   const pick = <T extends Json>(held: T | undefined, next: T): T => {
     if (!held) return next;
     const [a, b] = [String(held.updated_at ?? ''), String(next.updated_at ?? '')];
@@ -87,14 +94,21 @@ export async function loadFixtureOrganizations(dir = FIXTURES_DIR): Promise<Stan
   const repos = new Map<string, Json>();
   const orgOfRepo = new Map<string, string>();
   const members = new Map<string, Json[]>();
-  const kinds = { issues: new Map<unknown, Json>(), labels: new Map<unknown, Json>(), milestones: new Map<unknown, Json>(), releases: new Map<unknown, Json>() };
+  const kinds = {
+    issues: new Map<unknown, Json>(),
+    labels: new Map<unknown, Json>(),
+    milestones: new Map<unknown, Json>(),
+    releases: new Map<unknown, Json>(),
+  };
   const issueLabels = new Map<string, Json[]>();
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(walk);
     if (typeof value !== 'object' || value === null || 'pull_request' in value) return;
     const o = value as Json;
-    if (typeof o.full_name === 'string' && typeof o.owner === 'object') repos.set(o.full_name.toLowerCase(), pick(repos.get(o.full_name.toLowerCase()), o));
-    if (typeof o.login === 'string' && (o.type === 'Organization' || /\/orgs\/[^/]+$/.test(String(o.url)))) orgs.set(o.login.toLowerCase(), pick(orgs.get(o.login.toLowerCase()), o));
+    if (typeof o.full_name === 'string' && typeof o.owner === 'object')
+      repos.set(o.full_name.toLowerCase(), pick(repos.get(o.full_name.toLowerCase()), o));
+    if (typeof o.login === 'string' && (o.type === 'Organization' || /\/orgs\/[^/]+$/.test(String(o.url))))
+      orgs.set(o.login.toLowerCase(), pick(orgs.get(o.login.toLowerCase()), o));
     if (typeof o.repository_url === 'string') kinds.issues.set(o.id, pick(kinds.issues.get(o.id), o));
     const kind = REPO_OF.exec(String(o.url))?.[2] as 'labels' | 'milestones' | 'releases' | undefined;
     if (kind && typeof o.id === 'number') kinds[kind].set(o.id, pick(kinds[kind].get(o.id), o));
@@ -109,10 +123,12 @@ export async function loadFixtureOrganizations(dir = FIXTURES_DIR): Promise<Stan
     const labelled = /^POST \/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/labels /.exec(request);
     if (labelled) issueLabels.set(`${labelled[1]!.toLowerCase()}#${labelled[2]}`, body);
     const org = (body.organization as Json | undefined)?.login as string | undefined;
-    if (org && body.repository) orgOfRepo.set(String((body.repository as Json).full_name).toLowerCase(), org.toLowerCase());
+    if (org && body.repository)
+      orgOfRepo.set(String((body.repository as Json).full_name).toLowerCase(), org.toLowerCase());
     if (org && body.membership) members.set(org.toLowerCase(), [(body.membership as Json).user as Json]);
   }
-  const repoOf = (o: Json) => (/\/repos\/([^/]+\/[^/]+)/.exec(String(o.repository_url ?? o.url))?.[1] ?? '').toLowerCase();
+  const repoOf = (o: Json) =>
+    (/\/repos\/([^/]+\/[^/]+)/.exec(String(o.repository_url ?? o.url))?.[1] ?? '').toLowerCase();
   const of = (kind: keyof typeof kinds, name: string) => [...kinds[kind].values()].filter((o) => repoOf(o) === name);
   const served = (name: string): StandInRepository => {
     const labels = new Map(of('labels', name).map((l) => [l.id, l]));
@@ -123,9 +139,19 @@ export async function loadFixtureOrganizations(dir = FIXTURES_DIR): Promise<Stan
       set.forEach((label) => labels.set(label.id, labels.get(label.id) ?? label));
       const milestone = issue.milestone as Json | null;
       if (milestone) milestones.set(milestone.id, milestones.get(milestone.id) ?? milestone);
-      return { ...issue, labels: set.map((l) => labels.get(l.id)!), milestone: milestone && milestones.get(milestone.id)! };
+      return {
+        ...issue,
+        labels: set.map((l) => labels.get(l.id)!),
+        milestone: milestone && milestones.get(milestone.id)!,
+      };
     });
-    return { repository: repos.get(name)!, issues, labels: [...labels.values()], milestones: [...milestones.values()], releases: of('releases', name) };
+    return {
+      repository: repos.get(name)!,
+      issues,
+      labels: [...labels.values()],
+      milestones: [...milestones.values()],
+      releases: of('releases', name),
+    };
   };
   return [...orgs.entries()].map(([login, organization]) => ({
     organization,
@@ -143,15 +169,25 @@ export async function loadFixtureOrganizations(dir = FIXTURES_DIR): Promise<Stan
  */
 export function profileOf(account: Json): Json {
   if (typeof account.created_at === 'string') return account;
-  const at = new Date(Date.UTC(2011, 0, 1) + (Number(account.id) % 100_000) * 3_600_000).toISOString().replace('.000Z', 'Z');
+  const at = new Date(Date.UTC(2011, 0, 1) + (Number(account.id) % 100_000) * 3_600_000)
+    .toISOString()
+    .replace('.000Z', 'Z');
   const organization = account.type === 'Organization';
   return {
     ...account,
     html_url: account.html_url ?? `https://github.com/${String(account.login)}`,
     name: account.name ?? `${String(account.login)} (profile)`,
-    company: null, blog: '', location: organization ? 'Internet' : null, email: null, bio: null, twitter_username: null,
+    company: null,
+    blog: '',
+    location: organization ? 'Internet' : null,
+    email: null,
+    bio: null,
+    twitter_username: null,
     ...(organization ? { description: '' } : { following: 0 }),
-    public_repos: 1, followers: 2, created_at: at, updated_at: at,
+    public_repos: 1,
+    followers: 2,
+    created_at: at,
+    updated_at: at,
   };
 }
 
@@ -162,14 +198,16 @@ export function profilesOf(organizations: StandInOrganization[]): Map<string, Js
     const a = account as Json | null | undefined;
     if (!a || typeof a.login !== 'string') return;
     const held = profiles.get(a.login.toLowerCase());
-    if (!held || (typeof a.created_at === 'string' && typeof held.created_at !== 'string')) profiles.set(a.login.toLowerCase(), profileOf(a));
+    if (!held || (typeof a.created_at === 'string' && typeof held.created_at !== 'string'))
+      profiles.set(a.login.toLowerCase(), profileOf(a));
   };
   for (const { organization, members, repositories } of organizations) {
     add({ ...organization, type: 'Organization' });
     members.forEach(add);
     for (const { repository, issues, milestones, releases } of repositories) {
       add(repository.owner);
-      for (const issue of issues) [issue.user, issue.assignee, ...((issue.assignees as Json[] | undefined) ?? [])].forEach(add);
+      for (const issue of issues)
+        [issue.user, issue.assignee, ...((issue.assignees as Json[] | undefined) ?? [])].forEach(add);
       milestones.forEach((milestone) => add(milestone.creator));
       releases.forEach((release) => add(release.author));
     }
@@ -177,17 +215,32 @@ export function profilesOf(organizations: StandInOrganization[]): Map<string, Js
   return profiles;
 }
 
-export async function startGithubApiStandIn(organizations: StandInOrganization[], options: StandInOptions = {}): Promise<GithubApiStandIn> {
+export async function startGithubApiStandIn(
+  organizations: StandInOrganization[],
+  options: StandInOptions = {},
+): Promise<GithubApiStandIn> {
   const profiles = profilesOf(organizations);
   const now = options.now ?? Date.now;
-  const faults: { fault: Fault; match: (path: string) => boolean; retryAfter: number; resetIn: number; status: 403 | 429 }[] = [];
+  const faults: {
+    fault: Fault;
+    match: (path: string) => boolean;
+    retryAfter: number;
+    resetIn: number;
+    status: 403 | 429;
+  }[] = [];
   let dropBudget: number | undefined;
   let remaining = 5000;
   const requests: LoggedRequest[] = [];
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-    const entry: LoggedRequest = { method: req.method ?? '', path: url.pathname + url.search, status: 0, at: now(), authorization: req.headers.authorization };
+    const entry: LoggedRequest = {
+      method: req.method ?? '',
+      path: url.pathname + url.search,
+      status: 0,
+      at: now(),
+      authorization: req.headers.authorization,
+    };
     requests.push(entry);
     const index = faults.findIndex((f) => f.match(url.pathname));
     const injected = index >= 0 ? faults.splice(index, 1)[0]! : undefined;
@@ -198,18 +251,25 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       entry.status = status;
       const text = body === undefined ? '' : JSON.stringify(body);
-      res.writeHead(status, {
-        'content-type': 'application/json; charset=utf-8',
-        'x-ratelimit-limit': '5000',
-        'x-ratelimit-remaining': String(fault === 'rate-limit' ? 0 : remaining),
-        'x-ratelimit-reset': String(reset),
-        ...headers,
-      }).end(text);
+      res
+        .writeHead(status, {
+          'content-type': 'application/json; charset=utf-8',
+          'x-ratelimit-limit': '5000',
+          'x-ratelimit-remaining': String(fault === 'rate-limit' ? 0 : remaining),
+          'x-ratelimit-reset': String(reset),
+          ...headers,
+        })
+        .end(text);
     };
     if (fault === 'secondary-rate-limit') {
-      return send(injected?.status ?? 403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': String(injected?.retryAfter ?? 1) });
+      return send(
+        injected?.status ?? 403,
+        { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+        { 'retry-after': String(injected?.retryAfter ?? 1) },
+      );
     }
-    if (fault === 'rate-limit') return send(injected?.status ?? 403, { message: 'API rate limit exceeded for user ID 1.' });
+    if (fault === 'rate-limit')
+      return send(injected?.status ?? 403, { message: 'API rate limit exceeded for user ID 1.' });
     if (fault === 'server-error') return send(500, { message: 'Server Error' });
     const found = route(organizations, profiles, url, options.honourType ?? true);
     if (!found) return send(404, { message: 'Not Found' });
@@ -227,12 +287,20 @@ export async function startGithubApiStandIn(organizations: StandInOrganization[]
     organizations,
     profiles,
     requests,
-    fail: (fault, match = () => true, options = {}) => void faults.push({ fault, match, retryAfter: options.retryAfter ?? 1, resetIn: options.resetIn ?? 1, status: options.status ?? 403 }),
+    fail: (fault, match = () => true, options = {}) =>
+      void faults.push({
+        fault,
+        match,
+        retryAfter: options.retryAfter ?? 1,
+        resetIn: options.resetIn ?? 1,
+        status: options.status ?? 403,
+      }),
     dropAfter: (count) => void (dropBudget = count),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -253,7 +321,9 @@ function route(
     if (b === 'repos' && list === undefined) {
       // GitHub's `type`: all (default), public, private (and forks, sources, member: not needed here).
       const type = honourType ? (q.get('type') ?? 'all') : 'all';
-      const listed = org.repositories.map((r) => r.repository).filter((r) => type === 'all' || (type === 'private') === (r.private === true));
+      const listed = org.repositories
+        .map((r) => r.repository)
+        .filter((r) => type === 'all' || (type === 'private') === (r.private === true));
       return page(url, listed);
     }
     if (b === 'public_members' && list === undefined) return page(url, org.members);
@@ -262,7 +332,9 @@ function route(
   const segments = url.pathname.split('/').length;
   if (kind !== 'repos' || (segments !== 5 && segments !== 4)) return undefined;
   const name = `${a}/${b}`.toLowerCase();
-  const repo = organizations.flatMap((o) => o.repositories).find((r) => String(r.repository.full_name).toLowerCase() === name);
+  const repo = organizations
+    .flatMap((o) => o.repositories)
+    .find((r) => String(r.repository.full_name).toLowerCase() === name);
   if (!repo) return undefined;
   // The token sees its private repositories too, marked private.
   if (segments === 4) return { body: repo.repository };
@@ -281,7 +353,9 @@ function route(
     const since = q.get('since') ?? '';
     const issues = repo.issues
       .filter((i) => state(i) && String(i.updated_at) >= since)
-      .sort((x, y) => order * String(x[key]).localeCompare(String(y[key])) || order * (Number(x.number) - Number(y.number)));
+      .sort(
+        (x, y) => order * String(x[key]).localeCompare(String(y[key])) || order * (Number(x.number) - Number(y.number)),
+      );
     return page(url, issues);
   }
   if (list === 'labels') return page(url, repo.labels);
@@ -304,23 +378,53 @@ function page(url: URL, items: unknown[]): { body: unknown; link?: Record<string
   if (number > 1) rels.push(['first', 1], ['prev', number - 1]);
   if (number < last) rels.push(['next', number + 1], ['last', last]);
   const body = items.slice((number - 1) * perPage, number * perPage);
-  return { body, link: rels.length ? { link: rels.map(([rel, n]) => `<${at(n)}>; rel="${rel}"`).join(', ') } : undefined };
+  return {
+    body,
+    link: rels.length ? { link: rels.map(([rel, n]) => `<${at(n)}>; rel="${rel}"`).join(', ') } : undefined,
+  };
 }
 
 /** Ids per table and link table, as sorted strings: what a sync of these organizations must store. */
-export type RecordSets = Record<'organizations' | 'members' | 'repositories' | 'issues' | 'labels' | 'milestones' | 'releases'
-  | 'issue_labels' | 'issue_assignees' | 'issue_milestones' | 'organization_members', string[]>;
+export type RecordSets = Record<
+  | 'organizations'
+  | 'members'
+  | 'repositories'
+  | 'issues'
+  | 'labels'
+  | 'milestones'
+  | 'releases'
+  | 'issue_labels'
+  | 'issue_assignees'
+  | 'issue_milestones'
+  | 'organization_members',
+  string[]
+>;
 
 export function servedRecords(organizations: StandInOrganization[]): RecordSets {
-  const sets = Object.fromEntries(['organizations', 'members', 'repositories', 'issues', 'labels', 'milestones', 'releases',
-    'issue_labels', 'issue_assignees', 'issue_milestones', 'organization_members'].map((k) => [k, new Set<string>()])) as Record<keyof RecordSets, Set<string>>;
+  const sets = Object.fromEntries(
+    [
+      'organizations',
+      'members',
+      'repositories',
+      'issues',
+      'labels',
+      'milestones',
+      'releases',
+      'issue_labels',
+      'issue_assignees',
+      'issue_milestones',
+      'organization_members',
+    ].map((k) => [k, new Set<string>()]),
+  ) as Record<keyof RecordSets, Set<string>>;
   const person = (account: unknown) => {
     const a = account as Json | null | undefined;
     if (a && a.type !== 'Organization') sets.members.add(String(a.id));
   };
   for (const { organization, members, repositories: all } of organizations) {
     // Private repositories are never stored, nor anything of theirs.
-    const repositories = all.filter(({ repository }) => repository.private !== true && (repository.visibility ?? 'public') === 'public');
+    const repositories = all.filter(
+      ({ repository }) => repository.private !== true && (repository.visibility ?? 'public') === 'public',
+    );
     sets.organizations.add(String(organization.id));
     for (const member of members) {
       person(member);
@@ -356,9 +460,12 @@ export function servedRecords(organizations: StandInOrganization[]): RecordSets 
 
 /** The same sets, read from a database. */
 export async function storedRecords(db: Kysely<DB>): Promise<RecordSets> {
-  const ids = async (query: string) => (await sql.raw<{ v: string }>(query).execute(db)).rows.map((r) => String(r.v)).sort();
+  const ids = async (query: string) =>
+    (await sql.raw<{ v: string }>(query).execute(db)).rows.map((r) => String(r.v)).sort();
   const pair = (table: string, left: string, leftColumn: string, right: string, rightColumn: string) =>
-    ids(`SELECT l.github_id || '/' || r.github_id AS v FROM ${table} p JOIN ${left} l ON l.id = p.${leftColumn} JOIN ${right} r ON r.id = p.${rightColumn}`);
+    ids(
+      `SELECT l.github_id || '/' || r.github_id AS v FROM ${table} p JOIN ${left} l ON l.id = p.${leftColumn} JOIN ${right} r ON r.id = p.${rightColumn}`,
+    );
   return {
     organizations: await ids('SELECT github_id AS v FROM organizations'),
     members: await ids('SELECT github_id AS v FROM members'),
@@ -369,8 +476,16 @@ export async function storedRecords(db: Kysely<DB>): Promise<RecordSets> {
     releases: await ids('SELECT github_id AS v FROM releases'),
     issue_labels: await pair('issue_labels', 'issues', 'issue_id', 'labels', 'label_id'),
     issue_assignees: await pair('issue_assignees', 'issues', 'issue_id', 'members', 'member_id'),
-    issue_milestones: await ids('SELECT i.github_id || \'/\' || m.github_id AS v FROM issues i JOIN milestones m ON m.id = i.milestone_id'),
-    organization_members: await pair('organization_members', 'organizations', 'organization_id', 'members', 'member_id'),
+    issue_milestones: await ids(
+      "SELECT i.github_id || '/' || m.github_id AS v FROM issues i JOIN milestones m ON m.id = i.milestone_id",
+    ),
+    organization_members: await pair(
+      'organization_members',
+      'organizations',
+      'organization_id',
+      'members',
+      'member_id',
+    ),
   };
 }
 

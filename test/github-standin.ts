@@ -25,7 +25,12 @@ export interface GithubStandIn {
 
 /** The service's settings that point its GitHub sign-in at the stand-in. */
 export function githubSignInEnv(github: GithubStandIn): Record<string, string> {
-  return { GITHUB_CLIENT_ID: github.clientId, GITHUB_CLIENT_SECRET: github.clientSecret, GITHUB_WEB_URL: github.url, GITHUB_API_URL: github.url };
+  return {
+    GITHUB_CLIENT_ID: github.clientId,
+    GITHUB_CLIENT_SECRET: github.clientSecret,
+    GITHUB_WEB_URL: github.url,
+    GITHUB_API_URL: github.url,
+  };
 }
 
 export const ALICE: StandInUser = {
@@ -64,7 +69,11 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
         redirect.searchParams.set('error', 'access_denied');
       } else {
         const code = crypto.randomBytes(10).toString('hex');
-        codes.set(code, { user: standIn.user, challenge: q.get('code_challenge') ?? '', redirectUri: q.get('redirect_uri') ?? '' });
+        codes.set(code, {
+          user: standIn.user,
+          challenge: q.get('code_challenge') ?? '',
+          redirectUri: q.get('redirect_uri') ?? '',
+        });
         redirect.searchParams.set('code', code);
       }
       res.writeHead(302, { location: redirect.toString() }).end();
@@ -76,8 +85,19 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
       const body = JSON.parse(raw || '{}') as Record<string, string>;
       const grant = codes.get(body.code ?? '');
       codes.delete(body.code ?? '');
-      const verifierOk = grant && crypto.createHash('sha256').update(body.code_verifier ?? '').digest('base64url') === grant.challenge;
-      if (body.client_id !== standIn.clientId || body.client_secret !== standIn.clientSecret || !grant || !verifierOk || body.redirect_uri !== grant.redirectUri) {
+      const verifierOk =
+        grant &&
+        crypto
+          .createHash('sha256')
+          .update(body.code_verifier ?? '')
+          .digest('base64url') === grant.challenge;
+      if (
+        body.client_id !== standIn.clientId ||
+        body.client_secret !== standIn.clientSecret ||
+        !grant ||
+        !verifierOk ||
+        body.redirect_uri !== grant.redirectUri
+      ) {
         return send(200, { error: 'bad_verification_code' });
       }
       const token = `gho_${crypto.randomBytes(16).toString('hex')}`;
@@ -88,7 +108,13 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     if (req.method === 'GET' && (url.pathname === '/user' || url.pathname === '/user/emails')) {
       if (!user) return send(401, { message: 'Bad credentials' });
       if (url.pathname === '/user/emails') return send(200, user.emails);
-      return send(200, { id: user.id, login: user.login, name: user.name, avatar_url: `https://avatars.example/${user.id}`, type: 'User' });
+      return send(200, {
+        id: user.id,
+        login: user.login,
+        name: user.name,
+        avatar_url: `https://avatars.example/${user.id}`,
+        type: 'User',
+      });
     }
     send(404, { message: 'Not Found' });
   });
@@ -96,6 +122,10 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
   const { port } = server.address() as AddressInfo;
   return Object.assign(standIn, {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }

@@ -40,7 +40,10 @@ async function openContext(): Promise<Watched> {
   const page = await context.newPage();
   const problems = pageProblems(page);
   page.on('response', async (response) => {
-    if (response.status() >= 400) problems.push(`${response.status()} ${response.request().method()} ${response.url()} ${response.request().postData() ?? ''} ${await response.text()}`);
+    if (response.status() >= 400)
+      problems.push(
+        `${response.status()} ${response.request().method()} ${response.url()} ${response.request().postData() ?? ''} ${await response.text()}`,
+      );
   });
   return { context, page, outside, problems };
 }
@@ -57,13 +60,25 @@ async function openGraphiql(page: Page) {
 
 async function run(page: Page, query: string): Promise<unknown> {
   // CodeMirror 5 keeps its editor object on its element.
-  await page.locator('.graphiql-query-editor .CodeMirror').evaluate((element, text) => (element as unknown as CodeMirrorElement).CodeMirror.setValue(text), query);
-  const response = page.waitForResponse((r) => r.url() === `${origin}/graphql/` && r.request().method() === 'POST' && (r.request().postData() ?? '').includes(query.slice(0, 20)));
+  await page
+    .locator('.graphiql-query-editor .CodeMirror')
+    .evaluate((element, text) => (element as unknown as CodeMirrorElement).CodeMirror.setValue(text), query);
+  const response = page.waitForResponse(
+    (r) =>
+      r.url() === `${origin}/graphql/` &&
+      r.request().method() === 'POST' &&
+      (r.request().postData() ?? '').includes(query.slice(0, 20)),
+  );
   await page.getByRole('button', { name: /Execute query/ }).click();
   await response;
   const result = page.locator('.graphiql-response .CodeMirror');
-  await result.filter({ hasText: '"data"' }).or(result.filter({ hasText: '"errors"' })).waitFor();
-  return JSON.parse(await result.evaluate((element) => (element as unknown as CodeMirrorElement).CodeMirror.getValue())) as unknown;
+  await result
+    .filter({ hasText: '"data"' })
+    .or(result.filter({ hasText: '"errors"' }))
+    .waitFor();
+  return JSON.parse(
+    await result.evaluate((element) => (element as unknown as CodeMirrorElement).CodeMirror.getValue()),
+  ) as unknown;
 }
 
 test('GraphiQL renders from our own files with nothing from another host, and a query shows its result', async () => {
@@ -95,12 +110,19 @@ test('signed in, a mutation from GraphiQL creates a key, sent with the CSRF toke
       if (request.url() === `${origin}/graphql/` && request.method() === 'POST') sent.push(request.headers());
     });
     const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
-    const result = (await run(page, `mutation { createApiKey(name: "from graphiql", expiresAt: "${expiresAt}") { ok code rawKey } }`)) as {
+    const result = (await run(
+      page,
+      `mutation { createApiKey(name: "from graphiql", expiresAt: "${expiresAt}") { ok code rawKey } }`,
+    )) as {
       data: { createApiKey: { ok: boolean; code: string | null; rawKey: string } };
     };
     assert.equal(result.data.createApiKey.ok, true, JSON.stringify(result));
     assert.match(result.data.createApiKey.rawKey, /^cds_/);
-    const stored = await t!.database.db.selectFrom('api_keys').select('name').where('name', '=', 'from graphiql').execute();
+    const stored = await t!.database.db
+      .selectFrom('api_keys')
+      .select('name')
+      .where('name', '=', 'from graphiql')
+      .execute();
     assert.equal(stored.length, 1);
 
     // The header the server checks: the page sent it, equal to the csrftoken cookie, beside the session cookie.
@@ -125,7 +147,10 @@ test('GraphiQL answers 404 in production, and its files only by their known name
   const production = await buildTestApp({ env: { NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) } });
   try {
     assert.equal((await production.app.inject({ method: 'GET', url: '/graphiql' })).statusCode, 404);
-    assert.equal((await production.app.inject({ method: 'GET', url: '/graphiql/assets/graphiql.min.js' })).statusCode, 404);
+    assert.equal(
+      (await production.app.inject({ method: 'GET', url: '/graphiql/assets/graphiql.min.js' })).statusCode,
+      404,
+    );
   } finally {
     await production.close();
   }

@@ -41,7 +41,11 @@ const ask = (app: App, query: string, cookie = true) =>
     method: 'POST',
     url: '/graphql/',
     headers: cookie
-      ? { 'content-type': 'application/json', cookie: `cds_session=${'a'.repeat(43)}; csrftoken=t0k3n`, 'x-csrftoken': 't0k3n' }
+      ? {
+          'content-type': 'application/json',
+          cookie: `cds_session=${'a'.repeat(43)}; csrftoken=t0k3n`,
+          'x-csrftoken': 't0k3n',
+        }
       : { 'content-type': 'application/json' },
     payload: JSON.stringify({ query }),
   });
@@ -49,7 +53,11 @@ const ask = (app: App, query: string, cookie = true) =>
 for (const nodeEnv of [undefined, 'production']) {
   test(`database gone (${nodeEnv ?? 'development'}): a generic message with an error id, the cause only in the log`, async () => {
     const { app, logs } = await appWithoutDatabase(nodeEnv);
-    for (const query of ['{ apiKeys { uuid } }', '{ me { login } }', 'mutation { createApiKey(name: "x", expiresAt: "2100-01-01T00:00:00Z") { ok } }']) {
+    for (const query of [
+      '{ apiKeys { uuid } }',
+      '{ me { login } }',
+      'mutation { createApiKey(name: "x", expiresAt: "2100-01-01T00:00:00Z") { ok } }',
+    ]) {
       const res = await ask(app, query);
       const body = res.json() as { errors: { message: string; extensions?: { code?: string; errorId?: string } }[] };
       assert.doesNotMatch(res.body, /ECONNREFUSED|127\.0\.0\.1|connect|postgres/i, `${query}: ${res.body}`);
@@ -74,10 +82,14 @@ test('messages we wrote still reach the client (not signed in)', async () => {
 
 test('production GraphQL does not suggest field names; development does', async () => {
   const query = '{ apiKey { uuid } }';
-  const production = (await ask((await appWithoutDatabase('production')).app, query, false)).json() as { errors: { message: string }[] };
+  const production = (await ask((await appWithoutDatabase('production')).app, query, false)).json() as {
+    errors: { message: string }[];
+  };
   assert.ok(production.errors.length > 0);
   for (const error of production.errors) assert.doesNotMatch(error.message, /Did you mean/);
   assert.match(production.errors[0]!.message, /Cannot query field "apiKey" on type "Query"\.$/);
-  const development = (await ask((await appWithoutDatabase(undefined)).app, query, false)).json() as { errors: { message: string }[] };
+  const development = (await ask((await appWithoutDatabase(undefined)).app, query, false)).json() as {
+    errors: { message: string }[];
+  };
   assert.match(development.errors[0]!.message, /Did you mean "apiKeys"/);
 });

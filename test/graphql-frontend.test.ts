@@ -5,9 +5,20 @@ import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from './app.ts';
 import { graphql, inDays, type Browser } from './auth.ts';
 import { ALICE, startGithubStandIn, githubSignInEnv, type GithubStandIn, type StandInUser } from './github-standin.ts';
-import { CREATE_API_KEY, GET_API_KEYS, LOGOUT_DJANGO_MUTATION, REVOKE_API_KEY, SYNC_DJANGO_SESSION_MUTATION } from './nest-frontend-documents.ts';
+import {
+  CREATE_API_KEY,
+  GET_API_KEYS,
+  LOGOUT_DJANGO_MUTATION,
+  REVOKE_API_KEY,
+  SYNC_DJANGO_SESSION_MUTATION,
+} from './nest-frontend-documents.ts';
 
-const STAFF: StandInUser = { id: 502, login: 'Staff-Member', name: 'Staff Member', emails: [{ email: 'staff@example.org', primary: true, verified: true }] };
+const STAFF: StandInUser = {
+  id: 502,
+  login: 'Staff-Member',
+  name: 'Staff Member',
+  emails: [{ email: 'staff@example.org', primary: true, verified: true }],
+};
 
 let github: GithubStandIn;
 let t: TestApp;
@@ -64,7 +75,10 @@ test('githubAuth { message ok user { id isOwaspStaff } } signs in and answers th
 test('isOwaspStaff is true for a login listed in OWASP_STAFF_LOGINS, whatever its case', async () => {
   const { result } = await signIn(STAFF);
   assert.equal(result.ok, true);
-  assert.deepEqual(result.user, { id: Buffer.from(`AuthUserNode:${await userId('Staff-Member')}`).toString('base64'), isOwaspStaff: true });
+  assert.deepEqual(result.user, {
+    id: Buffer.from(`AuthUserNode:${await userId('Staff-Member')}`).toString('base64'),
+    isOwaspStaff: true,
+  });
 });
 
 test('githubAuth with a token GitHub refuses: ok false, no user, no session', async () => {
@@ -83,7 +97,11 @@ test('logoutUser when not signed in: ok false with a message, not an error; a fo
     const res = await graphql(t, browser, LOGOUT_DJANGO_MUTATION);
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().errors, undefined, res.body);
-    assert.deepEqual(res.json().data.logoutUser, { code: 'UNAUTHORIZED', message: 'User is not logged in.', ok: false });
+    assert.deepEqual(res.json().data.logoutUser, {
+      code: 'UNAUTHORIZED',
+      message: 'User is not logged in.',
+      ok: false,
+    });
   }
 });
 
@@ -93,7 +111,8 @@ test('the API key page’s documents: list, create, use, revoke, then sign out',
   assert.deepEqual(empty, { data: { activeApiKeyCount: 0, apiKeys: [] } });
 
   const expiresAt = inDays(30);
-  const created = (await graphql(t, browser, CREATE_API_KEY, { name: 'frontend key', expiresAt })).json().data.createApiKey;
+  const created = (await graphql(t, browser, CREATE_API_KEY, { name: 'frontend key', expiresAt })).json().data
+    .createApiKey;
   assert.equal(created.ok, true);
   assert.equal(created.code, 'SUCCESS');
   assert.equal(created.message, 'API key created successfully.');
@@ -110,19 +129,29 @@ test('the API key page’s documents: list, create, use, revoke, then sign out',
   assert.equal(listed.activeApiKeyCount, 1);
   assert.deepEqual(listed.apiKeys, [created.apiKey]);
 
-  const refused = (await graphql(t, browser, CREATE_API_KEY, { name: 'past', expiresAt: inDays(-1) })).json().data.createApiKey;
-  assert.deepEqual(refused, { apiKey: null, code: 'INVALID_DATE', message: 'Expiry date must be in future', ok: false, rawKey: null });
+  const refused = (await graphql(t, browser, CREATE_API_KEY, { name: 'past', expiresAt: inDays(-1) })).json().data
+    .createApiKey;
+  assert.deepEqual(refused, {
+    apiKey: null,
+    code: 'INVALID_DATE',
+    message: 'Expiry date must be in future',
+    ok: false,
+    rawKey: null,
+  });
 
   const revoked = (await graphql(t, browser, REVOKE_API_KEY, { uuid: created.apiKey.uuid })).json().data.revokeApiKey;
   assert.deepEqual(revoked, { code: 'SUCCESS', message: 'API key revoked successfully.', ok: true });
   assert.equal((await t.app.inject({ method: 'GET', url: '/api/v0/chapters/', headers: withKey })).statusCode, 401);
   assert.deepEqual((await graphql(t, browser, GET_API_KEYS)).json(), { data: { activeApiKeyCount: 0, apiKeys: [] } });
-  const unknown = (await graphql(t, browser, REVOKE_API_KEY, { uuid: '00000000-0000-4000-8000-000000000000' })).json().data.revokeApiKey;
+  const unknown = (await graphql(t, browser, REVOKE_API_KEY, { uuid: '00000000-0000-4000-8000-000000000000' })).json()
+    .data.revokeApiKey;
   assert.deepEqual(unknown, { code: 'NOT_FOUND', message: 'API key not found.', ok: false });
 
   const stale: Browser = { cookies: { ...browser.cookies } };
   const out = await graphql(t, browser, LOGOUT_DJANGO_MUTATION);
-  assert.deepEqual(out.json(), { data: { logoutUser: { code: 'SUCCESS', message: 'Logged out successfully.', ok: true } } });
+  assert.deepEqual(out.json(), {
+    data: { logoutUser: { code: 'SUCCESS', message: 'Logged out successfully.', ok: true } },
+  });
   assert.equal(browser.cookies.cds_session, undefined, 'the session cookie is cleared');
   const replayed = (await graphql(t, stale, GET_API_KEYS)).json();
   assert.equal(replayed.errors[0].extensions.code, 'UNAUTHORIZED', 'the old session cookie no longer signs in');

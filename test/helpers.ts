@@ -21,7 +21,9 @@ export interface TestDatabase extends Database {
 
 export const serverUrl = process.env.DATABASE_URL || undefined;
 
-export async function createTestDb(options: { migrate?: boolean; importBundled?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDb(
+  options: { migrate?: boolean; importBundled?: boolean } = {},
+): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   if (!serverUrl) {
     const database = migrate
@@ -105,7 +107,8 @@ async function buildTemplate(kind: Template): Promise<Blob> {
     await fs.rename(partial, file);
     // Templates of other sources (an earlier day, an edit) are of no further use.
     for (const old of await fs.readdir(TEMPLATE_DIR)) {
-      if (old.startsWith(`${kind}-`) && old.endsWith('.tar') && path.join(TEMPLATE_DIR, old) !== file) await fs.rm(path.join(TEMPLATE_DIR, old), { force: true });
+      if (old.startsWith(`${kind}-`) && old.endsWith('.tar') && path.join(TEMPLATE_DIR, old) !== file)
+        await fs.rm(path.join(TEMPLATE_DIR, old), { force: true });
     }
     return tarball;
   } finally {

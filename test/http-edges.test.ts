@@ -46,7 +46,10 @@ test('a request Node cannot parse: 400 in our shape, Connection: close, security
   assert.match(res.head, /^HTTP\/1\.1 400 /);
   assert.match(res.head, /\r\nConnection: close(\r\n|$)/i);
   for (const header of SECURITY) assert.ok(res.head.toLowerCase().includes(header.toLowerCase()), header);
-  assert.deepEqual(JSON.parse(res.body), { message: 'Invalid request', errors: [{ loc: ['request'], msg: 'is not a valid HTTP request' }] });
+  assert.deepEqual(JSON.parse(res.body), {
+    message: 'Invalid request',
+    errors: [{ loc: ['request'], msg: 'is not a valid HTTP request' }],
+  });
   assert.ok(res.closed);
 });
 
@@ -82,8 +85,14 @@ test('coordinate bounds that overflow to Infinity (309+ digits) are 400', async 
       assert.deepEqual(res.json().errors, [{ loc: ['query', name], msg: 'must be a decimal number' }]);
     }
   }
-  assert.equal((await t.app.inject({ method: 'GET', url: `/api/v0/events/?latitude_gte=${'9'.repeat(309)}` })).statusCode, 400);
-  assert.equal((await t.app.inject({ method: 'GET', url: `/api/v0/chapters/?latitude_gte=0.${'0'.repeat(400)}1` })).statusCode, 200);
+  assert.equal(
+    (await t.app.inject({ method: 'GET', url: `/api/v0/events/?latitude_gte=${'9'.repeat(309)}` })).statusCode,
+    400,
+  );
+  assert.equal(
+    (await t.app.inject({ method: 'GET', url: `/api/v0/chapters/?latitude_gte=0.${'0'.repeat(400)}1` })).statusCode,
+    200,
+  );
 });
 
 test('object prototype names are unknown parameters like any other (ignored)', async () => {
@@ -100,7 +109,11 @@ test('CORS: a real preflight for /api/v0/ is answered; the answers carry the ori
   const base = `http://127.0.0.1:${port}`;
   const preflight = await fetch(`${base}/api/v0/chapters/?limit=1`, {
     method: 'OPTIONS',
-    headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key,if-none-match' },
+    headers: {
+      origin: 'https://elsewhere.example',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'x-api-key,if-none-match',
+    },
   });
   assert.equal(preflight.status, 204);
   assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
@@ -113,16 +126,23 @@ test('CORS: a real preflight for /api/v0/ is answered; the answers carry the ori
   const res = await fetch(`${base}/api/v0/chapters/?limit=1`, { headers: { origin: 'https://elsewhere.example' } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('access-control-allow-origin'), '*');
-  for (const name of ['Link', 'ETag', 'RateLimit-Remaining', 'Retry-After']) assert.match(res.headers.get('access-control-expose-headers')!, new RegExp(name));
+  for (const name of ['Link', 'ETag', 'RateLimit-Remaining', 'Retry-After'])
+    assert.match(res.headers.get('access-control-expose-headers')!, new RegExp(name));
   assert.equal(res.headers.get('access-control-allow-credentials'), null);
   // Errors too, so that a page can read why it was refused.
-  const refused = await fetch(`${base}/api/v0/chapters/`, { headers: { origin: 'https://elsewhere.example', 'x-api-key': 'wrong' } });
+  const refused = await fetch(`${base}/api/v0/chapters/`, {
+    headers: { origin: 'https://elsewhere.example', 'x-api-key': 'wrong' },
+  });
   assert.equal(refused.status, 401);
   assert.equal(refused.headers.get('access-control-allow-origin'), '*');
 });
 
 test('the preflight route does not turn unknown API paths into 405', async () => {
-  for (const [method, url] of [['GET', '/api/v0/unknown'], ['GET', '/api/v0/chapters/a/b/c'], ['POST', '/api/v0/nothing']] as const) {
+  for (const [method, url] of [
+    ['GET', '/api/v0/unknown'],
+    ['GET', '/api/v0/chapters/a/b/c'],
+    ['POST', '/api/v0/nothing'],
+  ] as const) {
     const res = await t.app.inject({ method, url });
     assert.equal(res.statusCode, 404, `${method} ${url}`);
     assert.deepEqual(res.json(), { message: 'Not found' });
@@ -134,19 +154,42 @@ test('the preflight route does not turn unknown API paths into 405', async () =>
 
 test('CORS: the signed-in routes stay same-origin', async () => {
   const origin = { origin: 'https://elsewhere.example' };
-  const graphqlPreflight = await t.app.inject({ method: 'OPTIONS', url: '/graphql/', headers: { ...origin, 'access-control-request-method': 'POST' } });
+  const graphqlPreflight = await t.app.inject({
+    method: 'OPTIONS',
+    url: '/graphql/',
+    headers: { ...origin, 'access-control-request-method': 'POST' },
+  });
   assert.notEqual(graphqlPreflight.statusCode, 204);
-  for (const [method, url] of [['OPTIONS', '/graphql/'], ['POST', '/graphql/'], ['GET', '/auth/github/login'], ['GET', '/settings/api-keys'], ['GET', '/csrf/']] as const) {
-    const res = await t.app.inject({ method, url, headers: { ...origin, 'content-type': 'application/json' }, payload: method === 'POST' ? '{"query":"{ me { login } }"}' : undefined });
+  for (const [method, url] of [
+    ['OPTIONS', '/graphql/'],
+    ['POST', '/graphql/'],
+    ['GET', '/auth/github/login'],
+    ['GET', '/settings/api-keys'],
+    ['GET', '/csrf/'],
+  ] as const) {
+    const res = await t.app.inject({
+      method,
+      url,
+      headers: { ...origin, 'content-type': 'application/json' },
+      payload: method === 'POST' ? '{"query":"{ me { login } }"}' : undefined,
+    });
     assert.equal(res.headers['access-control-allow-origin'], undefined, `${method} ${url}`);
   }
 });
 
 test('CORS_ORIGINS: only the listed origins, with Vary: Origin', async () => {
-  const ok = await listed.app.inject({ method: 'GET', url: '/api/v0/chapters/?limit=1', headers: { origin: 'https://one.example' } });
+  const ok = await listed.app.inject({
+    method: 'GET',
+    url: '/api/v0/chapters/?limit=1',
+    headers: { origin: 'https://one.example' },
+  });
   assert.equal(ok.headers['access-control-allow-origin'], 'https://one.example');
   assert.match(String(ok.headers.vary), /Origin/);
-  const other = await listed.app.inject({ method: 'OPTIONS', url: '/api/v0/chapters/', headers: { origin: 'https://two.example', 'access-control-request-method': 'GET' } });
+  const other = await listed.app.inject({
+    method: 'OPTIONS',
+    url: '/api/v0/chapters/',
+    headers: { origin: 'https://two.example', 'access-control-request-method': 'GET' },
+  });
   assert.equal(other.headers['access-control-allow-origin'], undefined);
   assert.equal(other.headers['access-control-allow-headers'], undefined);
 });
@@ -163,8 +206,16 @@ test('security headers on every response; HSTS in production only', async () => 
     ['GET', '/api/v0/chapters/?page=x'],
   ] as const;
   for (const [method, url] of requests) {
-    for (const [app, hsts] of [[t, false], [production, true]] as const) {
-      const res = await app.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: method === 'POST' ? '{"query":"{ me { login } }"}' : undefined });
+    for (const [app, hsts] of [
+      [t, false],
+      [production, true],
+    ] as const) {
+      const res = await app.app.inject({
+        method,
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: method === 'POST' ? '{"query":"{ me { login } }"}' : undefined,
+      });
       assert.equal(res.headers['x-content-type-options'], 'nosniff', `${method} ${url}`);
       assert.ok(res.headers['referrer-policy'], `${method} ${url}`);
       assert.equal(res.headers['x-frame-options'], 'DENY', `${method} ${url}`);

@@ -24,7 +24,11 @@ after(() => t?.close());
 
 async function get(url: string) {
   const res = await t.app.inject({ method: 'GET', url });
-  return { status: res.statusCode, body: res.json() as { items: Item[]; count: number; errors?: { loc: string[] }[]; message?: string }, link: String(res.headers.link ?? '') };
+  return {
+    status: res.statusCode,
+    body: res.json() as { items: Item[]; count: number; errors?: { loc: string[] }[]; message?: string },
+    link: String(res.headers.link ?? ''),
+  };
 }
 
 const nextOf = (link: string) => /<([^>]+)>; rel="next"/.exec(link)?.[1];
@@ -57,12 +61,16 @@ class Mirror {
   /** One run: what left the list since the last run, then what changed in it (in this order: a record can come back). */
   async run(): Promise<void> {
     const since = (param: string, value: string | undefined) => (value ? `&${param}=${encodeURIComponent(value)}` : '');
-    for (const gone of await walk(`/api/v0/deleted/?resource=${this.resource}&limit=7${since('deleted_after', this.deleted)}`)) {
+    for (const gone of await walk(
+      `/api/v0/deleted/?resource=${this.resource}&limit=7${since('deleted_after', this.deleted)}`,
+    )) {
       this.records.delete(String(gone.key));
       if (!this.deleted || String(gone.deleted_at) > this.deleted) this.deleted = String(gone.deleted_at);
     }
     const sep = this.path.includes('?') ? '&' : '?';
-    for (const item of await walk(`${this.path}${sep}ordering=updated_at&limit=7${since('updated_after', this.updated)}`)) {
+    for (const item of await walk(
+      `${this.path}${sep}ordering=updated_at&limit=7${since('updated_after', this.updated)}`,
+    )) {
       this.records.set(this.identity(item), item);
       if (!this.updated || String(item.updated_at) > this.updated) this.updated = String(item.updated_at);
     }
@@ -110,11 +118,17 @@ test('a consumer mirrors the chapters incrementally across imports that change, 
   // The original files again: the removed and deactivated chapters come back (the feed forgets them), the new one goes.
   const restored: OwaspData = {
     ...owasp,
-    chapters: owasp.chapters.map((c) => ([removed.key, deactivated.key, renamed.key].includes(c.key) ? { ...c, updatedAt: '2031-02-01T00:00:00.000Z' } : c)),
+    chapters: owasp.chapters.map((c) =>
+      [removed.key, deactivated.key, renamed.key].includes(c.key) ? { ...c, updatedAt: '2031-02-01T00:00:00.000Z' } : c,
+    ),
   };
   await changed(() => t.database.db.transaction().execute((trx) => writeOwaspData(trx, restored)));
   const feed = await walk('/api/v0/deleted/?resource=chapters');
-  assert.deepEqual(feed.map((f) => f.key), ['incremental-new'], 'tombstones of the chapters out of the list only');
+  assert.deepEqual(
+    feed.map((f) => f.key),
+    ['incremental-new'],
+    'tombstones of the chapters out of the list only',
+  );
   await mirror.run();
   await mirror.assertEqualsServer();
   // A run with nothing changed reads only the records at the watermark again.
@@ -130,10 +144,25 @@ test('a consumer mirrors the issues of a repository across a GitHub import that 
 
   const [first, second] = github.issues;
   const later = '2031-03-01T00:00:00Z';
-  const added = { ...first!, github_id: 990_000_001, number: 990_001, title: 'Added by the next import', url: `${first!.url}-added`, updated_at: later, created_at: later };
+  const added = {
+    ...first!,
+    github_id: 990_000_001,
+    number: 990_001,
+    title: 'Added by the next import',
+    url: `${first!.url}-added`,
+    updated_at: later,
+    created_at: later,
+  };
   const next: GithubData = {
     ...github,
-    issues: [...github.issues.map((i) => (i.github_id === second!.github_id ? { ...i, title: 'Changed title', state: 'closed' as const, updated_at: later } : i)), added],
+    issues: [
+      ...github.issues.map((i) =>
+        i.github_id === second!.github_id
+          ? { ...i, title: 'Changed title', state: 'closed' as const, updated_at: later }
+          : i,
+      ),
+      added,
+    ],
   };
   await changed(() => t.database.db.transaction().execute((trx) => writeGithubData(trx, next)));
   // GitHub imports never remove records; a deletion (here by an operator) leaves a tombstone all the same.
@@ -157,20 +186,37 @@ test('updated_after is inclusive, updated_before exclusive; equal bounds are emp
   assert.equal(from.body.count + until.body.count, all.length, 'the two windows tile the list');
   // The same instant in another zone.
   const shifted = new Date(Date.parse(pivot) + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
-  assert.equal((await get(`/api/v0/repositories/?updated_after=${encodeURIComponent(shifted)}`)).body.count, from.body.count);
+  assert.equal(
+    (await get(`/api/v0/repositories/?updated_after=${encodeURIComponent(shifted)}`)).body.count,
+    from.body.count,
+  );
   const empty = await get(`/api/v0/repositories/?updated_after=${pivot}&updated_before=${pivot}`);
   assert.equal(empty.status, 200);
   assert.equal(empty.body.count, 0);
-  const crossed = await get('/api/v0/repositories/?updated_after=2024-01-02T00:00:00Z&updated_before=2024-01-01T00:00:00Z');
+  const crossed = await get(
+    '/api/v0/repositories/?updated_after=2024-01-02T00:00:00Z&updated_before=2024-01-01T00:00:00Z',
+  );
   assert.equal(crossed.status, 400);
   assert.deepEqual(crossed.body.errors?.[0]?.loc, ['query', 'updated_after']);
 });
 
 test('a bad date is a 400 with the error body, never a 5xx', async () => {
   const bad = [
-    'yesterday', '2024-01-01', '2024-01-01T00:00:00', '2024-13-01T00:00:00Z', '2023-02-29T00:00:00Z', '2024-01-01T24:00:00Z',
-    '2024-01-01T00:00:60Z', '99999-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '2024-01-01T00:00:00+25:00', '2024-01-01T00:00:00.1234567Z',
-    '1'.repeat(41), '2024-01-01T00:00:00Z\u0000', '2024-01-01 00:00:00Z', '2024-01-01T00:00Z',
+    'yesterday',
+    '2024-01-01',
+    '2024-01-01T00:00:00',
+    '2024-13-01T00:00:00Z',
+    '2023-02-29T00:00:00Z',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T00:00:60Z',
+    '99999-01-01T00:00:00Z',
+    '0000-01-01T00:00:00Z',
+    '2024-01-01T00:00:00+25:00',
+    '2024-01-01T00:00:00.1234567Z',
+    '1'.repeat(41),
+    '2024-01-01T00:00:00Z\u0000',
+    '2024-01-01 00:00:00Z',
+    '2024-01-01T00:00Z',
   ];
   for (const value of bad) {
     for (const param of ['updated_after', 'updated_before']) {
@@ -181,7 +227,12 @@ test('a bad date is a 400 with the error body, never a 5xx', async () => {
     }
   }
   // Extreme but real instants answer.
-  for (const value of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999999Z', '2024-02-29T12:00:00-12:00', '2024-01-01T00:00:00+14:00']) {
+  for (const value of [
+    '0001-01-01T00:00:00Z',
+    '9999-12-31T23:59:59.999999Z',
+    '2024-02-29T12:00:00-12:00',
+    '2024-01-01T00:00:00+14:00',
+  ]) {
     assert.equal((await get(`/api/v0/issues/?updated_after=${encodeURIComponent(value)}`)).status, 200, value);
   }
   // Lists without updated_at have no such parameter: ignored like any unknown parameter (the contract), not a window.
@@ -194,7 +245,9 @@ test('a bad date is a 400 with the error body, never a 5xx', async () => {
 test('a cursor is valid only for the filters it was made with', async () => {
   const first = await get('/api/v0/issues/?ordering=updated_at&limit=2&updated_after=2000-01-01T00:00:00Z');
   const cursor = new URL(nextOf(first.link)!, 'http://x').searchParams.get('cursor')!;
-  const same = await get(`/api/v0/issues/?ordering=updated_at&limit=2&updated_after=2000-01-01T00:00:00Z&cursor=${cursor}`);
+  const same = await get(
+    `/api/v0/issues/?ordering=updated_at&limit=2&updated_after=2000-01-01T00:00:00Z&cursor=${cursor}`,
+  );
   assert.equal(same.status, 200);
   for (const other of ['updated_after=2001-01-01T00:00:00Z', 'state=open', '']) {
     const res = await get(`/api/v0/issues/?ordering=updated_at&limit=2&${other}&cursor=${cursor}`);
@@ -205,13 +258,24 @@ test('a cursor is valid only for the filters it was made with', async () => {
 
 test('OpenAPI documents the window on every list with updated_at, and the deleted feed', async () => {
   const doc = (await t.app.inject({ method: 'GET', url: '/api/v0/openapi.json' })).json() as {
-    paths: Record<string, { get?: { operationId: string; parameters?: { name: string; schema: { format?: string } }[] } }>;
+    paths: Record<
+      string,
+      { get?: { operationId: string; parameters?: { name: string; schema: { format?: string } }[] } }
+    >;
   };
   const names = (path: string) => (doc.paths[path]?.get?.parameters ?? []).map((p) => p.name);
-  for (const path of ['/api/v0/chapters/', '/api/v0/issues/', '/api/v0/members/', '/api/v0/repositories/', '/api/v0/organizations/', '/api/v0/projects/']) {
+  for (const path of [
+    '/api/v0/chapters/',
+    '/api/v0/issues/',
+    '/api/v0/members/',
+    '/api/v0/repositories/',
+    '/api/v0/organizations/',
+    '/api/v0/projects/',
+  ]) {
     assert.ok(names(path).includes('updated_after') && names(path).includes('updated_before'), path);
   }
-  for (const path of ['/api/v0/events/', '/api/v0/releases/', '/api/v0/sponsors/']) assert.ok(!names(path).includes('updated_after'), path);
+  for (const path of ['/api/v0/events/', '/api/v0/releases/', '/api/v0/sponsors/'])
+    assert.ok(!names(path).includes('updated_after'), path);
   assert.equal(doc.paths['/api/v0/deleted/']?.get?.operationId, 'list_deleted');
   assert.ok(names('/api/v0/deleted/').includes('deleted_after'));
 });

@@ -39,7 +39,10 @@ after(async () => {
 });
 
 test('create prints the raw key once; list shows it active; revoke makes it revoked', async () => {
-  const created = await runCli(['keys', 'create', '--user', 'operator-user', '--name', 'ci', '--expires-in', '30'], env);
+  const created = await runCli(
+    ['keys', 'create', '--user', 'operator-user', '--name', 'ci', '--expires-in', '30'],
+    env,
+  );
   assert.equal(created.code, 0, created.stderr);
   const raw = created.stdout.trim();
   assert.match(raw, /^cds_[A-Za-z0-9_-]{49}$/);
@@ -64,8 +67,14 @@ test('create prints the raw key once; list shows it active; revoke makes it revo
 test('failures exit 1, usage errors exit 2', async () => {
   assert.equal((await runCli(['keys', 'create', '--user', 'nobody', '--name', 'x', '--expires-in', '5'], env)).code, 1);
   assert.equal((await runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], env)).code, 1);
-  assert.equal((await runCli(['keys', 'create', '--user', 'operator-user', '--name', '   ', '--expires-in', '5'], env)).code, 2);
-  assert.equal((await runCli(['keys', 'create', '--user', 'operator-user', '--name', 'x', '--expires-in', 'soon'], env)).code, 2);
+  assert.equal(
+    (await runCli(['keys', 'create', '--user', 'operator-user', '--name', '   ', '--expires-in', '5'], env)).code,
+    2,
+  );
+  assert.equal(
+    (await runCli(['keys', 'create', '--user', 'operator-user', '--name', 'x', '--expires-in', 'soon'], env)).code,
+    2,
+  );
   assert.equal((await runCli(['keys', 'revoke', 'not-a-uuid'], env)).code, 2);
   assert.equal((await runCli(['keys', 'frob'], env)).code, 2);
 });

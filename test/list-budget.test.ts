@@ -16,7 +16,12 @@ const skip = serverUrl
   ? false
   : 'needs DATABASE_URL: pools and statement timeouts are those of a PostgreSQL server; PGlite has one session, where lists run on it like every other query';
 
-const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000', RESPONSE_CACHE: 'false' });
+const config = loadConfig({
+  LOG_LEVEL: 'silent',
+  REST_AUTH: 'optional',
+  RATE_LIMIT_PER_SECOND: '1000000',
+  RESPONSE_CACHE: 'false',
+});
 let database: TestDatabase;
 
 before(async () => {
@@ -59,73 +64,85 @@ async function lockTable(table: string) {
   };
 }
 
-test('a list past the list timeout is a 503 with our body while a detail waiting on the same lock is not cancelled; the list connection is free again', { skip }, async () => {
-  const { app, close } = await serve({ poolSize: 2, statementTimeoutMs: 300, queueLength: 10 });
-  const lock = await lockTable('chapters');
-  let detailDone = false;
-  try {
-    // Started first and waiting on the lock as long as the list does, under the serving pool's 60 s timeout.
-    const detail = app.inject({ method: 'GET', url: '/api/v0/chapters/london' }).then((res) => {
-      detailDone = true;
-      return res;
-    });
-    const list = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
-    assert.equal(list.statusCode, 503, list.body);
-    assert.deepEqual(list.json(), { message: 'Service unavailable' });
-    assert.equal(list.headers['retry-after'], '5');
-    assert.equal(detailDone, false, 'the detail cannot have finished while the table is locked');
-    // Another table, another pool: answered while the lock is held.
-    assert.equal((await app.inject({ method: 'GET', url: '/api/v0/organizations/owasp' })).statusCode, 200);
-    await lock.release();
-    const res = await detail;
-    assert.equal(res.statusCode, 200, res.body);
-    assert.equal(res.json().key, 'london');
-    // The cancelled list statements gave their connections back: the list pool serves again.
-    for (let i = 0; i < 3; i++) {
-      const again = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
-      assert.equal(again.statusCode, 200, again.body);
-      assert.equal(again.json().count, 1);
+test(
+  'a list past the list timeout is a 503 with our body while a detail waiting on the same lock is not cancelled; the list connection is free again',
+  { skip },
+  async () => {
+    const { app, close } = await serve({ poolSize: 2, statementTimeoutMs: 300, queueLength: 10 });
+    const lock = await lockTable('chapters');
+    let detailDone = false;
+    try {
+      // Started first and waiting on the lock as long as the list does, under the serving pool's 60 s timeout.
+      const detail = app.inject({ method: 'GET', url: '/api/v0/chapters/london' }).then((res) => {
+        detailDone = true;
+        return res;
+      });
+      const list = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+      assert.equal(list.statusCode, 503, list.body);
+      assert.deepEqual(list.json(), { message: 'Service unavailable' });
+      assert.equal(list.headers['retry-after'], '5');
+      assert.equal(detailDone, false, 'the detail cannot have finished while the table is locked');
+      // Another table, another pool: answered while the lock is held.
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v0/organizations/owasp' })).statusCode, 200);
+      await lock.release();
+      const res = await detail;
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().key, 'london');
+      // The cancelled list statements gave their connections back: the list pool serves again.
+      for (let i = 0; i < 3; i++) {
+        const again = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+        assert.equal(again.statusCode, 200, again.body);
+        assert.equal(again.json().count, 1);
+      }
+    } finally {
+      await lock.release().catch(() => undefined);
+      await close();
     }
-  } finally {
-    await lock.release().catch(() => undefined);
-    await close();
-  }
-});
+  },
+);
 
-test('with every list connection held, details and other requests are answered and one list too many gets a 503 at once', { skip }, async () => {
-  const { app, serving, close } = await serve({ poolSize: 2, statementTimeoutMs: 60_000, queueLength: 0 });
-  const lists = serving.lists;
-  assert.ok(lists, 'a server database opened with a list budget has a list pool');
-  // Both connections of the list pool, each in a statement that waits for the test to let it go.
-  const lock = await lockTable('sponsors');
-  const held = [0, 1].map(() => lists.connection().execute((connection) => sql`select count(*) from sponsors`.execute(connection)));
-  try {
-    await waitForLockWaits(2);
-    assert.equal((await app.inject({ method: 'GET', url: '/api/v0/chapters/london' })).statusCode, 200);
-    assert.equal((await app.inject({ method: 'GET', url: '/api/v0/organizations/owasp' })).statusCode, 200);
-    assert.equal((await app.inject({ method: 'GET', url: '/status/' })).statusCode, 200);
-    const refused = await app.inject({ method: 'GET', url: '/api/v0/organizations/' });
-    assert.equal(refused.statusCode, 503, refused.body);
-    assert.deepEqual(refused.json(), { message: 'Service unavailable' });
-    assert.equal(refused.headers['retry-after'], '5');
-    await lock.release();
-    await Promise.all(held);
-    const served = await app.inject({ method: 'GET', url: '/api/v0/organizations/' });
-    assert.equal(served.statusCode, 200, served.body);
-    assert.equal(served.json().count, 1);
-  } finally {
-    await lock.release().catch(() => undefined);
-    await Promise.allSettled(held);
-    await close();
-  }
-});
+test(
+  'with every list connection held, details and other requests are answered and one list too many gets a 503 at once',
+  { skip },
+  async () => {
+    const { app, serving, close } = await serve({ poolSize: 2, statementTimeoutMs: 60_000, queueLength: 0 });
+    const lists = serving.lists;
+    assert.ok(lists, 'a server database opened with a list budget has a list pool');
+    // Both connections of the list pool, each in a statement that waits for the test to let it go.
+    const lock = await lockTable('sponsors');
+    const held = [0, 1].map(() =>
+      lists.connection().execute((connection) => sql`select count(*) from sponsors`.execute(connection)),
+    );
+    try {
+      await waitForLockWaits(2);
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v0/chapters/london' })).statusCode, 200);
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v0/organizations/owasp' })).statusCode, 200);
+      assert.equal((await app.inject({ method: 'GET', url: '/status/' })).statusCode, 200);
+      const refused = await app.inject({ method: 'GET', url: '/api/v0/organizations/' });
+      assert.equal(refused.statusCode, 503, refused.body);
+      assert.deepEqual(refused.json(), { message: 'Service unavailable' });
+      assert.equal(refused.headers['retry-after'], '5');
+      await lock.release();
+      await Promise.all(held);
+      const served = await app.inject({ method: 'GET', url: '/api/v0/organizations/' });
+      assert.equal(served.statusCode, 200, served.body);
+      assert.equal(served.json().count, 1);
+    } finally {
+      await lock.release().catch(() => undefined);
+      await Promise.allSettled(held);
+      await close();
+    }
+  },
+);
 
 /** Until `n` sessions of the list pool wait for a lock (each check is a query; no timer). */
 async function waitForLockWaits(n: number): Promise<void> {
   for (let attempt = 0; attempt < 10_000; attempt++) {
     const { rows } = await sql<{ n: string }>`
       select count(*) as n from pg_stat_activity
-      where datname = current_database() and application_name = 'cds lists' and wait_event_type = 'Lock'`.execute(database.db);
+      where datname = current_database() and application_name = 'cds lists' and wait_event_type = 'Lock'`.execute(
+      database.db,
+    );
     if (Number(rows[0]!.n) >= n) return;
   }
   throw new Error(`fewer than ${n} list sessions waiting for the lock`);

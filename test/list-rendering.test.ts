@@ -39,7 +39,10 @@ test('chapter items equal the stored rows, field for field and in schema order, 
       fc.array(
         fc.record({
           name: text,
-          latitude: fc.oneof(fc.double({ min: -90, max: 90, noNaN: true }), fc.constantFrom(0, -0, 1e-7, -2.5e-5, 89.999999999)),
+          latitude: fc.oneof(
+            fc.double({ min: -90, max: 90, noNaN: true }),
+            fc.constantFrom(0, -0, 1e-7, -2.5e-5, 89.999999999),
+          ),
           longitude: fc.double({ min: -180, max: 180, noNaN: true }),
           created: instant,
           updated: instant,
@@ -62,7 +65,11 @@ test('chapter items equal the stored rows, field for field and in schema order, 
           .orderBy('created_at', 'desc')
           .orderBy('id', 'desc')
           .execute();
-        const expected = rows.map((row) => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }));
+        const expected = rows.map((row) => ({
+          ...row,
+          created_at: iso(row.created_at),
+          updated_at: iso(row.updated_at),
+        }));
         const res = await get('/api/v0/chapters/?limit=100');
         const body = res.json();
         assert.deepEqual(body.items, JSON.parse(JSON.stringify(expected)));
@@ -85,7 +92,9 @@ test('null timestamps, escaped text and empty pages render as the schema says', 
   assert.deepEqual(Object.keys(item), Object.keys(MemberItem.properties));
   assert.equal(item.name, 'Zoë "quoted" \\ back\nslash');
   assert.equal(item.url, 'https://github.com/Nobody');
-  const unpublished = (await get('/api/v0/releases/?limit=100')).json().items.find((r: { tag_name: string }) => r.tag_name === 'v0');
+  const unpublished = (await get('/api/v0/releases/?limit=100'))
+    .json()
+    .items.find((r: { tag_name: string }) => r.tag_name === 'v0');
   assert.deepEqual(Object.keys(unpublished), Object.keys(ReleaseItem.properties));
   assert.equal(unpublished.published_at, null);
 

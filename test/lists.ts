@@ -57,7 +57,11 @@ export function expectedOrder<R extends Tracked>(rows: readonly R[], ordering: s
 }
 
 /** The `key` of each of `rows` in the order of `ordering`: what a list must give for those rows. */
-export function keysInOrder<R extends Tracked, K extends keyof R>(rows: readonly R[], ordering: string, key: K): R[K][] {
+export function keysInOrder<R extends Tracked, K extends keyof R>(
+  rows: readonly R[],
+  ordering: string,
+  key: K,
+): R[K][] {
   return expectedOrder(rows, ordering).map((row) => row[key]);
 }
 
@@ -87,7 +91,9 @@ export function assertInvalid(res: Response, location: 'query' | 'path', name: s
 
 /** The Link header as rel → URL, each rel once. */
 function links(res: Response): Record<string, string> {
-  const entries = [...String(res.headers.link ?? '').matchAll(/<([^>]*)>; rel="(\w+)"/g)].map(([, url, rel]) => [rel!, url!] as const);
+  const entries = [...String(res.headers.link ?? '').matchAll(/<([^>]*)>; rel="(\w+)"/g)].map(
+    ([, url, rel]) => [rel!, url!] as const,
+  );
   const byRel = Object.fromEntries(entries);
   assert.equal(Object.keys(byRel).length, entries.length, `a rel repeated: ${String(res.headers.link)}`);
   return byRel;
@@ -108,10 +114,21 @@ export async function assertPage(
   assert.equal(res.statusCode, 200, `page ${page}: ${res.body.slice(0, 500)}`);
   const total = Math.ceil(keys.length / limit);
   const { items, ...envelope } = res.json();
-  assert.deepEqual(items.map((item: Record<string, unknown>) => item[key]), keys.slice((page - 1) * limit, page * limit), `page ${page}`);
+  assert.deepEqual(
+    items.map((item: Record<string, unknown>) => item[key]),
+    keys.slice((page - 1) * limit, page * limit),
+    `page ${page}`,
+  );
   assert.deepEqual(
     envelope,
-    { count: keys.length, total_count: keys.length, current_page: page, total_pages: total, has_next: page < total, has_previous: page > 1 },
+    {
+      count: keys.length,
+      total_count: keys.length,
+      current_page: page,
+      total_pages: total,
+      has_next: page < total,
+      has_previous: page > 1,
+    },
     `page ${page}`,
   );
   return res;
@@ -140,7 +157,11 @@ export async function assertPagination(
       const cursor = new URL(next, 'http://x').searchParams.get('cursor');
       assert.ok(cursor, `next of page ${page} carries a cursor: ${next}`);
       rest.next = next.replace(`&cursor=${cursor}`, '');
-      assert.deepEqual(await keysOf(get, next, key), keys.slice(page * limit, (page + 1) * limit), `the cursor of page ${page}`);
+      assert.deepEqual(
+        await keysOf(get, next, key),
+        keys.slice(page * limit, (page + 1) * limit),
+        `the cursor of page ${page}`,
+      );
     }
     assert.deepEqual(
       rest,
@@ -153,11 +174,25 @@ export async function assertPagination(
       `Link of page ${page}`,
     );
   }
-  assert.deepEqual(await keysOf(get, `${path}?page_size=${limit}&page=2`, key), keys.slice(limit, 2 * limit), 'page_size is an alias of limit');
+  assert.deepEqual(
+    await keysOf(get, `${path}?page_size=${limit}&page=2`, key),
+    keys.slice(limit, 2 * limit),
+    'page_size is an alias of limit',
+  );
   for (const bound of ['limit=1', 'limit=100', 'page_size=1', 'page_size=100']) {
     assert.deepEqual(await keysOf(get, `${path}?${bound}`, key), keys.slice(0, Number(bound.split('=')[1])), bound);
   }
-  for (const bad of ['limit=0', 'limit=101', 'limit=1e2', 'limit=2.5', 'page_size=0', 'page_size=101', 'page=0', 'page=x', 'page=abc']) {
+  for (const bad of [
+    'limit=0',
+    'limit=101',
+    'limit=1e2',
+    'limit=2.5',
+    'page_size=0',
+    'page_size=101',
+    'page=0',
+    'page=x',
+    'page=abc',
+  ]) {
     assertInvalid(await get(`${path}?${bad}`), 'query', bad.split('=')[0]!, bad);
   }
 }
@@ -171,7 +206,13 @@ export function bothWays(fields: readonly string[]): string[] {
  * Without `ordering` (with or without the trailing slash of `path`) and with an empty one, the list is
  * every one of `rows` in the order of `ordering`.
  */
-export async function assertDefaultOrdering<R extends Tracked>(get: Get, path: string, rows: readonly R[], ordering: string, key = 'key'): Promise<void> {
+export async function assertDefaultOrdering<R extends Tracked>(
+  get: Get,
+  path: string,
+  rows: readonly R[],
+  ordering: string,
+  key = 'key',
+): Promise<void> {
   const expected = keysInOrder(rows, ordering, key as keyof R);
   for (const url of [path, path.replace(/\/$/, ''), `${path}?ordering=`]) {
     const res = await get(url);
@@ -182,9 +223,19 @@ export async function assertDefaultOrdering<R extends Tracked>(get: Get, path: s
 }
 
 /** `path?ordering=…` gives the `key` of `rows` in the expected order, for each of `orderings`. */
-export async function assertOrderings<R extends Tracked>(get: Get, path: string, rows: readonly R[], orderings: readonly string[], key = 'key'): Promise<void> {
+export async function assertOrderings<R extends Tracked>(
+  get: Get,
+  path: string,
+  rows: readonly R[],
+  orderings: readonly string[],
+  key = 'key',
+): Promise<void> {
   for (const ordering of orderings) {
-    assert.deepEqual(await keysOf(get, `${path}?ordering=${ordering}`, key), keysInOrder(rows, ordering, key as keyof R), ordering);
+    assert.deepEqual(
+      await keysOf(get, `${path}?ordering=${ordering}`, key),
+      keysInOrder(rows, ordering, key as keyof R),
+      ordering,
+    );
   }
 }
 

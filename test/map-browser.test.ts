@@ -19,9 +19,10 @@ import { createApiKey } from '../src/api-keys/api-keys.service.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 import { CONTENT_SECURITY_POLICY } from '../src/web/security-headers.ts';
 
-const SCREENSHOT = process.env.UPDATE_SCREENSHOT === '1'
-  ? fileURLToPath(new URL('../docs/map.png', import.meta.url))
-  : path.join(os.tmpdir(), `cds-map-page-${process.pid}.png`);
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOT === '1'
+    ? fileURLToPath(new URL('../docs/map.png', import.meta.url))
+    : path.join(os.tmpdir(), `cds-map-page-${process.pid}.png`);
 const GEO = 'application/geo+json';
 
 let t: TestApp | undefined;
@@ -33,10 +34,39 @@ before(async () => {
   t = await buildTestApp({ importBundled: true, env: { REST_AUTH: 'required' } });
   const db = t.database.db;
   // Upcoming events with a place (drawn), one without (not drawn), one past (not drawn).
-  await event(db, { key: 'appsec-lisbon', name: 'OWASP AppSec Days Lisbon', start_date: utcDate(30), end_date: utcDate(31), latitude: 38.7223, longitude: -9.1393, url: 'https://example.org/lisbon' });
-  await event(db, { key: 'global-appsec-sf', name: 'OWASP Global AppSec San Francisco', start_date: utcDate(60), end_date: utcDate(63), latitude: 37.7749, longitude: -122.4194 });
-  await event(db, { key: 'online-summit', name: 'Online summit', start_date: utcDate(10), end_date: utcDate(10), latitude: null, longitude: null });
-  await event(db, { key: 'past-berlin', name: 'Past Berlin', start_date: utcDate(-30), end_date: utcDate(-29), latitude: 52.52, longitude: 13.405 });
+  await event(db, {
+    key: 'appsec-lisbon',
+    name: 'OWASP AppSec Days Lisbon',
+    start_date: utcDate(30),
+    end_date: utcDate(31),
+    latitude: 38.7223,
+    longitude: -9.1393,
+    url: 'https://example.org/lisbon',
+  });
+  await event(db, {
+    key: 'global-appsec-sf',
+    name: 'OWASP Global AppSec San Francisco',
+    start_date: utcDate(60),
+    end_date: utcDate(63),
+    latitude: 37.7749,
+    longitude: -122.4194,
+  });
+  await event(db, {
+    key: 'online-summit',
+    name: 'Online summit',
+    start_date: utcDate(10),
+    end_date: utcDate(10),
+    latitude: null,
+    longitude: null,
+  });
+  await event(db, {
+    key: 'past-berlin',
+    name: 'Past Berlin',
+    start_date: utcDate(-30),
+    end_date: utcDate(-29),
+    latitude: 52.52,
+    longitude: 13.405,
+  });
   const user = await upsertLocalUser(db, 'map-test');
   const created = await createApiKey(db, user.id, 'map test', new Date(Date.now() + 86_400_000));
   assert.ok(created.ok);
@@ -52,7 +82,11 @@ after(async () => {
 
 /** The number of features of a GeoJSON list of the API, read with a key (`count` of a one-feature page). */
 async function apiFeatureCount(query: string): Promise<number> {
-  const res = await t!.app.inject({ method: 'GET', url: `${query}${query.includes('?') ? '&' : '?'}limit=1`, headers: { accept: GEO, 'x-api-key': apiKey } });
+  const res = await t!.app.inject({
+    method: 'GET',
+    url: `${query}${query.includes('?') ? '&' : '?'}limit=1`,
+    headers: { accept: GEO, 'x-api-key': apiKey },
+  });
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.json().type, 'FeatureCollection');
   return res.json().count as number;
@@ -60,7 +94,12 @@ async function apiFeatureCount(query: string): Promise<number> {
 
 test('the map draws every chapter and upcoming event the API gives as GeoJSON, filters them, and shows a record on click, Enter and Space', async () => {
   assert.ok(browser && t);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    colorScheme: 'light',
+  });
   try {
     // Offline: only our server answers; anything else is failed and recorded.
     const elsewhere = await onlyOrigin(context, origin);
@@ -84,8 +123,17 @@ test('the map draws every chapter and upcoming event the API gives as GeoJSON, f
     const upcoming = await apiFeatureCount('/api/v0/events/?is_upcoming=true');
     assert.equal(await events.count(), upcoming);
     assert.ok(upcoming >= 2, 'the two placed upcoming events of this test at least');
-    assert.equal(await page.locator('#map .marker-event[data-key="online-summit"], #map .marker-event[data-key="past-berlin"]').count(), 0);
-    assert.equal(await page.locator('#chapter-rows tr:visible').count(), allChapters, 'the list holds the same records');
+    assert.equal(
+      await page
+        .locator('#map .marker-event[data-key="online-summit"], #map .marker-event[data-key="past-berlin"]')
+        .count(),
+      0,
+    );
+    assert.equal(
+      await page.locator('#chapter-rows tr:visible').count(),
+      allChapters,
+      'the list holds the same records',
+    );
     assert.equal(await page.locator('#map path.land').count(), 1, 'the country outlines are drawn');
     assert.ok((await page.locator('#map path.land').getAttribute('d'))!.length > 10_000);
     assert.ok(await page.locator('#map .land').isVisible());
@@ -116,9 +164,12 @@ test('the map draws every chapter and upcoming event the API gives as GeoJSON, f
 
     // A country with one chapter: click its marker, see the record and follow its API link.
     await page.getByLabel('Region').selectOption('');
-    const feed = (await (await fetch(`${origin}/map/chapters.geojson`)).json()) as { features: { properties: { country_code: string; country: string } }[] };
+    const feed = (await (await fetch(`${origin}/map/chapters.geojson`)).json()) as {
+      features: { properties: { country_code: string; country: string } }[];
+    };
     const perCountry = new Map<string, number>();
-    for (const { properties: p } of feed.features) perCountry.set(p.country_code, (perCountry.get(p.country_code) ?? 0) + 1);
+    for (const { properties: p } of feed.features)
+      perCountry.set(p.country_code, (perCountry.get(p.country_code) ?? 0) + 1);
     const single = [...perCountry].find(([code, n]) => n === 1 && code !== '')![0];
     const countryName = feed.features.find((f) => f.properties.country_code === single)!.properties.country;
     await page.getByLabel('Country').selectOption(single);
@@ -144,7 +195,11 @@ test('the map draws every chapter and upcoming event the API gives as GeoJSON, f
     await page.locator('#event-rows').getByRole('button', { name: 'OWASP Global AppSec San Francisco' }).focus();
     await page.keyboard.press('Space');
     await detail.getByRole('link', { name: 'API record: /api/v0/events/global-appsec-sf' }).waitFor();
-    assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'map-detail', 'the record takes the focus');
+    assert.equal(
+      await page.evaluate('document.activeElement && document.activeElement.id'),
+      'map-detail',
+      'the record takes the focus',
+    );
     // Every marker is reachable by Tab and named.
     assert.equal(await page.locator('#map .marker[tabindex="0"][aria-label]').count(), allChapters + upcoming);
 
@@ -163,8 +218,21 @@ test('the map needs no key; its data is GeoJSON with ETags; the landing page lin
   const body = (await data.json()) as { type: string; features: { properties: Record<string, unknown> }[] };
   assert.equal(body.type, 'FeatureCollection');
   assert.equal(body.features.length, await apiFeatureCount('/api/v0/chapters/'));
-  assert.deepEqual(Object.keys(body.features[0]!.properties), ['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at', 'country', 'country_code', 'region']);
-  assert.equal((await fetch(`${origin}/map/chapters.geojson`, { headers: { 'if-none-match': data.headers.get('etag')! } })).status, 304);
+  assert.deepEqual(Object.keys(body.features[0]!.properties), [
+    'key',
+    'name',
+    'latitude',
+    'longitude',
+    'created_at',
+    'updated_at',
+    'country',
+    'country_code',
+    'region',
+  ]);
+  assert.equal(
+    (await fetch(`${origin}/map/chapters.geojson`, { headers: { 'if-none-match': data.headers.get('etag')! } })).status,
+    304,
+  );
   assert.equal((await fetch(`${origin}/api/v0/chapters/`)).status, 401, 'the API itself still needs a key');
   for (const file of ['d3-array.min.js', 'd3-geo.min.js', 'topojson-client.min.js', 'countries-110m.json']) {
     assert.equal((await fetch(`${origin}/static/vendor/${file}`)).status, 200, file);

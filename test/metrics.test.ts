@@ -34,7 +34,12 @@ function value(text: string, series: string): number | undefined {
 
 test('process metrics and the service state are exposed', async () => {
   const text = await scrape(open);
-  for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+  for (const name of [
+    'process_cpu_user_seconds_total',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_seconds',
+    'nodejs_heap_size_used_bytes',
+  ]) {
     assert.ok(value(text, name) !== undefined, name);
   }
   assert.equal(value(text, 'cds_data_version'), open.app.shared.watcher.version);
@@ -46,18 +51,34 @@ test('requests are counted by method, route template and status; cache hits and 
   const before = await scrape(open);
   const hits = value(before, 'cds_response_cache_hits_total') ?? 0;
   const misses = value(before, 'cds_response_cache_misses_total') ?? 0;
-  for (let i = 0; i < 3; i++) assert.equal((await open.app.inject({ method: 'GET', url: '/api/v0/chapters/?limit=5' })).statusCode, 200);
-  for (const id of ['london', 'LONDON', 'paris']) await open.app.inject({ method: 'GET', url: `/api/v0/chapters/${id}` });
-  for (const path of ['/nope/one', '/nope/two?x=1']) assert.equal((await open.app.inject({ method: 'GET', url: path })).statusCode, 404);
-  await open.app.inject({ method: 'GET', url: '/api/v0/chapters/', headers: { 'x-api-key': 'cds_not-a-real-key-but-secret-looking' } });
+  for (let i = 0; i < 3; i++)
+    assert.equal((await open.app.inject({ method: 'GET', url: '/api/v0/chapters/?limit=5' })).statusCode, 200);
+  for (const id of ['london', 'LONDON', 'paris'])
+    await open.app.inject({ method: 'GET', url: `/api/v0/chapters/${id}` });
+  for (const path of ['/nope/one', '/nope/two?x=1'])
+    assert.equal((await open.app.inject({ method: 'GET', url: path })).statusCode, 404);
+  await open.app.inject({
+    method: 'GET',
+    url: '/api/v0/chapters/',
+    headers: { 'x-api-key': 'cds_not-a-real-key-but-secret-looking' },
+  });
 
   const text = await scrape(open);
   assert.equal(value(text, 'http_requests_total{method="GET",route="/api/v0/chapters/",status_code="200"}'), 3);
-  assert.equal(value(text, 'http_requests_total{method="GET",route="/api/v0/chapters/:chapter_id",status_code="200"}'), 2);
-  assert.equal(value(text, 'http_requests_total{method="GET",route="/api/v0/chapters/:chapter_id",status_code="404"}'), 1);
+  assert.equal(
+    value(text, 'http_requests_total{method="GET",route="/api/v0/chapters/:chapter_id",status_code="200"}'),
+    2,
+  );
+  assert.equal(
+    value(text, 'http_requests_total{method="GET",route="/api/v0/chapters/:chapter_id",status_code="404"}'),
+    1,
+  );
   assert.equal(value(text, 'http_requests_total{method="GET",route="unmatched",status_code="404"}'), 2);
   assert.equal(value(text, 'http_requests_total{method="GET",route="/api/v0/chapters/",status_code="401"}'), 1);
-  assert.equal(value(text, 'http_request_duration_seconds_count{method="GET",route="/api/v0/chapters/",status_code="200"}'), 3);
+  assert.equal(
+    value(text, 'http_request_duration_seconds_count{method="GET",route="/api/v0/chapters/",status_code="200"}'),
+    3,
+  );
   // Buckets are cumulative, end with +Inf equal to the count, and hold the sum's observations.
   const labels = 'method="GET",route="/api/v0/chapters/",status_code="200"';
   const buckets = text
@@ -65,7 +86,10 @@ test('requests are counted by method, route template and status; cache hits and 
     .filter((line) => line.startsWith('http_request_duration_seconds_bucket{') && line.includes(labels))
     .map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)));
   assert.ok(buckets.length > 5);
-  assert.ok(buckets.every((n, i) => i === 0 || n >= buckets[i - 1]!), `cumulative: ${buckets.join(',')}`);
+  assert.ok(
+    buckets.every((n, i) => i === 0 || n >= buckets[i - 1]!),
+    `cumulative: ${buckets.join(',')}`,
+  );
   assert.equal(value(text, `http_request_duration_seconds_bucket{le="+Inf",${labels}}`), 3);
   assert.ok(value(text, `http_request_duration_seconds_sum{${labels}}`)! > 0);
   // The first list request missed and was stored; the next two were hits; so were the repeated details.
@@ -83,7 +107,12 @@ test('HEAD answers, other methods are 405', async () => {
 });
 
 test('with METRICS_TOKEN, only the bearer of the token reads the metrics, and the token is never logged', async () => {
-  for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: TOKEN }, { authorization: `Basic ${TOKEN}` }]) {
+  for (const headers of [
+    {},
+    { authorization: 'Bearer wrong' },
+    { authorization: TOKEN },
+    { authorization: `Basic ${TOKEN}` },
+  ]) {
     const res = await guarded.app.inject({ method: 'GET', url: '/metrics', headers });
     assert.equal(res.statusCode, 401, JSON.stringify(headers));
     assert.deepEqual(res.json(), { detail: 'Missing or invalid metrics token.' });

@@ -6,11 +6,44 @@ import { migrateDown, migrateToLatest, pendingMigrations } from '../src/db/migra
 import { createTestDb, type TestDatabase } from './helpers.ts';
 
 const TABLES = [
-  'api_keys', 'app_meta', 'chapters', 'committees', 'entity_leaders', 'events', 'issue_assignees', 'issue_labels',
-  'issues', 'labels', 'leaders', 'members', 'milestones', 'organization_members', 'organizations', 'projects',
-  'releases', 'repositories', 'sessions', 'snapshots', 'sponsors', 'sync_requests', 'sync_state', 'table_versions', 'tombstones', 'users',
+  'api_keys',
+  'app_meta',
+  'chapters',
+  'committees',
+  'entity_leaders',
+  'events',
+  'issue_assignees',
+  'issue_labels',
+  'issues',
+  'labels',
+  'leaders',
+  'members',
+  'milestones',
+  'organization_members',
+  'organizations',
+  'projects',
+  'releases',
+  'repositories',
+  'sessions',
+  'snapshots',
+  'sponsors',
+  'sync_requests',
+  'sync_state',
+  'table_versions',
+  'tombstones',
+  'users',
 ];
-const ALL = ['0001_data_model', '0002_accounts', '0003_search_indexes', '0004_sync_state', '0005_reference_fields', '0006_snapshots', '0007_places_countries', '0009_list_indexes', '0010_tombstones'];
+const ALL = [
+  '0001_data_model',
+  '0002_accounts',
+  '0003_search_indexes',
+  '0004_sync_state',
+  '0005_reference_fields',
+  '0006_snapshots',
+  '0007_places_countries',
+  '0009_list_indexes',
+  '0010_tombstones',
+];
 
 let t: TestDatabase;
 before(async () => {
@@ -34,24 +67,76 @@ test('migrations apply on an empty database, then there is nothing left to apply
 });
 
 test('public identifiers are unique case-insensitively', async () => {
-  const chapter = { name: 'x', related_urls: '[]', contribution_data: '{}', contribution_stats: '{}', created_at: '2020-01-01', updated_at: '2020-01-01' };
-  await t.db.insertInto('chapters').values({ ...chapter, key: 'london' }).execute();
-  await assert.rejects(t.db.insertInto('chapters').values({ ...chapter, key: 'London' }).execute(), /duplicate key|unique/i);
+  const chapter = {
+    name: 'x',
+    related_urls: '[]',
+    contribution_data: '{}',
+    contribution_stats: '{}',
+    created_at: '2020-01-01',
+    updated_at: '2020-01-01',
+  };
+  await t.db
+    .insertInto('chapters')
+    .values({ ...chapter, key: 'london' })
+    .execute();
+  await assert.rejects(
+    t.db
+      .insertInto('chapters')
+      .values({ ...chapter, key: 'London' })
+      .execute(),
+    /duplicate key|unique/i,
+  );
   await t.db.insertInto('organizations').values({ github_id: 1, login: 'OWASP' }).execute();
-  await assert.rejects(t.db.insertInto('organizations').values({ github_id: 2, login: 'owasp' }).execute(), /duplicate key|unique/i);
+  await assert.rejects(
+    t.db.insertInto('organizations').values({ github_id: 2, login: 'owasp' }).execute(),
+    /duplicate key|unique/i,
+  );
 });
 
 test('check constraints refuse impossible values', async () => {
-  const base = { name: 'x', related_urls: '[]', contribution_data: '{}', contribution_stats: '{}', created_at: '2020-01-01', updated_at: '2020-01-01' };
-  await assert.rejects(t.db.insertInto('chapters').values({ ...base, key: 'far', latitude: 91 }).execute(), /check/i);
-  const event = { key: 'e', name: 'e', category: 'global' as const, created_at: '2020-01-01', updated_at: '2020-01-01' };
-  await assert.rejects(t.db.insertInto('events').values({ ...event, start_date: '2020-02-02', end_date: '2020-02-01' }).execute(), /check/i);
+  const base = {
+    name: 'x',
+    related_urls: '[]',
+    contribution_data: '{}',
+    contribution_stats: '{}',
+    created_at: '2020-01-01',
+    updated_at: '2020-01-01',
+  };
+  await assert.rejects(
+    t.db
+      .insertInto('chapters')
+      .values({ ...base, key: 'far', latitude: 91 })
+      .execute(),
+    /check/i,
+  );
+  const event = {
+    key: 'e',
+    name: 'e',
+    category: 'global' as const,
+    created_at: '2020-01-01',
+    updated_at: '2020-01-01',
+  };
+  await assert.rejects(
+    t.db
+      .insertInto('events')
+      .values({ ...event, start_date: '2020-02-02', end_date: '2020-02-01' })
+      .execute(),
+    /check/i,
+  );
   const project = { key: 'p', name: 'p', level: 'lab' as const, created_at: '2020-01-01', updated_at: '2020-01-01' };
-  await assert.rejects(t.db.insertInto('projects').values({ ...project, type: 'code, tool' as 'code' }).execute(), /check/i);
+  await assert.rejects(
+    t.db
+      .insertInto('projects')
+      .values({ ...project, type: 'code, tool' as 'code' })
+      .execute(),
+    /check/i,
+  );
 });
 
 test('the immutable unaccent wrapper works on this engine', async () => {
-  const { rows } = await sql<{ v: string }>`SELECT cds_unaccent('Diyarbakır São Paulo Bogotá Logroño') AS v`.execute(t.db);
+  const { rows } = await sql<{ v: string }>`SELECT cds_unaccent('Diyarbakır São Paulo Bogotá Logroño') AS v`.execute(
+    t.db,
+  );
   assert.equal(rows[0]!.v, 'Diyarbakir Sao Paulo Bogota Logrono');
 });
 

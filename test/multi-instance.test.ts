@@ -12,7 +12,9 @@ import { exited, freePort, ROOT, runCli, startServer, waitFor200 } from './proce
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { CLIENT_DOCUMENTS as DOC, inDays } from './auth.ts';
 
-const skip = serverUrl ? false : 'needs DATABASE_URL: two processes cannot share an embedded database (runs in CI\'s PostgreSQL pass)';
+const skip = serverUrl
+  ? false
+  : "needs DATABASE_URL: two processes cannot share an embedded database (runs in CI's PostgreSQL pass)";
 
 let database: TestDatabase;
 let redis: PrivateRedis;
@@ -52,20 +54,32 @@ after(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-async function newKey(base: string, login: string): Promise<{ raw: string; uuid: string; cookies: string; csrf: string }> {
-  const login_ = await fetch(`${base}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login }) });
-  const cookies = login_.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+async function newKey(
+  base: string,
+  login: string,
+): Promise<{ raw: string; uuid: string; cookies: string; csrf: string }> {
+  const login_ = await fetch(`${base}/auth/dev/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login }),
+  });
+  const cookies = login_.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const csrf = /csrftoken=([^;]+)/.exec(cookies)![1]!;
   const res = await fetch(`${base}/graphql/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie: cookies, 'x-csrftoken': csrf },
     body: JSON.stringify({ query: DOC.createApiKey, variables: { name: 'multi', expiresAt: inDays(1) } }),
   });
-  const created = ((await res.json()) as { data: { createApiKey: { rawKey: string; apiKey: { uuid: string } } } }).data.createApiKey;
+  const created = ((await res.json()) as { data: { createApiKey: { rawKey: string; apiKey: { uuid: string } } } }).data
+    .createApiKey;
   return { raw: created.rawKey, uuid: created.apiKey.uuid, cookies, csrf };
 }
 
-const read = (base: string, key: string, url = '/api/v0/chapters/?limit=1') => fetch(`${base}${url}`, { headers: { 'x-api-key': key } });
+const read = (base: string, key: string, url = '/api/v0/chapters/?limit=1') =>
+  fetch(`${base}${url}`, { headers: { 'x-api-key': key } });
 const freshSecond = () => new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
 
 test('the rate limit of one key is global across the two instances', { skip }, async () => {
@@ -117,6 +131,10 @@ test('an import through the CLI empties the response caches of both instances', 
   const started = Date.now();
   for (const base of bases) {
     const res = await read(base, key.raw, '/api/v0/chapters/london');
-    assert.equal(((await res.json()) as { name: string }).name, 'OWASP London Renamed', `${base}, ${Date.now() - started} ms after the import`);
+    assert.equal(
+      ((await res.json()) as { name: string }).name,
+      'OWASP London Renamed',
+      `${base}, ${Date.now() - started} ms after the import`,
+    );
   }
 });

@@ -31,10 +31,32 @@ before(async () => {
   const { nest: nestRepo, octoNest } = await nestRepositories(db);
   for (let n = 1; n <= 3; n++) {
     await chapter(db, { key: `april-${n}`, created_at: on(n), updated_at: on(10 - n) });
-    await project(db, { key: `april-${n}`, type: (['code', 'other', 'documentation'] as const)[n - 1], level: 'lab', created_at: on(n), updated_at: on(10 - n) });
-    await member(db, { login: `april-${n}`, url: `https://github.com/april-${n}`, created_at: on(n), updated_at: on(10 - n) });
-    await issue(db, { repository_id: n === 2 ? octoNest : nestRepo, title: `april ${n}`, url: `https://github.com/OWASP/Nest/issues/${n}`, created_at: on(n), updated_at: on(10 - n) });
-    await release(db, { repository_id: n === 2 ? octoNest : nestRepo, tag_name: `april-${n}`, published_at: n === 3 ? null : on(n + 5), created_at: on(n) });
+    await project(db, {
+      key: `april-${n}`,
+      type: (['code', 'other', 'documentation'] as const)[n - 1],
+      level: 'lab',
+      created_at: on(n),
+      updated_at: on(10 - n),
+    });
+    await member(db, {
+      login: `april-${n}`,
+      url: `https://github.com/april-${n}`,
+      created_at: on(n),
+      updated_at: on(10 - n),
+    });
+    await issue(db, {
+      repository_id: n === 2 ? octoNest : nestRepo,
+      title: `april ${n}`,
+      url: `https://github.com/OWASP/Nest/issues/${n}`,
+      created_at: on(n),
+      updated_at: on(10 - n),
+    });
+    await release(db, {
+      repository_id: n === 2 ? octoNest : nestRepo,
+      tag_name: `april-${n}`,
+      published_at: n === 3 ? null : on(n + 5),
+      created_at: on(n),
+    });
   }
   await refreshSnapshots(db, () => NOW);
   const user = await upsertLocalUser(db, 'snapshot-client');
@@ -52,16 +74,32 @@ test('listSnapshots: every completed month with records, newest first, in pages;
   const all = await nest.community.listSnapshots({ pageSize: 100 });
   assert.equal(all.totalCount, stored.length);
   assert.ok(stored.length > 50, `${stored.length} snapshots`);
-  assert.equal(all.items.at(-1)!.key, stored[0]!.key, 'built oldest first: the default -created_at ends with the oldest');
+  assert.equal(
+    all.items.at(-1)!.key,
+    stored[0]!.key,
+    'built oldest first: the default -created_at ends with the oldest',
+  );
   const byStart = await nest.community.listSnapshots({ ordering: 'start_at', pageSize: 100 });
-  assert.deepEqual(keys(byStart.items), stored.map((s) => s.key));
-  assert.deepEqual(keys((await nest.community.listSnapshots({ ordering: '-start_at', pageSize: 100 })).items), stored.map((s) => s.key).reverse());
+  assert.deepEqual(
+    keys(byStart.items),
+    stored.map((s) => s.key),
+  );
+  assert.deepEqual(
+    keys((await nest.community.listSnapshots({ ordering: '-start_at', pageSize: 100 })).items),
+    stored.map((s) => s.key).reverse(),
+  );
   const second = await nest.community.listSnapshots({ ordering: 'start_at', page: 2, pageSize: 5 });
-  assert.deepEqual(keys(second.items), stored.slice(5, 10).map((s) => s.key));
+  assert.deepEqual(
+    keys(second.items),
+    stored.slice(5, 10).map((s) => s.key),
+  );
   assert.deepEqual([second.currentPage, second.hasPrevious, second.hasNext], [2, true, true]);
   const april = byStart.items.find((s) => s.key === MONTH)!;
   assert.equal(april.title, 'April 2012 Snapshot');
-  assert.deepEqual([april.startAt, april.endAt], [new Date('2012-04-01T00:00:00Z'), new Date('2012-04-30T23:59:59.999Z')]);
+  assert.deepEqual(
+    [april.startAt, april.endAt],
+    [new Date('2012-04-01T00:00:00Z'), new Date('2012-04-30T23:59:59.999Z')],
+  );
   assert.deepEqual(april.createdAt, NOW);
   assert.ok(!byStart.items.some((s) => s.key >= '2026-09'), 'the current month is not complete');
 });
@@ -69,7 +107,14 @@ test('listSnapshots: every completed month with records, newest first, in pages;
 test('getSnapshot: the counts of the month; the typed 404 SnapshotError, on the detail and the sub-lists', async () => {
   const april = await nest.community.getSnapshot({ snapshotId: MONTH });
   assert.deepEqual(
-    [april.key, april.newChaptersCount, april.newIssuesCount, april.newProjectsCount, april.newReleasesCount, april.newUsersCount],
+    [
+      april.key,
+      april.newChaptersCount,
+      april.newIssuesCount,
+      april.newProjectsCount,
+      april.newReleasesCount,
+      april.newUsersCount,
+    ],
     [MONTH, 3, 3, 3, 3, 3],
   );
   await assert.rejects(nest.community.getSnapshot({ snapshotId: '1999-01' }), (error: unknown) => {
@@ -87,28 +132,74 @@ test('getSnapshot: the counts of the month; the typed 404 SnapshotError, on the 
 test('listSnapshotChapters and listSnapshotProjects: the month records, orderings, pages', async () => {
   const chapters = await nest.community.listSnapshotChapters({ snapshotId: MONTH });
   assert.deepEqual(keys(chapters.items), ['april-3', 'april-2', 'april-1']);
-  assert.deepEqual(keys((await nest.community.listSnapshotChapters({ snapshotId: MONTH, ordering: 'created_at' })).items), ['april-1', 'april-2', 'april-3']);
-  assert.deepEqual(keys((await nest.community.listSnapshotChapters({ snapshotId: MONTH, ordering: '-updated_at' })).items), ['april-1', 'april-2', 'april-3']);
+  assert.deepEqual(
+    keys((await nest.community.listSnapshotChapters({ snapshotId: MONTH, ordering: 'created_at' })).items),
+    ['april-1', 'april-2', 'april-3'],
+  );
+  assert.deepEqual(
+    keys((await nest.community.listSnapshotChapters({ snapshotId: MONTH, ordering: '-updated_at' })).items),
+    ['april-1', 'april-2', 'april-3'],
+  );
   const page2 = await nest.community.listSnapshotChapters({ snapshotId: MONTH, page: 2, pageSize: 2 });
   assert.deepEqual([keys(page2.items), page2.totalCount, page2.totalPages, page2.hasNext], [['april-1'], 3, 2, false]);
 
   const projects = await nest.community.listSnapshotProjects({ snapshotId: MONTH, ordering: 'created_at' });
-  assert.deepEqual(projects.items.map((p) => [p.key, p.type, p.level]), [['april-1', 'code', 'lab'], ['april-2', 'other', 'lab'], ['april-3', 'documentation', 'lab']]);
-  assert.deepEqual(keys((await nest.community.listSnapshotProjects({ snapshotId: MONTH, ordering: 'updated_at' })).items), ['april-3', 'april-2', 'april-1']);
+  assert.deepEqual(
+    projects.items.map((p) => [p.key, p.type, p.level]),
+    [
+      ['april-1', 'code', 'lab'],
+      ['april-2', 'other', 'lab'],
+      ['april-3', 'documentation', 'lab'],
+    ],
+  );
+  assert.deepEqual(
+    keys((await nest.community.listSnapshotProjects({ snapshotId: MONTH, ordering: 'updated_at' })).items),
+    ['april-3', 'april-2', 'april-1'],
+  );
 });
 
 test('listSnapshotMembers, listSnapshotIssues, listSnapshotReleases: content, repository names, orderings', async () => {
   const members = await nest.community.listSnapshotMembers({ snapshotId: MONTH });
-  assert.deepEqual(members.items.map((m) => [m.login, m.url]), [3, 2, 1].map((n) => [`april-${n}`, `https://github.com/april-${n}`]));
-  assert.deepEqual((await nest.community.listSnapshotMembers({ snapshotId: MONTH, ordering: 'updated_at' })).items.map((m) => m.login), ['april-3', 'april-2', 'april-1']);
+  assert.deepEqual(
+    members.items.map((m) => [m.login, m.url]),
+    [3, 2, 1].map((n) => [`april-${n}`, `https://github.com/april-${n}`]),
+  );
+  assert.deepEqual(
+    (await nest.community.listSnapshotMembers({ snapshotId: MONTH, ordering: 'updated_at' })).items.map((m) => m.login),
+    ['april-3', 'april-2', 'april-1'],
+  );
 
   const issues = await nest.community.listSnapshotIssues({ snapshotId: MONTH, ordering: 'created_at' });
-  assert.deepEqual(issues.items.map((i) => [i.title, i.organizationLogin, i.repositoryName]), [['april 1', 'OWASP', 'Nest'], ['april 2', null, 'Nest'], ['april 3', 'OWASP', 'Nest']]);
-  assert.deepEqual((await nest.community.listSnapshotIssues({ snapshotId: MONTH, ordering: '-updated_at', pageSize: 1 })).items.map((i) => i.title), ['april 1']);
+  assert.deepEqual(
+    issues.items.map((i) => [i.title, i.organizationLogin, i.repositoryName]),
+    [
+      ['april 1', 'OWASP', 'Nest'],
+      ['april 2', null, 'Nest'],
+      ['april 3', 'OWASP', 'Nest'],
+    ],
+  );
+  assert.deepEqual(
+    (await nest.community.listSnapshotIssues({ snapshotId: MONTH, ordering: '-updated_at', pageSize: 1 })).items.map(
+      (i) => i.title,
+    ),
+    ['april 1'],
+  );
 
   const releases = await nest.community.listSnapshotReleases({ snapshotId: MONTH });
-  assert.deepEqual(releases.items.map((r) => [r.tagName, r.publishedAt ?? null]), [['april-3', null], ['april-2', new Date(on(7))], ['april-1', new Date(on(6))]]);
-  assert.deepEqual((await nest.community.listSnapshotReleases({ snapshotId: MONTH, ordering: 'created_at' })).items.map((r) => r.tagName), ['april-1', 'april-2', 'april-3']);
+  assert.deepEqual(
+    releases.items.map((r) => [r.tagName, r.publishedAt ?? null]),
+    [
+      ['april-3', null],
+      ['april-2', new Date(on(7))],
+      ['april-1', new Date(on(6))],
+    ],
+  );
+  assert.deepEqual(
+    (await nest.community.listSnapshotReleases({ snapshotId: MONTH, ordering: 'created_at' })).items.map(
+      (r) => r.tagName,
+    ),
+    ['april-1', 'april-2', 'april-3'],
+  );
 });
 
 test('sweep: every page of every snapshot and of each of its sub-lists validates, and matches its counts', async () => {
@@ -118,11 +209,26 @@ test('sweep: every page of every snapshot and of each of its sub-lists validates
   for (const { key } of snapshots) {
     const detail = await nest.community.getSnapshot({ snapshotId: key });
     const lists = [
-      [detail.newChaptersCount, (page: number) => nest.community.listSnapshotChapters({ snapshotId: key, page, pageSize: 50 })],
-      [detail.newIssuesCount, (page: number) => nest.community.listSnapshotIssues({ snapshotId: key, page, pageSize: 50 })],
-      [detail.newUsersCount, (page: number) => nest.community.listSnapshotMembers({ snapshotId: key, page, pageSize: 50 })],
-      [detail.newProjectsCount, (page: number) => nest.community.listSnapshotProjects({ snapshotId: key, page, pageSize: 50 })],
-      [detail.newReleasesCount, (page: number) => nest.community.listSnapshotReleases({ snapshotId: key, page, pageSize: 50 })],
+      [
+        detail.newChaptersCount,
+        (page: number) => nest.community.listSnapshotChapters({ snapshotId: key, page, pageSize: 50 }),
+      ],
+      [
+        detail.newIssuesCount,
+        (page: number) => nest.community.listSnapshotIssues({ snapshotId: key, page, pageSize: 50 }),
+      ],
+      [
+        detail.newUsersCount,
+        (page: number) => nest.community.listSnapshotMembers({ snapshotId: key, page, pageSize: 50 }),
+      ],
+      [
+        detail.newProjectsCount,
+        (page: number) => nest.community.listSnapshotProjects({ snapshotId: key, page, pageSize: 50 }),
+      ],
+      [
+        detail.newReleasesCount,
+        (page: number) => nest.community.listSnapshotReleases({ snapshotId: key, page, pageSize: 50 }),
+      ],
     ] as const;
     let total = 0;
     for (const [count, fetchPage] of lists) {

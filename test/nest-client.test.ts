@@ -23,19 +23,54 @@ before(async () => {
   const db = t.database.db;
   // The bundled data has one published member, no organization with a location, no closed issue or
   // open milestone: a few more records so that every filter has something to tell apart.
-  const repo = await db.selectFrom('repositories').select(['id']).where('owner_login', '=', 'octokit-fixture-org').orderBy('id').executeTakeFirstOrThrow();
-  await member(db, { login: 'nest-ana', name: 'Ana', company: 'OWASP', location: 'Lisbon', url: 'https://github.com/nest-ana' });
-  await member(db, { login: 'nest-bo', name: 'Bo', company: 'Acme', location: 'Paris', url: 'https://github.com/nest-bo' });
-  await member(db, { login: 'nest-cy', name: 'Cy', company: 'OWASP', location: 'Paris', url: 'https://github.com/nest-cy' });
+  const repo = await db
+    .selectFrom('repositories')
+    .select(['id'])
+    .where('owner_login', '=', 'octokit-fixture-org')
+    .orderBy('id')
+    .executeTakeFirstOrThrow();
+  await member(db, {
+    login: 'nest-ana',
+    name: 'Ana',
+    company: 'OWASP',
+    location: 'Lisbon',
+    url: 'https://github.com/nest-ana',
+  });
+  await member(db, {
+    login: 'nest-bo',
+    name: 'Bo',
+    company: 'Acme',
+    location: 'Paris',
+    url: 'https://github.com/nest-bo',
+  });
+  await member(db, {
+    login: 'nest-cy',
+    name: 'Cy',
+    company: 'OWASP',
+    location: 'Paris',
+    url: 'https://github.com/nest-cy',
+  });
   await organization(db, { login: 'nest-org', name: 'Nest Org', location: 'Lisbon' });
-  await issue(db, { repository_id: repo.id, number: 9001, state: 'closed', url: 'https://github.com/octokit-fixture-org/x/issues/9001' });
-  await milestone(db, { repository_id: repo.id, number: 77, state: 'open', url: 'https://github.com/octokit-fixture-org/x/milestone/77' });
+  await issue(db, {
+    repository_id: repo.id,
+    number: 9001,
+    state: 'closed',
+    url: 'https://github.com/octokit-fixture-org/x/issues/9001',
+  });
+  await milestone(db, {
+    repository_id: repo.id,
+    number: 77,
+    state: 'open',
+    url: 'https://github.com/octokit-fixture-org/x/milestone/77',
+  });
   await release(db, { repository_id: repo.id, tag_name: 'v9.9.9', name: 'Nine' });
   t.app.shared.watcher.set(await bumpDataVersion(db));
 
   // A real key, made the way a user makes one: signed in, through GraphQL.
   const browser = await devSignIn(t, 'client-tester');
-  const created = (await graphql(t, browser, CLIENT_DOCUMENTS.createApiKey, { name: 'sdk', expiresAt: inDays(1) })).json();
+  const created = (
+    await graphql(t, browser, CLIENT_DOCUMENTS.createApiKey, { name: 'sdk', expiresAt: inDays(1) })
+  ).json();
   const rawKey = created.data.createApiKey.rawKey as string;
   assert.ok(rawKey);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -93,7 +128,10 @@ const lists: Record<string, Lister> = {
 
 test('every list, every page: each record of the data once, validated by the client', async () => {
   const expected: Record<string, [field: string, query: string]> = {
-    chapters: ['key', 'SELECT key AS v FROM chapters WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL'],
+    chapters: [
+      'key',
+      'SELECT key AS v FROM chapters WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL',
+    ],
     committees: ['key', 'SELECT key AS v FROM committees WHERE is_active'],
     events: ['key', 'SELECT key AS v FROM events'],
     issues: ['url', 'SELECT url AS v FROM issues'],
@@ -123,32 +161,65 @@ test('every list, every page: each record of the data once, validated by the cli
 });
 
 test('every detail of every record answers through the client with that record', async () => {
-  const keyed = async <T extends { key?: string | null; login?: string }>(query: string, get: (id: string) => Promise<T>, name: string) => {
-    const ids = (await rows<{ id: string; name: string }>(query));
+  const keyed = async <T extends { key?: string | null; login?: string }>(
+    query: string,
+    get: (id: string) => Promise<T>,
+    name: string,
+  ) => {
+    const ids = await rows<{ id: string; name: string }>(query);
     assert.ok(ids.length > 0, query);
     for (const { id, name: expectedName } of ids) {
       const body = await get(id);
       assert.equal((body as { name?: string }).name, expectedName, `${name} ${id}`);
     }
   };
-  await keyed('SELECT key AS id, name FROM chapters WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL', (chapterId) => nest.chapters.getChapter({ chapterId }), 'chapter');
-  await keyed('SELECT key AS id, name FROM committees WHERE is_active', (committeeId) => nest.committees.getCommittee({ committeeId }), 'committee');
+  await keyed(
+    'SELECT key AS id, name FROM chapters WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL',
+    (chapterId) => nest.chapters.getChapter({ chapterId }),
+    'chapter',
+  );
+  await keyed(
+    'SELECT key AS id, name FROM committees WHERE is_active',
+    (committeeId) => nest.committees.getCommittee({ committeeId }),
+    'committee',
+  );
   await keyed('SELECT key AS id, name FROM events', (eventId) => nest.events.getEvent({ eventId }), 'event');
-  await keyed('SELECT key AS id, name FROM sponsors', (sponsorId) => nest.sponsors.getSponsor({ sponsorId }), 'sponsor');
-  await keyed(`SELECT login AS id, name FROM members WHERE ${published}`, (memberId) => nest.community.getMember({ memberId }), 'member');
-  await keyed(`SELECT login AS id, name FROM organizations WHERE ${published}`, (organizationId) => nest.community.getOrganization({ organizationId }), 'organization');
+  await keyed(
+    'SELECT key AS id, name FROM sponsors',
+    (sponsorId) => nest.sponsors.getSponsor({ sponsorId }),
+    'sponsor',
+  );
+  await keyed(
+    `SELECT login AS id, name FROM members WHERE ${published}`,
+    (memberId) => nest.community.getMember({ memberId }),
+    'member',
+  );
+  await keyed(
+    `SELECT login AS id, name FROM organizations WHERE ${published}`,
+    (organizationId) => nest.community.getOrganization({ organizationId }),
+    'organization',
+  );
   const leaderKeys: string[] = [];
-  await keyed('SELECT key AS id, name FROM projects WHERE is_active', async (projectId) => {
-    const project = await nest.projects.getProject({ projectId });
-    assert.equal(project.key.toLowerCase(), projectId.toLowerCase());
-    leaderKeys.push(...project.leaders.flatMap((l) => (l.key ? [l.key] : [])));
-    return project;
-  }, 'project');
+  await keyed(
+    'SELECT key AS id, name FROM projects WHERE is_active',
+    async (projectId) => {
+      const project = await nest.projects.getProject({ projectId });
+      assert.equal(project.key.toLowerCase(), projectId.toLowerCase());
+      leaderKeys.push(...project.leaders.flatMap((l) => (l.key ? [l.key] : [])));
+      return project;
+    },
+    'project',
+  );
   // A leader's key, where there is one, names a member the client can get.
   for (const memberId of new Set(leaderKeys)) await nest.community.getMember({ memberId });
 
   const inRepository = async (table: string, column: string) =>
-    rows<{ o: string; r: string; v: string; title: string }>(`SELECT r.owner_login AS o, r.name AS r, x.${column}::text AS v, x.${table === 'releases' ? 'name' : 'title'} AS title
+    rows<{
+      o: string;
+      r: string;
+      v: string;
+      title: string;
+    }>(`SELECT r.owner_login AS o, r.name AS r, x.${column}::text AS v, x.${table === 'releases' ? 'name' : 'title'} AS title
       FROM ${table} x JOIN repositories r ON r.id = x.repository_id ORDER BY x.id`);
   for (const { o, r, v, title } of await inRepository('issues', 'number')) {
     assert.equal((await nest.issues.getIssue({ organizationId: o, repositoryId: r, issueId: Number(v) })).title, title);
@@ -167,41 +238,147 @@ test('every detail of every record answers through the client with that record',
 });
 
 /** The filtered list is exactly the records the query names, and differs from the whole list. */
-async function assertFilter(resource: string, request: Record<string, unknown>, field: string, query: string): Promise<void> {
+async function assertFilter(
+  resource: string,
+  request: Record<string, unknown>,
+  field: string,
+  query: string,
+): Promise<void> {
   const label = `${resource} ${JSON.stringify(request)}`;
   const [all, filtered] = [await everyPage(lists[resource]!), await everyPage(lists[resource]!, request)];
   const want = (await rows<{ v: string }>(query)).map((r) => r.v);
   assert.deepEqual(sorted(filtered.map((i) => i[field])), sorted(want), label);
-  assert.ok(filtered.length > 0 && filtered.length < all.length, `${label}: ${filtered.length} of ${all.length}, the filter must tell records apart`);
+  assert.ok(
+    filtered.length > 0 && filtered.length < all.length,
+    `${label}: ${filtered.length} of ${all.length}, the filter must tell records apart`,
+  );
 }
 
 test('each filter the client offers narrows the list to the right records', async () => {
-  await assertFilter('projects', { type: ['code'] }, 'key', "SELECT key AS v FROM projects WHERE is_active AND type = 'code'");
-  await assertFilter('projects', { type: ['documentation', 'other'] }, 'key', "SELECT key AS v FROM projects WHERE is_active AND type IN ('documentation', 'other')");
-  await assertFilter('projects', { level: 'flagship' }, 'key', "SELECT key AS v FROM projects WHERE is_active AND level = 'flagship'");
-  await assertFilter('projects', { q: 'name:security level:lab' }, 'key', "SELECT key AS v FROM projects WHERE is_active AND name ILIKE '%security%' AND level ILIKE '%lab%'");
-  await assertFilter('events', { category: ['global'] }, 'key', "SELECT key AS v FROM events WHERE category = 'global'");
-  await assertFilter('events', { category: ['appsec_days', 'partner'] }, 'key', "SELECT key AS v FROM events WHERE category IN ('appsec_days', 'partner')");
+  await assertFilter(
+    'projects',
+    { type: ['code'] },
+    'key',
+    "SELECT key AS v FROM projects WHERE is_active AND type = 'code'",
+  );
+  await assertFilter(
+    'projects',
+    { type: ['documentation', 'other'] },
+    'key',
+    "SELECT key AS v FROM projects WHERE is_active AND type IN ('documentation', 'other')",
+  );
+  await assertFilter(
+    'projects',
+    { level: 'flagship' },
+    'key',
+    "SELECT key AS v FROM projects WHERE is_active AND level = 'flagship'",
+  );
+  await assertFilter(
+    'projects',
+    { q: 'name:security level:lab' },
+    'key',
+    "SELECT key AS v FROM projects WHERE is_active AND name ILIKE '%security%' AND level ILIKE '%lab%'",
+  );
+  await assertFilter(
+    'events',
+    { category: ['global'] },
+    'key',
+    "SELECT key AS v FROM events WHERE category = 'global'",
+  );
+  await assertFilter(
+    'events',
+    { category: ['appsec_days', 'partner'] },
+    'key',
+    "SELECT key AS v FROM events WHERE category IN ('appsec_days', 'partner')",
+  );
   await assertFilter('events', { latitudeGte: 40 }, 'key', 'SELECT key AS v FROM events WHERE latitude >= 40');
-  await assertFilter('events', { isUpcoming: true }, 'key', "SELECT key AS v FROM events WHERE coalesce(end_date, start_date) >= (now() at time zone 'UTC')::date");
-  await assertFilter('chapters', { country: 'india' }, 'key', "SELECT key AS v FROM chapters WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL AND lower(country) = 'india'");
-  await assertFilter('chapters', { latitudeLte: 0, longitudeGte: 0 }, 'key', 'SELECT key AS v FROM chapters WHERE is_active AND latitude <= 0 AND longitude >= 0');
+  await assertFilter(
+    'events',
+    { isUpcoming: true },
+    'key',
+    "SELECT key AS v FROM events WHERE coalesce(end_date, start_date) >= (now() at time zone 'UTC')::date",
+  );
+  await assertFilter(
+    'chapters',
+    { country: 'india' },
+    'key',
+    "SELECT key AS v FROM chapters WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL AND lower(country) = 'india'",
+  );
+  await assertFilter(
+    'chapters',
+    { latitudeLte: 0, longitudeGte: 0 },
+    'key',
+    'SELECT key AS v FROM chapters WHERE is_active AND latitude <= 0 AND longitude >= 0',
+  );
   await assertFilter('sponsors', { isMember: false }, 'key', 'SELECT key AS v FROM sponsors WHERE NOT is_member');
-  await assertFilter('sponsors', { memberType: 'Gold' }, 'key', "SELECT key AS v FROM sponsors WHERE member_type = 'Gold'");
-  await assertFilter('sponsors', { sponsorType: 'silver' }, 'key', "SELECT key AS v FROM sponsors WHERE lower(sponsor_type) = 'silver'");
-  await assertFilter('members', { company: 'owasp' }, 'login', `SELECT login AS v FROM members WHERE ${published} AND lower(company) = 'owasp'`);
-  await assertFilter('members', { location: 'Paris' }, 'login', `SELECT login AS v FROM members WHERE ${published} AND location = 'Paris'`);
-  await assertFilter('organizations', { location: 'lisbon' }, 'login', `SELECT login AS v FROM organizations WHERE ${published} AND lower(location) = 'lisbon'`);
+  await assertFilter(
+    'sponsors',
+    { memberType: 'Gold' },
+    'key',
+    "SELECT key AS v FROM sponsors WHERE member_type = 'Gold'",
+  );
+  await assertFilter(
+    'sponsors',
+    { sponsorType: 'silver' },
+    'key',
+    "SELECT key AS v FROM sponsors WHERE lower(sponsor_type) = 'silver'",
+  );
+  await assertFilter(
+    'members',
+    { company: 'owasp' },
+    'login',
+    `SELECT login AS v FROM members WHERE ${published} AND lower(company) = 'owasp'`,
+  );
+  await assertFilter(
+    'members',
+    { location: 'Paris' },
+    'login',
+    `SELECT login AS v FROM members WHERE ${published} AND location = 'Paris'`,
+  );
+  await assertFilter(
+    'organizations',
+    { location: 'lisbon' },
+    'login',
+    `SELECT login AS v FROM organizations WHERE ${published} AND lower(location) = 'lisbon'`,
+  );
   await assertFilter('issues', { state: 'closed' }, 'url', "SELECT url AS v FROM issues WHERE state = 'closed'");
-  await assertFilter('issues', { organization: 'SFERIK' }, 'url', "SELECT i.url AS v FROM issues i JOIN repositories r ON r.id = i.repository_id WHERE r.owner_login = 'sferik'");
-  await assertFilter('issues', { organization: 'sferik', repository: 'rails_admin', state: 'open' }, 'url',
-    "SELECT i.url AS v FROM issues i JOIN repositories r ON r.id = i.repository_id WHERE r.name = 'rails_admin' AND i.state = 'open'");
+  await assertFilter(
+    'issues',
+    { organization: 'SFERIK' },
+    'url',
+    "SELECT i.url AS v FROM issues i JOIN repositories r ON r.id = i.repository_id WHERE r.owner_login = 'sferik'",
+  );
+  await assertFilter(
+    'issues',
+    { organization: 'sferik', repository: 'rails_admin', state: 'open' },
+    'url',
+    "SELECT i.url AS v FROM issues i JOIN repositories r ON r.id = i.repository_id WHERE r.name = 'rails_admin' AND i.state = 'open'",
+  );
   await assertFilter('milestones', { state: 'open' }, 'url', "SELECT url AS v FROM milestones WHERE state = 'open'");
-  await assertFilter('milestones', { organization: 'codertocat' }, 'url', "SELECT m.url AS v FROM milestones m JOIN repositories r ON r.id = m.repository_id WHERE r.owner_login = 'Codertocat'");
-  await assertFilter('releases', { tagName: 'v9.9.9' }, 'tagName', "SELECT tag_name AS v FROM releases WHERE tag_name = 'v9.9.9'");
-  await assertFilter('releases', { organization: 'Codertocat', repository: 'Hello-World' }, 'tagName',
-    "SELECT x.tag_name AS v FROM releases x JOIN repositories r ON r.id = x.repository_id WHERE r.name = 'Hello-World'");
-  await assertFilter('repositories', { organizationId: 'octokit-fixture-org' }, 'name', "SELECT name AS v FROM repositories WHERE owner_login = 'octokit-fixture-org'");
+  await assertFilter(
+    'milestones',
+    { organization: 'codertocat' },
+    'url',
+    "SELECT m.url AS v FROM milestones m JOIN repositories r ON r.id = m.repository_id WHERE r.owner_login = 'Codertocat'",
+  );
+  await assertFilter(
+    'releases',
+    { tagName: 'v9.9.9' },
+    'tagName',
+    "SELECT tag_name AS v FROM releases WHERE tag_name = 'v9.9.9'",
+  );
+  await assertFilter(
+    'releases',
+    { organization: 'Codertocat', repository: 'Hello-World' },
+    'tagName',
+    "SELECT x.tag_name AS v FROM releases x JOIN repositories r ON r.id = x.repository_id WHERE r.name = 'Hello-World'",
+  );
+  await assertFilter(
+    'repositories',
+    { organizationId: 'octokit-fixture-org' },
+    'name',
+    "SELECT name AS v FROM repositories WHERE owner_login = 'octokit-fixture-org'",
+  );
 });
 
 type Value = string | number | null;
@@ -255,15 +432,45 @@ test('a missing record is the typed 404 of its resource, with its message', asyn
   // Thunks: each call starts when its turn comes, so no rejection waits unobserved.
   const cases: [() => Promise<unknown>, new (...args: never[]) => Error, string][] = [
     [() => nest.chapters.getChapter({ chapterId: 'no-such-chapter' }), errors.ChapterError, 'Chapter not found'],
-    [() => nest.committees.getCommittee({ committeeId: 'no-such-committee' }), errors.CommitteeError, 'Committee not found'],
+    [
+      () => nest.committees.getCommittee({ committeeId: 'no-such-committee' }),
+      errors.CommitteeError,
+      'Committee not found',
+    ],
     [() => nest.events.getEvent({ eventId: 'no-such-event' }), errors.EventError, 'Event not found'],
-    [() => nest.issues.getIssue({ organizationId: 'sferik', repositoryId: 'rails_admin', issueId: 999_999 }), errors.IssueError, 'Issue not found'],
+    [
+      () => nest.issues.getIssue({ organizationId: 'sferik', repositoryId: 'rails_admin', issueId: 999_999 }),
+      errors.IssueError,
+      'Issue not found',
+    ],
     [() => nest.community.getMember({ memberId: 'no-such-member' }), errors.MemberError, 'Member not found'],
-    [() => nest.milestones.getMilestone({ organizationId: 'Codertocat', repositoryId: 'Hello-World', milestoneId: 999_999 }), errors.MilestoneError, 'Milestone not found'],
-    [() => nest.community.getOrganization({ organizationId: 'no-such-org' }), errors.OrganizationError, 'Organization not found'],
+    [
+      () =>
+        nest.milestones.getMilestone({
+          organizationId: 'Codertocat',
+          repositoryId: 'Hello-World',
+          milestoneId: 999_999,
+        }),
+      errors.MilestoneError,
+      'Milestone not found',
+    ],
+    [
+      () => nest.community.getOrganization({ organizationId: 'no-such-org' }),
+      errors.OrganizationError,
+      'Organization not found',
+    ],
     [() => nest.projects.getProject({ projectId: 'no-such-project' }), errors.ProjectError, 'Project not found'],
-    [() => nest.releases.getRelease({ organizationId: 'Codertocat', repositoryId: 'Hello-World', releaseId: 'v0-none' }), errors.ReleaseError, 'Release not found'],
-    [() => nest.repositories.getRepository({ organizationId: 'sferik', repositoryId: 'no-such-repo' }), errors.RepositoryError, 'Repository not found'],
+    [
+      () =>
+        nest.releases.getRelease({ organizationId: 'Codertocat', repositoryId: 'Hello-World', releaseId: 'v0-none' }),
+      errors.ReleaseError,
+      'Release not found',
+    ],
+    [
+      () => nest.repositories.getRepository({ organizationId: 'sferik', repositoryId: 'no-such-repo' }),
+      errors.RepositoryError,
+      'Repository not found',
+    ],
     [() => nest.sponsors.getSponsor({ sponsorId: 'no-such-sponsor' }), errors.SponsorError, 'Sponsor not found'],
   ];
   for (const [call, type, message] of cases) {
@@ -282,5 +489,8 @@ test('a missing record is the typed 404 of its resource, with its message', asyn
 test('without a valid key the client gets 401', async () => {
   const { port } = t.app.server.address() as AddressInfo;
   const anonymous = new Nest({ apiKey: 'cds_not-a-key', serverURL: `http://127.0.0.1:${port}` });
-  await assert.rejects(anonymous.chapters.listChapters({}), (error: unknown) => (error as { statusCode?: number }).statusCode === 401);
+  await assert.rejects(
+    anonymous.chapters.listChapters({}),
+    (error: unknown) => (error as { statusCode?: number }).statusCode === 401,
+  );
 });

@@ -3,7 +3,14 @@
 export interface Operation {
   operationId: string;
   parameters?: { name: string; in: string; schema?: Schema }[];
-  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: Schema; example?: unknown }> }>;
+  responses: Record<
+    string,
+    {
+      description: string;
+      headers?: Record<string, unknown>;
+      content?: Record<string, { schema: Schema; example?: unknown }>;
+    }
+  >;
   tags?: string[];
 }
 export type Schema = Record<string, unknown>;
@@ -34,12 +41,19 @@ function tsType(doc: OpenApi, schema: Schema): string {
   if (variants) return variants.map((v) => tsType(doc, v)).join(' | ');
   if (Array.isArray(resolved.enum)) return resolved.enum.map((v) => JSON.stringify(v)).join(' | ');
   switch (resolved.type) {
-    case 'string': return 'string';
-    case 'integer': case 'number': return 'number';
-    case 'boolean': return 'boolean';
-    case 'null': return 'null';
-    case 'array': return `readonly (${tsType(doc, resolved.items as Schema)})[]`;
-    default: return 'object';
+    case 'string':
+      return 'string';
+    case 'integer':
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'null':
+      return 'null';
+    case 'array':
+      return `readonly (${tsType(doc, resolved.items as Schema)})[]`;
+    default:
+      return 'object';
   }
 }
 
@@ -48,7 +62,8 @@ function reads(doc: OpenApi, schema: Schema, variable: string): string[] {
   const resolved = deref(doc, schema);
   const properties = (resolved.properties ?? {}) as Record<string, Schema>;
   return ((resolved.required ?? []) as string[]).map(
-    (name, i) => `      const v${i}: ${tsType(doc, properties[name]!)} = ${variable}[${JSON.stringify(name)}]; void v${i};`,
+    (name, i) =>
+      `      const v${i}: ${tsType(doc, properties[name]!)} = ${variable}[${JSON.stringify(name)}]; void v${i};`,
   );
 }
 
@@ -70,22 +85,42 @@ export function clientProgram(doc: OpenApi, values: Map<string, Record<string, s
   ];
   for (const { path, op } of operations(doc)) {
     // Path parameters typed as the document types them (issue and milestone numbers are integers).
-    const pathParams = Object.fromEntries(Object.entries(values.get(op.operationId) ?? {}).map(([name, value]) => {
-      const type = op.parameters?.find((p) => p.in === 'path' && p.name === name)?.schema?.type;
-      return [name, type === 'integer' ? Number(value) : value];
-    }));
+    const pathParams = Object.fromEntries(
+      Object.entries(values.get(op.operationId) ?? {}).map(([name, value]) => {
+        const type = op.parameters?.find((p) => p.in === 'path' && p.name === name)?.schema?.type;
+        return [name, type === 'integer' ? Number(value) : value];
+      }),
+    );
     const ok = deref(doc, op.responses['200']!.content!['application/json']!.schema);
     const ordering = op.parameters?.find((p) => p.name === 'ordering')?.schema?.enum as string[] | undefined;
-    const query = isList(op) ? { page: 1, page_size: 2, ...(ordering ? { ordering: ordering[1] ?? ordering[0] } : {}) } : undefined;
-    const params = JSON.stringify({ ...(Object.keys(pathParams).length ? { path: pathParams } : {}), ...(query ? { query } : {}) });
+    const query = isList(op)
+      ? { page: 1, page_size: 2, ...(ordering ? { ordering: ordering[1] ?? ordering[0] } : {}) }
+      : undefined;
+    const params = JSON.stringify({
+      ...(Object.keys(pathParams).length ? { path: pathParams } : {}),
+      ...(query ? { query } : {}),
+    });
     lines.push(`{`, `  const { data, response } = await client.GET(${JSON.stringify(path)}, { params: ${params} });`);
     lines.push(`  results[${JSON.stringify(op.operationId)}] = { status: response.status, body: data };`);
     if (isList(op)) {
       const items = deref(doc, (deref(doc, ok).properties as Record<string, Schema>).items!).items as Schema;
-      lines.push('  if (data) {', '    const total: number = data.total_count; void total;', '    const record = data.items[0];', '    if (record) {');
+      lines.push(
+        '  if (data) {',
+        '    const total: number = data.total_count; void total;',
+        '    const record = data.items[0];',
+        '    if (record) {',
+      );
       lines.push(...reads(doc, items, 'record'), '    }', '  }');
-      const wrong = JSON.stringify({ ...(Object.keys(pathParams).length ? { path: pathParams } : {}), query: { ordering: 'not_an_ordering' } });
-      lines.push(`  const typed = () =>`, '    // @ts-expect-error: ordering is an enum of the allowed values', `    client.GET(${JSON.stringify(path)}, { params: ${wrong} });`, '  void typed;');
+      const wrong = JSON.stringify({
+        ...(Object.keys(pathParams).length ? { path: pathParams } : {}),
+        query: { ordering: 'not_an_ordering' },
+      });
+      lines.push(
+        `  const typed = () =>`,
+        '    // @ts-expect-error: ordering is an enum of the allowed values',
+        `    client.GET(${JSON.stringify(path)}, { params: ${wrong} });`,
+        '  void typed;',
+      );
     } else {
       lines.push('  if (data) {', '    const record = data;', '    {', ...reads(doc, ok, 'record'), '    }', '  }');
     }

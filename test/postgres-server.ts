@@ -21,13 +21,15 @@ export interface PrivatePostgres {
 /** The folder of initdb and pg_ctl: Debian's newest /usr/lib/postgresql/N/bin, else PATH. */
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin/initdb'))) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin/initdb')))
+    : [];
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions[0]) return path.join(root, versions[0], 'bin');
   for (const dir of (process.env.PATH ?? '').split(':')) if (dir && existsSync(path.join(dir, 'initdb'))) return dir;
   throw new Error(
     'initdb and pg_ctl not found (looked in /usr/lib/postgresql/*/bin and PATH): this test starts a PostgreSQL server of ' +
-      'its own. Install the server binaries, e.g. `apt-get install postgresql` (Debian) or your system\'s postgresql-server package.',
+      "its own. Install the server binaries, e.g. `apt-get install postgresql` (Debian) or your system's postgresql-server package.",
   );
 }
 
@@ -41,7 +43,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     await fs.chown(dir, uid, gid);
   }
   const run = (tool: string, args: string[]) =>
-    asRoot ? exec('runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]) : exec(path.join(bin, tool), args);
+    asRoot
+      ? exec('runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args])
+      : exec(path.join(bin, tool), args);
   const data = path.join(dir, 'data');
   const port = await freePort();
   await run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);

@@ -27,15 +27,24 @@ export function childEnv(env: Record<string, string | undefined>): NodeJS.Proces
 const BUILD = process.env.CDS_TEST_BUILD || undefined;
 
 /** The arguments of `node` that start the CLI (followed by its own arguments). */
-export const CLI_ARGS: readonly string[] = BUILD ? [path.join(BUILD, 'src/cli/main.mjs')] : [path.join(ROOT, 'bin/cds.js')];
+export const CLI_ARGS: readonly string[] = BUILD
+  ? [path.join(BUILD, 'src/cli/main.mjs')]
+  : [path.join(ROOT, 'bin/cds.js')];
 /** The arguments of `node` that start the server. */
-export const SERVER_ARGS: readonly string[] = BUILD ? [path.join(BUILD, 'src/server.mjs')] : ['--import', 'tsx', path.join(ROOT, 'src/server.ts')];
+export const SERVER_ARGS: readonly string[] = BUILD
+  ? [path.join(BUILD, 'src/server.mjs')]
+  : ['--import', 'tsx', path.join(ROOT, 'src/server.ts')];
 
 export function runCli(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
   return run(process.execPath, [...CLI_ARGS, ...args], env);
 }
 
-export function run(command: string, args: string[], env: Record<string, string | undefined>, cwd = ROOT): Promise<RunResult> {
+export function run(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd = ROOT,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: childEnv(env) });
     let stdout = '';

@@ -20,7 +20,15 @@ after(async () => {
     } catch {
       // already gone
     }
-    for (let i = 0; i < 100 && (await fs.access(path.join(dataDir, 'pglite.lock')).then(() => true, () => false)); i++) {
+    for (
+      let i = 0;
+      i < 100 &&
+      (await fs.access(path.join(dataDir, 'pglite.lock')).then(
+        () => true,
+        () => false,
+      ));
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -33,20 +41,32 @@ function quickStartCommands(readme: string): string[] {
   assert.ok(begin >= 0 && end > begin, 'README.md has the quick-start markers');
   const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(begin, end));
   assert.ok(block, 'a sh code block between the markers');
-  return block[1]!.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  return block[1]!
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
 test('the README quick start gives an authenticated 200 from /api/v0/chapters/ in at most three commands', async (t) => {
   const commands = quickStartCommands(await fs.readFile(path.join(ROOT, 'README.md'), 'utf8'));
   assert.ok(commands.length <= 3, `${commands.length} commands`);
-  assert.ok(commands.some((line) => line.includes('/api/v0/chapters/')), 'it ends with a call to /api/v0/chapters/');
+  assert.ok(
+    commands.some((line) => line.includes('/api/v0/chapters/')),
+    'it ends with a call to /api/v0/chapters/',
+  );
   const port = await freePort();
   const script = commands.map((line) => line.replaceAll('127.0.0.1:8000', `127.0.0.1:${port}`)).join('\n');
 
   const started = performance.now();
   const child = spawn('bash', ['-e', '-c', script], {
     cwd: ROOT,
-    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' }),
+    env: childEnv({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      npm_config_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+    }),
   });
   let stdout = '';
   let stderr = '';

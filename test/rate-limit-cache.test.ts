@@ -9,7 +9,12 @@ import { bumpDataVersion } from '../src/data/import.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { Redis } from 'ioredis';
 
-const LIMITED = { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required', RATE_LIMIT_PER_SECOND: '10', AUTH_FAILURES_PER_MINUTE: '5' };
+const LIMITED = {
+  AUTH_DEV_LOGIN: 'true',
+  REST_AUTH: 'required',
+  RATE_LIMIT_PER_SECOND: '10',
+  AUTH_FAILURES_PER_MINUTE: '5',
+};
 
 let t: TestApp;
 let keyA: string;
@@ -19,15 +24,27 @@ before(async () => {
   await chapter(t.database.db, { key: 'london', name: 'OWASP London' });
   const browser = await devSignIn(t, 'limited');
   const create = async (name: string) =>
-    (await graphql(t, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data.createApiKey.rawKey as string;
+    (await graphql(t, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data.createApiKey
+      .rawKey as string;
   keyA = await create('a');
   keyB = await create('b');
 });
 after(() => t.close());
 
 type Target = TestApp;
-const get = (target: Target, key: string | undefined, url = '/api/v0/chapters/', headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') =>
-  target.app.inject({ method: 'GET', url, remoteAddress, headers: { ...(key ? { 'x-api-key': key } : {}), ...headers } });
+const get = (
+  target: Target,
+  key: string | undefined,
+  url = '/api/v0/chapters/',
+  headers: Record<string, string> = {},
+  remoteAddress = '127.0.0.1',
+) =>
+  target.app.inject({
+    method: 'GET',
+    url,
+    remoteAddress,
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...headers },
+  });
 
 /** Waits for the start of a fresh one-second window, so a burst falls inside one window. */
 async function freshSecond(): Promise<void> {
@@ -95,7 +112,8 @@ test('repeated wrong keys from one address are slowed down; other addresses are 
   const guard = await buildTestApp({ env: LIMITED, sharedDatabase: t.database });
   try {
     const statuses = [];
-    for (let i = 0; i < 7; i++) statuses.push((await get(guard, 'cds_wrong', '/api/v0/chapters/', {}, '10.9.9.9')).statusCode);
+    for (let i = 0; i < 7; i++)
+      statuses.push((await get(guard, 'cds_wrong', '/api/v0/chapters/', {}, '10.9.9.9')).statusCode);
     assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
     assert.equal((await get(guard, keyB, '/api/v0/chapters/', {}, '10.9.9.8')).statusCode, 200);
   } finally {
@@ -123,13 +141,20 @@ test('a data change empties the cache at once in this instance', async () => {
   await freshSecond();
   const before = await get(t, keyB, '/api/v0/chapters/london');
   assert.equal((await get(t, keyB, '/api/v0/chapters/london')).headers['x-cache'], 'HIT');
-  await t.database.db.updateTable('chapters').set({ name: 'OWASP London (renamed)' }).where('key', '=', 'london').execute();
+  await t.database.db
+    .updateTable('chapters')
+    .set({ name: 'OWASP London (renamed)' })
+    .where('key', '=', 'london')
+    .execute();
   t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
   const after = await get(t, keyB, '/api/v0/chapters/london');
   assert.equal(after.headers['x-cache'], 'MISS');
   assert.equal(after.json().name, 'OWASP London (renamed)');
   assert.notEqual(after.headers.etag, before.headers.etag);
-  assert.equal((await get(t, keyB, '/api/v0/chapters/london', { 'if-none-match': before.headers.etag as string })).statusCode, 200);
+  assert.equal(
+    (await get(t, keyB, '/api/v0/chapters/london', { 'if-none-match': before.headers.etag as string })).statusCode,
+    200,
+  );
 });
 
 test('with Redis the limit is shared by two instances; if Redis stops, both keep serving; it recovers', async () => {
@@ -149,8 +174,14 @@ test('with Redis the limit is shared by two instances; if Redis stops, both keep
     await redis.stop();
     await freshSecond();
     const degraded = await Promise.all([burst(one, keyA, 10), burst(two, keyA, 10)]);
-    assert.ok(degraded.flat().every((r) => r.statusCode === 200), 'each instance limits on its own while Redis is down');
-    assert.equal((await burst(one, keyA, 11)).some((r) => r.statusCode >= 500), false);
+    assert.ok(
+      degraded.flat().every((r) => r.statusCode === 200),
+      'each instance limits on its own while Redis is down',
+    );
+    assert.equal(
+      (await burst(one, keyA, 11)).some((r) => r.statusCode >= 500),
+      false,
+    );
 
     await redis.start();
     await new Promise((r) => setTimeout(r, 2500));
@@ -173,7 +204,10 @@ async function withRedisInstance(prefix: string, body: (one: TestApp, client: Re
   let one: TestApp | undefined;
   const client = new Redis(redis.url);
   try {
-    one = await buildTestApp({ env: { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: prefix }, sharedDatabase: t.database });
+    one = await buildTestApp({
+      env: { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: prefix },
+      sharedDatabase: t.database,
+    });
     await body(one, client);
   } finally {
     client.disconnect();
@@ -187,14 +221,19 @@ test('with Redis, a key revoked elsewhere is refused on the next request', async
   // (without the counter that the once-a-second poll reads) and the shared epoch has moved.
   await withRedisInstance('epoch-test:', async (one, client) => {
     const browser = await devSignIn(t, 'epoch');
-    const create = async (name: string) => (await graphql(t, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data.createApiKey;
+    const create = async (name: string) =>
+      (await graphql(t, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data.createApiKey;
     const doomed = await create('doomed');
     const kept = await create('kept');
     await freshSecond();
     for (const key of [doomed.rawKey, kept.rawKey]) assert.equal((await get(one, key)).statusCode, 200);
     assert.equal((await get(one, doomed.rawKey)).statusCode, 200, 'remembered');
 
-    await t.database.db.updateTable('api_keys').set({ is_revoked: true }).where('uuid', '=', doomed.apiKey.uuid).execute();
+    await t.database.db
+      .updateTable('api_keys')
+      .set({ is_revoked: true })
+      .where('uuid', '=', doomed.apiKey.uuid)
+      .execute();
     await client.incr('epoch-test:keys-revoked-epoch');
     const refused = await get(one, doomed.rawKey);
     assert.equal(refused.statusCode, 401);
@@ -216,7 +255,11 @@ test('with Redis, data changed elsewhere empties the cache before the next reque
     const hit = await get(one, keyB, '/api/v0/chapters/paris');
     assert.equal(hit.headers['x-cache'], 'HIT');
 
-    await t.database.db.updateTable('chapters').set({ name: 'OWASP Paris (renamed)' }).where('key', '=', 'paris').execute();
+    await t.database.db
+      .updateTable('chapters')
+      .set({ name: 'OWASP Paris (renamed)' })
+      .where('key', '=', 'paris')
+      .execute();
     await bumpDataVersion(t.database.db);
     await client.incr('changes-test:data-changes');
     const after = await get(one, keyB, '/api/v0/chapters/paris');

@@ -17,7 +17,9 @@ function examples(readme: string): { list: string; q: string }[] {
   const begin = readme.indexOf('<!-- search-examples:begin -->');
   const end = readme.indexOf('<!-- search-examples:end -->');
   assert.ok(begin >= 0 && end > begin, 'README.md has the search-examples markers');
-  return [...readme.slice(begin, end).matchAll(/^\| (\w+) \| `([^`]+)` \|$/gm)].map((m) => ({ list: m[1]!, q: m[2]! })).filter(({ list }) => list !== 'list');
+  return [...readme.slice(begin, end).matchAll(/^\| (\w+) \| `([^`]+)` \|$/gm)]
+    .map((m) => ({ list: m[1]!, q: m[2]! }))
+    .filter(({ list }) => list !== 'list');
 }
 
 test('each README search example returns at least one result on the bundled data', async () => {

@@ -9,12 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { spec } from 'node:test/reporters';
 
-
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const build = process.env.CDS_TEST_BUILD;
-const isWorker = (file) => build !== undefined && path.dirname(file) === build && /^worker-\d+\.mjs$/.test(path.basename(file));
+const isWorker = (file) =>
+  build !== undefined && path.dirname(file) === build && /^worker-\d+\.mjs$/.test(path.basename(file));
 /** Where test/run.js finds the durations of earlier runs, to start the longest files first. */
 const DURATIONS = path.join(ROOT, 'node_modules/.cache/cds-test/durations.json');
 
@@ -48,14 +48,19 @@ export default async function* summaryReporter(source) {
     const data = event.data;
     const worker = data?.nesting === 0 && data.file !== undefined && isWorker(data.file);
     // A test file: a file entry of the runner, or under test/run.js a worker's suite named after a file.
-    const isFile = data?.nesting === 0 && data.file !== undefined && (worker ? data.name !== data.file : data.name === data.file);
+    const isFile =
+      data?.nesting === 0 && data.file !== undefined && (worker ? data.name !== data.file : data.name === data.file);
     if (worker && !isFile) {
       // A worker's own entry fails when one of its files did, or when it died (counted then: files were lost).
       if (event.type === 'test:fail' && !workersWithFailedFiles.has(data.file)) counts.failed++;
       continue;
     }
     if (worker && event.type === 'test:fail') workersWithFailedFiles.add(data.file);
-    if (data && (event.type === 'test:pass' || event.type === 'test:fail') && (data.details?.type !== 'suite' || (worker && isFile))) {
+    if (
+      data &&
+      (event.type === 'test:pass' || event.type === 'test:fail') &&
+      (data.details?.type !== 'suite' || (worker && isFile))
+    ) {
       // A file's own entry (a failure outside any test, e.g. it does not load) counts as a failure.
       if (!isFile || event.type === 'test:fail') {
         if (data.skip !== undefined && data.skip !== false) counts.skipped++;
@@ -65,7 +70,8 @@ export default async function* summaryReporter(source) {
         else counts.failed++;
       }
     }
-    if (event.type === 'test:complete' && isFile) files.set(worker ? path.resolve(ROOT, data.name) : data.file, data.details?.duration_ms ?? 0);
+    if (event.type === 'test:complete' && isFile)
+      files.set(worker ? path.resolve(ROOT, data.name) : data.file, data.details?.duration_ms ?? 0);
     if (output.length > 0) yield output.splice(0).join('');
   }
   inner.end();
@@ -76,7 +82,10 @@ export default async function* summaryReporter(source) {
   // Files a worker never took (it died): failures, by name.
   let lost = [];
   try {
-    if (build) lost = readdirSync(path.join(build, 'queue')).map((name) => JSON.parse(readFileSync(path.join(build, 'queue', name), 'utf8')).source);
+    if (build)
+      lost = readdirSync(path.join(build, 'queue')).map(
+        (name) => JSON.parse(readFileSync(path.join(build, 'queue', name), 'utf8')).source,
+      );
   } catch {
     // no queue: not under test/run.js
   }

@@ -11,7 +11,8 @@ let uuid: string;
 before(async () => {
   t = await buildTestApp({ env: { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required' }, captureLogs: true });
   const browser = await devSignIn(t, 'reader');
-  const created = (await graphql(t, browser, DOC.createApiKey, { name: 'reader key', expiresAt: inDays(7) })).json().data.createApiKey;
+  const created = (await graphql(t, browser, DOC.createApiKey, { name: 'reader key', expiresAt: inDays(7) })).json()
+    .data.createApiKey;
   raw = created.rawKey;
   uuid = created.apiKey.uuid;
 });
@@ -20,7 +21,8 @@ after(async () => {
   await t.close();
 });
 
-const get = (url: string, key?: string) => t.app.inject({ method: 'GET', url, headers: key === undefined ? {} : { 'x-api-key': key } });
+const get = (url: string, key?: string) =>
+  t.app.inject({ method: 'GET', url, headers: key === undefined ? {} : { 'x-api-key': key } });
 
 function assert401(res: Awaited<ReturnType<typeof get>>, label: string) {
   assert.equal(res.statusCode, 401, label);
@@ -49,7 +51,10 @@ test('missing, empty, malformed, well-formed but unknown, and tampered keys are 
 
 test('HEAD needs the key too', async () => {
   assert.equal((await t.app.inject({ method: 'HEAD', url: '/api/v0/chapters/' })).statusCode, 401);
-  assert.equal((await t.app.inject({ method: 'HEAD', url: '/api/v0/chapters/', headers: { 'x-api-key': raw } })).statusCode, 200);
+  assert.equal(
+    (await t.app.inject({ method: 'HEAD', url: '/api/v0/chapters/', headers: { 'x-api-key': raw } })).statusCode,
+    200,
+  );
 });
 
 test('the welcome object and the API documentation are public', async () => {
@@ -61,7 +66,11 @@ test('the welcome object and the API documentation are public', async () => {
 test('lastUsedAt is recorded within a second of a successful use', async () => {
   await get('/api/v0/chapters/', raw);
   await new Promise((r) => setTimeout(r, 1300));
-  const row = await t.database.db.selectFrom('api_keys').select('last_used_at').where('uuid', '=', uuid).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom('api_keys')
+    .select('last_used_at')
+    .where('uuid', '=', uuid)
+    .executeTakeFirstOrThrow();
   assert.ok(row.last_used_at && Date.now() - row.last_used_at.getTime() < 5000);
 });
 

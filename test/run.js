@@ -38,7 +38,10 @@ const keepImportMeta = {
       if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
       const source = readFileSync(args.path, 'utf8');
       const meta = { url: pathToFileURL(args.path).href, dirname: path.dirname(args.path), filename: args.path };
-      return { contents: source.replace(/\bimport\.meta\.(url|dirname|filename)\b/g, (_, key) => JSON.stringify(meta[key])), loader: 'ts' };
+      return {
+        contents: source.replace(/\bimport\.meta\.(url|dirname|filename)\b/g, (_, key) => JSON.stringify(meta[key])),
+        loader: 'ts',
+      };
     });
   },
 };
@@ -91,7 +94,13 @@ function enqueue(compiled) {
 function runTests(testFiles, env, execArgv) {
   const child = spawn(
     process.execPath,
-    [...execArgv, '--test', `--test-concurrency=${concurrency}`, process.env.TEST_REPORTER ?? '--test-reporter=./test/reporter.js', ...testFiles],
+    [
+      ...execArgv,
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      process.env.TEST_REPORTER ?? '--test-reporter=./test/reporter.js',
+      ...testFiles,
+    ],
     { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } },
   );
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
@@ -103,7 +112,9 @@ let compiled;
 try {
   compiled = await compile();
 } catch (error) {
-  console.error(`test build failed, running the files through tsx instead: ${error instanceof Error ? error.message : error}`);
+  console.error(
+    `test build failed, running the files through tsx instead: ${error instanceof Error ? error.message : error}`,
+  );
 }
 try {
   code = compiled

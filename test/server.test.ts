@@ -48,7 +48,10 @@ test('first start migrates and loads the bundled data, restarts reuse it, SIGTER
     const server = startServer({ ...env, PORT: String(port) });
     try {
       await waitFor200(`http://127.0.0.1:${port}/status/`, 120_000);
-      const status = (await (await fetch(`http://127.0.0.1:${port}/status/`)).json()) as { status: string; data_version: number };
+      const status = (await (await fetch(`http://127.0.0.1:${port}/status/`)).json()) as {
+        status: string;
+        data_version: number;
+      };
       assert.equal(status.status, 'ok', round);
       assert.equal(status.data_version, 1, `${round}: the data is loaded once, not again on restart`);
     } finally {

@@ -31,7 +31,10 @@ interface Started {
 async function start(command: string, args: string[]): Promise<Started> {
   const port = await freePort();
   // The embedded database (DATABASE_URL unset by childEnv): its lock shows whether the stop was clean.
-  const child = spawn(command, args, { cwd: ROOT, env: childEnv({ PORT: String(port), DATA_DIR: dataDir, AUTO_IMPORT: 'false', LOG_LEVEL: 'info' }) });
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: childEnv({ PORT: String(port), DATA_DIR: dataDir, AUTO_IMPORT: 'false', LOG_LEVEL: 'info' }),
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -91,9 +94,19 @@ test(
   'SIGTERM to the service running as PID 1 (a container) stops it gracefully',
   { skip: canUnshare ? false : 'needs root and unshare(1) to make a PID namespace' },
   async () => {
-    const started = await start('unshare', ['--pid', '--fork', '--kill-child', process.execPath, '--import', 'tsx', 'src/server.ts']);
+    const started = await start('unshare', [
+      '--pid',
+      '--fork',
+      '--kill-child',
+      process.execPath,
+      '--import',
+      'tsx',
+      'src/server.ts',
+    ]);
     assert.equal(readyPid(started.output()), 1, 'the server is PID 1 of its namespace');
-    const outside = Number(readFileSync(`/proc/${started.child.pid}/task/${started.child.pid}/children`, 'utf8').trim().split(' ')[0]);
+    const outside = Number(
+      readFileSync(`/proc/${started.child.pid}/task/${started.child.pid}/children`, 'utf8').trim().split(' ')[0],
+    );
     process.kill(outside, 'SIGTERM');
     assert.equal(await exited(started.child), 0);
     await assertStoppedCleanly(started, 'PID 1');

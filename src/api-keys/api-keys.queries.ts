@@ -21,7 +21,9 @@ export function listValidKeys(db: Db, userId: string) {
 }
 
 export async function countValidKeys(db: Db, userId: string): Promise<number> {
-  const row = await validKeys(db, userId).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  const row = await validKeys(db, userId)
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
   return row.n;
 }
 
@@ -64,7 +66,11 @@ export async function revokeKey(db: Db, userId: string, uuid: string): Promise<b
 }
 
 export function findKeyByUuid(db: Db, uuid: string) {
-  return db.selectFrom('api_keys').select(['id', 'user_id', ...PUBLIC_COLUMNS]).where('uuid', '=', uuid).executeTakeFirst();
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'user_id', ...PUBLIC_COLUMNS])
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
 }
 
 /** The valid key with this digest, if any. */

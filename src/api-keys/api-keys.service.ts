@@ -31,9 +31,21 @@ export type CreateResult =
   | { ok: true; code: 'SUCCESS'; message: string; rawKey: string; apiKey: ApiKeyRecord }
   | { ok: false; code: ResultCode; message: string; rawKey: null; apiKey: null };
 
-const failure = (code: ResultCode, message: string): CreateResult => ({ ok: false, code, message, rawKey: null, apiKey: null });
+const failure = (code: ResultCode, message: string): CreateResult => ({
+  ok: false,
+  code,
+  message,
+  rawKey: null,
+  apiKey: null,
+});
 
-export async function createApiKey(db: Db, userId: string, rawName: string, expiresAt: Date, now = new Date()): Promise<CreateResult> {
+export async function createApiKey(
+  db: Db,
+  userId: string,
+  rawName: string,
+  expiresAt: Date,
+  now = new Date(),
+): Promise<CreateResult> {
   const name = rawName.trim();
   if (name.length === 0) return failure('INVALID_NAME', MESSAGES.nameRequired);
   if ([...name].length > MAX_NAME_LENGTH) return failure('INVALID_NAME', MESSAGES.nameTooLong);
@@ -46,7 +58,8 @@ export async function createApiKey(db: Db, userId: string, rawName: string, expi
 
 export async function revokeApiKey(db: Db, userId: string, uuid: string) {
   // Someone else's key and an unknown uuid are the same answer, so uuids cannot be probed.
-  if (!(await revokeKey(db, userId, uuid))) return { ok: false, code: 'NOT_FOUND' as const, message: MESSAGES.notFound };
+  if (!(await revokeKey(db, userId, uuid)))
+    return { ok: false, code: 'NOT_FOUND' as const, message: MESSAGES.notFound };
   return { ok: true, code: 'SUCCESS' as const, message: MESSAGES.revoked };
 }
 

@@ -36,7 +36,10 @@ async function create(browser: Browser, name: string, expiresAt = inDays(30)) {
 async function keysOf(browser: Browser) {
   const res = await graphql(t, browser, DOC.getApiKeys);
   assert.equal(res.statusCode, 200, res.body);
-  return res.json().data as { activeApiKeyCount: number; apiKeys: { uuid: string; name: string; isRevoked: boolean }[] };
+  return res.json().data as {
+    activeApiKeyCount: number;
+    apiKeys: { uuid: string; name: string; isRevoked: boolean }[];
+  };
 }
 
 const rest = (key: string | undefined) =>
@@ -57,7 +60,14 @@ test('createApiKey with the client document returns the key once, with SUCCESS',
   assert.equal(Buffer.from(result.apiKey.id, 'base64').toString(), `ApiKeyNode:${result.apiKey.uuid}`);
   const listed = await keysOf(browser);
   assert.equal(listed.activeApiKeyCount, 1);
-  assert.deepEqual(Object.keys(listed.apiKeys[0]!).sort(), ['createdAt', 'expiresAt', 'id', 'isRevoked', 'name', 'uuid']);
+  assert.deepEqual(Object.keys(listed.apiKeys[0]!).sort(), [
+    'createdAt',
+    'expiresAt',
+    'id',
+    'isRevoked',
+    'name',
+    'uuid',
+  ]);
   // Only the digest is stored.
   const stored = await sql<{ row: string }>`SELECT row_to_json(k)::text AS row FROM api_keys k`.execute(t.database.db);
   assert.ok(stored.rows.every((r) => !r.row.includes(result.rawKey)));
@@ -66,10 +76,16 @@ test('createApiKey with the client document returns the key once, with SUCCESS',
 
 test('INVALID_NAME for an empty, blank or too long name; 100 characters is fine', async () => {
   const browser = await signIn('namer');
-  for (const [name, message] of [['', 'Name is required'], ['   ', 'Name is required'], ['x'.repeat(101), 'Name too long']]) {
+  for (const [name, message] of [
+    ['', 'Name is required'],
+    ['   ', 'Name is required'],
+    ['x'.repeat(101), 'Name too long'],
+  ]) {
     const result = await create(browser, name!);
-    assert.deepEqual({ ok: result.ok, code: result.code, message: result.message, rawKey: result.rawKey, apiKey: result.apiKey },
-      { ok: false, code: 'INVALID_NAME', message, rawKey: null, apiKey: null });
+    assert.deepEqual(
+      { ok: result.ok, code: result.code, message: result.message, rawKey: result.rawKey, apiKey: result.apiKey },
+      { ok: false, code: 'INVALID_NAME', message, rawKey: null, apiKey: null },
+    );
   }
   assert.equal((await create(browser, 'é'.repeat(100))).ok, true);
   assert.equal((await keysOf(browser)).activeApiKeyCount, 1);
@@ -92,12 +108,22 @@ test('LIMIT_REACHED at 3 valid keys; revoked and expired keys do not count', asy
   const browser = await signIn('limiter');
   const keys = [await create(browser, 'a'), await create(browser, 'b'), await create(browser, 'c')];
   const fourth = await create(browser, 'd');
-  assert.deepEqual([fourth.ok, fourth.code, fourth.message], [false, 'LIMIT_REACHED', 'You can have at most 3 active API keys.']);
+  assert.deepEqual(
+    [fourth.ok, fourth.code, fourth.message],
+    [false, 'LIMIT_REACHED', 'You can have at most 3 active API keys.'],
+  );
   await graphql(t, browser, DOC.revokeApiKey, { uuid: keys[0].apiKey.uuid });
-  await t.database.db.updateTable('api_keys').set({ expires_at: sql`now() - interval '1 second'` }).where('uuid', '=', keys[1].apiKey.uuid).execute();
+  await t.database.db
+    .updateTable('api_keys')
+    .set({ expires_at: sql`now() - interval '1 second'` })
+    .where('uuid', '=', keys[1].apiKey.uuid)
+    .execute();
   const listed = await keysOf(browser);
   assert.equal(listed.activeApiKeyCount, 1);
-  assert.deepEqual(listed.apiKeys.map((k) => k.name), ['c']);
+  assert.deepEqual(
+    listed.apiKeys.map((k) => k.name),
+    ['c'],
+  );
   assert.equal((await create(browser, 'e')).ok, true);
   assert.equal((await create(browser, 'f')).ok, true);
   assert.equal((await create(browser, 'g')).code, 'LIMIT_REACHED');
@@ -109,8 +135,12 @@ test('20 simultaneous creations by one user leave exactly 3 valid keys', async (
   assert.equal(results.filter((r) => r.ok).length, 3);
   assert.ok(results.filter((r) => !r.ok).every((r) => r.code === 'LIMIT_REACHED'));
   assert.equal((await keysOf(browser)).activeApiKeyCount, 3);
-  const { n } = await t.database.db.selectFrom('api_keys').innerJoin('users', 'users.id', 'api_keys.user_id')
-    .select(sql<number>`count(*)::int`.as('n')).where('users.login', '=', 'racer').executeTakeFirstOrThrow();
+  const { n } = await t.database.db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('users.login', '=', 'racer')
+    .executeTakeFirstOrThrow();
   assert.equal(n, 3);
 });
 
@@ -119,7 +149,11 @@ test('revoking: SUCCESS, the key stops working on the next request, revoking aga
   const key = await create(browser, 'temp');
   assert.equal((await rest(key.rawKey)).statusCode, 200);
   const res = await graphql(t, browser, DOC.revokeApiKey, { uuid: key.apiKey.uuid });
-  assert.deepEqual(res.json().data.revokeApiKey, { code: 'SUCCESS', message: 'API key revoked successfully.', ok: true });
+  assert.deepEqual(res.json().data.revokeApiKey, {
+    code: 'SUCCESS',
+    message: 'API key revoked successfully.',
+    ok: true,
+  });
   assert.equal((await rest(key.rawKey)).statusCode, 401);
   const again = await graphql(t, browser, DOC.revokeApiKey, { uuid: key.apiKey.uuid });
   assert.equal(again.json().data.revokeApiKey.ok, true);
@@ -127,7 +161,7 @@ test('revoking: SUCCESS, the key stops working on the next request, revoking aga
   assert.equal((await rest(key.rawKey)).statusCode, 401);
 });
 
-test('NOT_FOUND for an unknown uuid and for another user\'s key, which stays untouched', async () => {
+test("NOT_FOUND for an unknown uuid and for another user's key, which stays untouched", async () => {
   const owner = await signIn('owner');
   const intruder = await signIn('intruder');
   const key = await create(owner, 'mine');
@@ -165,7 +199,12 @@ test('every operation needs a signed-in user: UNAUTHORIZED with HTTP 200', async
   // An API key is not a way to manage keys.
   const browser = await signIn('keyholder');
   const key = await create(browser, 'k');
-  const res = await t.app.inject({ method: 'POST', url: '/graphql/', headers: { 'x-api-key': key.rawKey }, payload: { query: DOC.getApiKeys } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/graphql/',
+    headers: { 'x-api-key': key.rawKey },
+    payload: { query: DOC.getApiKeys },
+  });
   assert.equal(res.json().errors[0].extensions.code, 'UNAUTHORIZED');
 });
 
@@ -177,7 +216,11 @@ test('CSRF: a state change with a session cookie needs the matching X-CSRFToken,
     assert.match(res.headers['content-type'] as string, /json/);
   }
   assert.equal((await keysOf(browser)).activeApiKeyCount, 0);
-  const token = await t.app.inject({ method: 'GET', url: '/csrf/', headers: { cookie: `csrftoken=${browser.cookies.csrftoken}` } });
+  const token = await t.app.inject({
+    method: 'GET',
+    url: '/csrf/',
+    headers: { cookie: `csrftoken=${browser.cookies.csrftoken}` },
+  });
   assert.deepEqual(token.json(), { csrftoken: browser.cookies.csrftoken });
 });
 
@@ -187,7 +230,11 @@ test('mutations are refused over GET; queries work over GET', async () => {
   const mutation = encodeURIComponent(`mutation { createApiKey(name: "x", expiresAt: "${inDays(1)}") { ok } }`);
   const refused = await t.app.inject({ method: 'GET', url: `/graphql?query=${mutation}`, headers: { cookie } });
   assert.notEqual(refused.statusCode, 200);
-  const query = await t.app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent('{ activeApiKeyCount }')}`, headers: { cookie } });
+  const query = await t.app.inject({
+    method: 'GET',
+    url: `/graphql?query=${encodeURIComponent('{ activeApiKeyCount }')}`,
+    headers: { cookie },
+  });
   assert.equal(query.json().data.activeApiKeyCount, 0);
 });
 
@@ -197,11 +244,18 @@ test('logout ends the session; an expired session is signed out', async () => {
   const res = await graphql(t, browser, 'mutation { logoutUser { ok code message } }');
   assert.deepEqual(res.json().data.logoutUser, { ok: true, code: 'SUCCESS', message: 'Logged out successfully.' });
   assert.equal(browser.cookies.cds_session, undefined, 'the cookie is cleared');
-  const replay = await graphql(t, { cookies: { cds_session: sessionId, csrftoken: browser.cookies.csrftoken! } }, DOC.getApiKeys);
+  const replay = await graphql(
+    t,
+    { cookies: { cds_session: sessionId, csrftoken: browser.cookies.csrftoken! } },
+    DOC.getApiKeys,
+  );
   assert.equal(replay.json().errors[0].extensions.code, 'UNAUTHORIZED');
 
   const other = await signIn('sleeper');
-  await t.database.db.updateTable('sessions').set({ expires_at: sql`now() - interval '1 second'` }).execute();
+  await t.database.db
+    .updateTable('sessions')
+    .set({ expires_at: sql`now() - interval '1 second'` })
+    .execute();
   assert.equal((await graphql(t, other, DOC.getApiKeys)).json().errors[0].extensions.code, 'UNAUTHORIZED');
 });
 

@@ -26,7 +26,11 @@ function callbackUrl(app: FastifyInstance, request: FastifyRequest): string {
 }
 
 function failPage(reply: FastifyReply, status: number, message: string) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(errorPage(message));
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(errorPage(message));
 }
 
 export async function authRoutes(app: FastifyInstance): Promise<void> {
@@ -106,7 +110,9 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       {
         schema: {
           hide: true,
-          body: Type.Object({ login: Type.String({ minLength: 1, maxLength: 39, pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$' }) }),
+          body: Type.Object({
+            login: Type.String({ minLength: 1, maxLength: 39, pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$' }),
+          }),
         },
       },
       async (request, reply) => {
@@ -119,4 +125,3 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     );
   }
 }
-

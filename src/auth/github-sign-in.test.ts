@@ -26,7 +26,10 @@ after(async () => {
 /** Follows the flow like a browser: our login route, GitHub's authorize page, our callback. */
 async function signInFlow(options: { tamperState?: boolean; next?: string } = {}) {
   const browser: Browser = { cookies: {} };
-  const login = await t.app.inject({ method: 'GET', url: `/auth/github/login${options.next ? `?next=${encodeURIComponent(options.next)}` : ''}` });
+  const login = await t.app.inject({
+    method: 'GET',
+    url: `/auth/github/login${options.next ? `?next=${encodeURIComponent(options.next)}` : ''}`,
+  });
   assert.equal(login.statusCode, 302);
   absorb(browser, login.headers['set-cookie']);
   const authorize = new URL(login.headers.location as string);
@@ -39,7 +42,11 @@ async function signInFlow(options: { tamperState?: boolean; next?: string } = {}
   const res = await t.app.inject({
     method: 'GET',
     url: `${callback.pathname}${callback.search}`,
-    headers: { cookie: Object.entries(browser.cookies).map(([k, v]) => `${k}=${v}`).join('; ') },
+    headers: {
+      cookie: Object.entries(browser.cookies)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('; '),
+    },
   });
   absorb(browser, res.headers['set-cookie']);
   return { res, browser };
@@ -56,15 +63,25 @@ test('signing in with GitHub creates the user and a session, then lands on the k
   assert.match(cookieLine, /SameSite=Lax/i);
   const me = await graphql(t, browser, '{ me { login name } activeApiKeyCount }');
   assert.deepEqual(me.json().data, { me: { login: 'alice-gh', name: 'Alice Example' }, activeApiKeyCount: 0 });
-  const user = await t.database.db.selectFrom('users').selectAll().where('login', '=', 'alice-gh').executeTakeFirstOrThrow();
+  const user = await t.database.db
+    .selectFrom('users')
+    .selectAll()
+    .where('login', '=', 'alice-gh')
+    .executeTakeFirstOrThrow();
   assert.equal(user.email, 'alice@example.org', 'the verified primary e-mail is kept, privately');
   const sessions = await t.database.db.selectFrom('sessions').select('digest').execute();
-  assert.ok(sessions.every((s) => s.digest !== browser.cookies.cds_session), 'only a digest of the session id is stored');
+  assert.ok(
+    sessions.every((s) => s.digest !== browser.cookies.cds_session),
+    'only a digest of the session id is stored',
+  );
 });
 
 test('the page to return to is kept, but only when it is a local path', async () => {
   github.user = ALICE;
-  assert.equal((await signInFlow({ next: '/settings/api-keys?tab=new' })).res.headers.location, '/settings/api-keys?tab=new');
+  assert.equal(
+    (await signInFlow({ next: '/settings/api-keys?tab=new' })).res.headers.location,
+    '/settings/api-keys?tab=new',
+  );
   assert.equal((await signInFlow({ next: 'https://evil.example/' })).res.headers.location, '/settings/api-keys');
   assert.equal((await signInFlow({ next: '//evil.example/' })).res.headers.location, '/settings/api-keys');
 });
@@ -89,12 +106,20 @@ test('a forged state is refused before any token exchange', async () => {
 });
 
 test('an account without a verified primary e-mail is refused', async () => {
-  github.user = { id: 777, login: 'unverified', name: '', emails: [{ email: 'u@example.org', primary: true, verified: false }] };
+  github.user = {
+    id: 777,
+    login: 'unverified',
+    name: '',
+    emails: [{ email: 'u@example.org', primary: true, verified: false }],
+  };
   const { res, browser } = await signInFlow();
   assert.equal(res.statusCode, 403);
   assert.match(res.body, /verified primary e-mail/);
   assert.equal(browser.cookies.cds_session, undefined);
-  assert.equal(await t.database.db.selectFrom('users').select('id').where('login', '=', 'unverified').executeTakeFirst(), undefined);
+  assert.equal(
+    await t.database.db.selectFrom('users').select('id').where('login', '=', 'unverified').executeTakeFirst(),
+    undefined,
+  );
 });
 
 test('githubAuth(accessToken) signs a single-page client in; a bad token does not', async () => {
@@ -102,8 +127,17 @@ test('githubAuth(accessToken) signs a single-page client in; a bad token does no
   const token = 'gho_spa_token';
   github.tokens.set(token, ALICE);
   const browser: Browser = { cookies: {} };
-  const ok = await graphql(t, browser, 'mutation ($t: String!) { githubAuth(accessToken: $t) { ok message user { login } } }', { t: token });
-  assert.deepEqual(ok.json().data.githubAuth, { ok: true, message: 'Signed in successfully.', user: { login: 'alice-gh' } });
+  const ok = await graphql(
+    t,
+    browser,
+    'mutation ($t: String!) { githubAuth(accessToken: $t) { ok message user { login } } }',
+    { t: token },
+  );
+  assert.deepEqual(ok.json().data.githubAuth, {
+    ok: true,
+    message: 'Signed in successfully.',
+    user: { login: 'alice-gh' },
+  });
   assert.ok(browser.cookies.cds_session);
   assert.equal((await graphql(t, browser, CLIENT_DOCUMENTS.getApiKeys)).json().data.activeApiKeyCount, 0);
   const bad = await graphql(t, undefined, 'mutation { githubAuth(accessToken: "nope") { ok message user { login } } }');
@@ -113,7 +147,12 @@ test('githubAuth(accessToken) signs a single-page client in; a bad token does no
 
 test('GitHub unreachable: a clear 503 page, no session, and the service keeps running', async () => {
   const down = await buildTestApp({
-    env: { GITHUB_CLIENT_ID: 'x', GITHUB_CLIENT_SECRET: 'y', GITHUB_WEB_URL: 'http://127.0.0.1:9', GITHUB_API_URL: 'http://127.0.0.1:9' },
+    env: {
+      GITHUB_CLIENT_ID: 'x',
+      GITHUB_CLIENT_SECRET: 'y',
+      GITHUB_WEB_URL: 'http://127.0.0.1:9',
+      GITHUB_API_URL: 'http://127.0.0.1:9',
+    },
   });
   try {
     const browser: Browser = { cookies: {} };
@@ -127,7 +166,11 @@ test('GitHub unreachable: a clear 503 page, no session, and the service keeps ru
     });
     assert.equal(res.statusCode, 503);
     assert.match(res.body, /could not be reached/);
-    const spa = await down.app.inject({ method: 'POST', url: '/graphql', payload: { query: 'mutation { githubAuth(accessToken: "t") { ok message } }' } });
+    const spa = await down.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: 'mutation { githubAuth(accessToken: "t") { ok message } }' },
+    });
     assert.deepEqual(spa.json().data.githubAuth.ok, false);
     assert.equal((await down.app.inject({ method: 'GET', url: '/status/' })).statusCode, 200);
   } finally {
@@ -139,8 +182,11 @@ test('sign-in is a 404 page when no GitHub app is configured', async () => {
   const bare = await buildTestApp();
   try {
     assert.equal((await bare.app.inject({ method: 'GET', url: '/auth/github/login' })).statusCode, 404);
-    assert.equal((await bare.app.inject({ method: 'POST', url: '/auth/dev/login', payload: { login: 'x' } })).statusCode, 404,
-      'dev sign-in does not exist unless enabled');
+    assert.equal(
+      (await bare.app.inject({ method: 'POST', url: '/auth/dev/login', payload: { login: 'x' } })).statusCode,
+      404,
+      'dev sign-in does not exist unless enabled',
+    );
   } finally {
     await bare.close();
   }

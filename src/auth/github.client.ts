@@ -53,7 +53,8 @@ export async function exchangeCode(exchange: CodeExchange): Promise<string> {
       code_verifier: exchange.codeVerifier,
     }),
   });
-  if (response.status >= 500) throw new GithubAuthError('unavailable', 'GitHub could not complete the sign-in. Try again later.');
+  if (response.status >= 500)
+    throw new GithubAuthError('unavailable', 'GitHub could not complete the sign-in. Try again later.');
   const body = (await json(response)) as { access_token?: unknown; error?: unknown };
   if (typeof body.access_token !== 'string' || body.access_token === '') {
     throw new GithubAuthError('denied', 'GitHub did not accept the sign-in. Please try again.');
@@ -63,7 +64,11 @@ export async function exchangeCode(exchange: CodeExchange): Promise<string> {
 
 /** The user behind a token, with their verified primary e-mail (required). */
 export async function fetchProfile(apiUrl: string, token: string): Promise<GithubProfile> {
-  const headers = { accept: 'application/vnd.github+json', authorization: `Bearer ${token}`, 'user-agent': 'community-data-service' };
+  const headers = {
+    accept: 'application/vnd.github+json',
+    authorization: `Bearer ${token}`,
+    'user-agent': 'community-data-service',
+  };
   const userResponse = await call(`${apiUrl}/user`, { headers });
   if (userResponse.status === 401 || userResponse.status === 403) {
     throw new GithubAuthError('invalid_token', 'The GitHub token is invalid or expired.');
@@ -75,7 +80,10 @@ export async function fetchProfile(apiUrl: string, token: string): Promise<Githu
   }
   const emailsResponse = await call(`${apiUrl}/user/emails`, { headers });
   if (!emailsResponse.ok) {
-    throw new GithubAuthError('no_verified_email', 'Your GitHub e-mail addresses could not be read: allow access to them.');
+    throw new GithubAuthError(
+      'no_verified_email',
+      'Your GitHub e-mail addresses could not be read: allow access to them.',
+    );
   }
   const emails = (await json(emailsResponse)) as { email?: unknown; primary?: unknown; verified?: unknown }[];
   const primary = Array.isArray(emails) ? emails.find((e) => e.primary === true && e.verified === true) : undefined;

@@ -14,7 +14,10 @@ export interface SessionUser {
 export async function startSession(db: Db, userId: string, ttlHours: number): Promise<{ id: string; expiresAt: Date }> {
   const id = crypto.randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + ttlHours * 3_600_000);
-  await db.insertInto('sessions').values({ digest: sha256Hex(id), user_id: userId, expires_at: expiresAt }).execute();
+  await db
+    .insertInto('sessions')
+    .values({ digest: sha256Hex(id), user_id: userId, expires_at: expiresAt })
+    .execute();
   return { id, expiresAt };
 }
 
@@ -34,6 +37,9 @@ export async function endSession(db: Db, sessionId: string): Promise<void> {
 }
 
 export async function deleteExpiredSessions(db: Db): Promise<number> {
-  const result = await db.deleteFrom('sessions').where('expires_at', '<=', sql<Date>`now()`).executeTakeFirst();
+  const result = await db
+    .deleteFrom('sessions')
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

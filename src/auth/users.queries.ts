@@ -51,7 +51,11 @@ export async function upsertLocalUser(db: Db, login: string) {
 }
 
 export function findUserByLogin(db: Db, login: string) {
-  return db.selectFrom('users').select(['id', 'login']).where(sql`lower(login)`, '=', login.toLowerCase()).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .select(['id', 'login'])
+    .where(sql`lower(login)`, '=', login.toLowerCase())
+    .executeTakeFirst();
 }
 
 /** An account created by an operator (`cds users create`): no GitHub id, never signed in. Undefined when the login is taken. */

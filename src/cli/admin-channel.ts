@@ -95,9 +95,17 @@ async function serve(socket: net.Socket, options: ChannelOptions): Promise<void>
     return;
   }
   // Only the command's name reaches the log: its arguments may name people or keys.
-  options.log.info({ command: [command, rest[0]].filter((word) => word && !word.startsWith('-')).join(' ') }, 'cds command on the admin channel');
+  options.log.info(
+    { command: [command, rest[0]].filter((word) => word && !word.startsWith('-')).join(' ') },
+    'cds command on the admin channel',
+  );
   const code = await runInContext(
-    { stdout: (text) => send({ stdout: text }), stderr: (text) => send({ stderr: text }), database: options.database, revoked: options.revoked },
+    {
+      stdout: (text) => send({ stdout: text }),
+      stderr: (text) => send({ stderr: text }),
+      database: options.database,
+      revoked: options.revoked,
+    },
     () => executeCommand(options.config, command!, rest),
   );
   send({ exit: code });
@@ -167,7 +175,8 @@ function relay(socket: net.Socket, args: string[]): Promise<number> {
     });
     socket.on('error', () => {});
     socket.on('close', () => {
-      if (code === undefined) process.stderr.write('cds: the server closed the admin channel before the command finished\n');
+      if (code === undefined)
+        process.stderr.write('cds: the server closed the admin channel before the command finished\n');
       resolve(code ?? 1);
     });
     socket.write(`${JSON.stringify({ args })}\n`);

@@ -92,15 +92,21 @@ export async function runCommand(config: Config, command: string, args: string[]
       const from = values.from === undefined ? undefined : path.resolve(String(values.from));
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
-        const report = await importDataset(db, sourcesFrom(from), { progress: isTerminal('stderr') ? terminalProgress() : NO_PROGRESS });
+        const report = await importDataset(db, sourcesFrom(from), {
+          progress: isTerminal('stderr') ? terminalProgress() : NO_PROGRESS,
+        });
         if (report.changed) {
           await analyze(db);
           await announceDataChanged(config);
         }
         if (json) out(`${JSON.stringify(report, null, 2)}\n`);
         else {
-          out(`OWASP website data\n${countsTable(report.owasp.counts)}\nGitHub records\n${countsTable(report.github)}\n`);
-          out(`snapshots: ${report.snapshots.snapshots} (${report.snapshots.added} added, ${report.snapshots.updated} updated, ${report.snapshots.removed} removed)\n`);
+          out(
+            `OWASP website data\n${countsTable(report.owasp.counts)}\nGitHub records\n${countsTable(report.github)}\n`,
+          );
+          out(
+            `snapshots: ${report.snapshots.snapshots} (${report.snapshots.added} added, ${report.snapshots.updated} updated, ${report.snapshots.removed} removed)\n`,
+          );
         }
         err(
           `imported in ${report.durationMs} ms; ${report.changed ? `data version ${report.dataVersion}` : 'nothing changed'}\n`,
@@ -117,7 +123,8 @@ export async function runCommand(config: Config, command: string, args: string[]
     }
     case 'snapshots': {
       const { positionals } = parsePositionals(args);
-      if (positionals.length !== 1 || positionals[0] !== 'rebuild') throw new UsageError('snapshots needs one action: rebuild');
+      if (positionals.length !== 1 || positionals[0] !== 'rebuild')
+        throw new UsageError('snapshots needs one action: rebuild');
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
         const report = await refreshSnapshots(db);
@@ -147,7 +154,10 @@ function parsePositionals(args: string[]) {
   }
 }
 
-export async function withDatabase(config: Config, work: (db: import('../db/index.ts').Db) => Promise<void>): Promise<number> {
+export async function withDatabase(
+  config: Config,
+  work: (db: import('../db/index.ts').Db) => Promise<void>,
+): Promise<number> {
   const shared = sharedDatabase();
   if (shared) {
     // Inside the server (admin channel): its database, already migrated, stays open.

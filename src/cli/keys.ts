@@ -33,19 +33,27 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
   try {
     switch (sub) {
       case 'create': {
-        const { values } = parse(rest, { user: { type: 'string' }, name: { type: 'string' }, 'expires-in': { type: 'string' } });
+        const { values } = parse(rest, {
+          user: { type: 'string' },
+          name: { type: 'string' },
+          'expires-in': { type: 'string' },
+        });
         const login = required(values, 'user');
         const name = required(values, 'name');
         const days = required(values, 'expires-in');
-        if (!/^\d+$/.test(days) || Number(days) < 1 || Number(days) > 3650) throw new UsageError('--expires-in must be a number of days, 1 to 3650');
+        if (!/^\d+$/.test(days) || Number(days) < 1 || Number(days) > 3650)
+          throw new UsageError('--expires-in must be a number of days, 1 to 3650');
         return await withDatabase(config, async (db) => {
           await migrateToLatest(db);
           const user = await findUserByLogin(db, login);
-          if (!user) throw new CommandFailed(`no user with login "${login}" (users are created when they first sign in)`);
+          if (!user)
+            throw new CommandFailed(`no user with login "${login}" (users are created when they first sign in)`);
           const result = await createApiKey(db, user.id, name, new Date(Date.now() + Number(days) * 86_400_000));
           if (!result.ok) throw new CommandFailed(`${result.code}: ${result.message}`);
           out(`${result.rawKey}\n`);
-          err(`created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`);
+          err(
+            `created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`,
+          );
         });
       }
       case 'list': {

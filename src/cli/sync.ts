@@ -33,7 +33,8 @@ function parse(args: string[], options: ParseArgsConfig['options']): Record<stri
 export async function runSyncCommand(config: Config, args: string[]): Promise<number> {
   const [target, ...options] = args;
   const json = wantsJson({ json: options.includes('--json'), text: options.includes('--text') }, isTerminal('stdout'));
-  if (options.includes('--json') && options.includes('--text')) throw new UsageError('--json and --text exclude each other');
+  if (options.includes('--json') && options.includes('--text'))
+    throw new UsageError('--json and --text exclude each other');
   const rest = options.filter((option) => option !== '--json' && option !== '--text');
   const progress = () => (isTerminal('stderr') ? terminalProgress() : NO_PROGRESS);
   const settings = config.sync;
@@ -58,7 +59,8 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
     try {
       return await run();
     } catch (error) {
-      if (!printed && json) out(`${JSON.stringify({ stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
+      if (!printed && json)
+        out(`${JSON.stringify({ stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
       throw error;
     }
   };
@@ -68,7 +70,8 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
       const organizations = (values.org as string[] | undefined) ?? [...settings.githubOrgs];
       if (organizations.length === 0) throw new UsageError('sync github needs --org LOGIN (or SYNC_GITHUB_ORGS)');
       const budget = values.budget === undefined ? undefined : Number(values.budget);
-      if (budget !== undefined && !(Number.isSafeInteger(budget) && budget > 0)) throw new UsageError('--budget takes a whole number of requests');
+      if (budget !== undefined && !(Number.isSafeInteger(budget) && budget > 0))
+        throw new UsageError('--budget takes a whole number of requests');
       if (!config.github.token) stderrLog.warn('GITHUB_TOKEN is unset: GitHub allows 60 anonymous requests an hour');
       return reportingFailure(async () => {
         const code = await withDatabase(config, async (db) => {
@@ -76,13 +79,23 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
           let report: GithubSyncReport;
           try {
             report = await syncGithub(db, {
-              apiUrl: config.github.apiUrl, token: config.github.token, organizations, budget, log: stderrLog, progress: progress(),
+              apiUrl: config.github.apiUrl,
+              token: config.github.token,
+              organizations,
+              budget,
+              log: stderrLog,
+              progress: progress(),
               requestsPerMinute: settings.githubRequestsPerMinute,
             });
           } catch (error) {
             if (!(error instanceof SyncStopped)) throw error;
             // Stopped part-way (rate limits, budget, a failure): what was stored stays; the report says how far it got.
-            await finish(error.report, `${githubSummary(error.report)}\n${error.message}`, error.report.changed, error.report.counts);
+            await finish(
+              error.report,
+              `${githubSummary(error.report)}\n${error.message}`,
+              error.report.changed,
+              error.report.counts,
+            );
             failed = true;
             return;
           }
@@ -105,6 +118,8 @@ export async function runSyncCommand(config: Config, args: string[]): Promise<nu
       );
     }
     default:
-      throw new UsageError(target === undefined ? 'sync needs a source: github or owasp' : `unknown sync source "${target}"`);
+      throw new UsageError(
+        target === undefined ? 'sync needs a source: github or owasp' : `unknown sync source "${target}"`,
+      );
   }
 }

@@ -3,8 +3,11 @@ import type { ResourceCounts } from '../data/report.ts';
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
 export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
   return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
 }
 
@@ -13,7 +16,12 @@ export function countsTable(counts: Record<string, ResourceCounts & { skipped?: 
   const withSkipped = Object.values(counts).some((c) => c.skipped !== undefined);
   const headers = ['RESOURCE', 'READ', 'NEW', 'UPDATED', 'DEACTIVATED', ...(withSkipped ? ['SKIPPED'] : [])];
   const rows = Object.entries(counts).map(([name, c]) => [
-    name, String(c.total), String(c.inserted), String(c.updated), String(c.deactivated), ...(withSkipped ? [String(c.skipped ?? 0)] : []),
+    name,
+    String(c.total),
+    String(c.inserted),
+    String(c.updated),
+    String(c.deactivated),
+    ...(withSkipped ? [String(c.skipped ?? 0)] : []),
   ]);
   return table(headers, rows);
 }

@@ -13,22 +13,30 @@ const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?$/;
 
 export async function runUsersCommand(config: Config, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'create') throw new UsageError(sub === undefined ? 'users needs an action: create' : `unknown users command "${sub}"`);
+  if (sub !== 'create')
+    throw new UsageError(sub === undefined ? 'users needs an action: create' : `unknown users command "${sub}"`);
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: { key: { type: 'string' }, 'expires-in': { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: rest,
+      options: { key: { type: 'string' }, 'expires-in': { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('users create takes one LOGIN');
   const login = positionals[0]!;
-  if (!LOGIN.test(login)) throw new UsageError('LOGIN must be 1 to 39 letters, digits or inner hyphens (a GitHub login)');
+  if (!LOGIN.test(login))
+    throw new UsageError('LOGIN must be 1 to 39 letters, digits or inner hyphens (a GitHub login)');
   const keyName = values.key;
   if (keyName !== undefined && keyName.trim() === '') throw new UsageError('--key needs a name');
   const daysText = values['expires-in'] ?? '30';
   if (values['expires-in'] !== undefined && keyName === undefined) throw new UsageError('--expires-in goes with --key');
-  if (!/^\d+$/.test(daysText) || Number(daysText) < 1 || Number(daysText) > 3650) throw new UsageError('--expires-in must be a number of days, 1 to 3650');
+  if (!/^\d+$/.test(daysText) || Number(daysText) < 1 || Number(daysText) > 3650)
+    throw new UsageError('--expires-in must be a number of days, 1 to 3650');
   let failed = false;
   const code = await withDatabase(config, async (db) => {
     await migrateToLatest(db);
@@ -44,7 +52,9 @@ export async function runUsersCommand(config: Config, args: string[]): Promise<n
       return;
     }
     out(`${result.rawKey}\n`);
-    err(`created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`);
+    err(
+      `created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`,
+    );
   });
   return failed ? 1 : code;
 }

@@ -7,7 +7,9 @@ export async function bumpMetaCounter(db: Db, key: string): Promise<number> {
     .insertInto('app_meta')
     .values({ key, value: '1' })
     .onConflict((oc) =>
-      oc.column('key').doUpdateSet({ value: sql`to_jsonb((app_meta.value #>> '{}')::bigint + 1)`, updated_at: sql`now()` }),
+      oc
+        .column('key')
+        .doUpdateSet({ value: sql`to_jsonb((app_meta.value #>> '{}')::bigint + 1)`, updated_at: sql`now()` }),
     )
     .returning(sql<string>`value #>> '{}'`.as('value'))
     .executeTakeFirstOrThrow();
@@ -15,6 +17,10 @@ export async function bumpMetaCounter(db: Db, key: string): Promise<number> {
 }
 
 export async function readMetaCounter(db: Db, key: string): Promise<number> {
-  const row = await db.selectFrom('app_meta').select(sql<string>`value #>> '{}'`.as('value')).where('key', '=', key).executeTakeFirst();
+  const row = await db
+    .selectFrom('app_meta')
+    .select(sql<string>`value #>> '{}'`.as('value'))
+    .where('key', '=', key)
+    .executeTakeFirst();
   return row ? Number(row.value) : 0;
 }

@@ -20,7 +20,8 @@ export interface WorkerStart {
   loadDataDir?: ArrayBuffer;
 }
 
-export type WorkerRequest = { id: number; op: 'exec'; bytes: Uint8Array } | { id: number; op: 'session' | 'dump' | 'close' };
+export type WorkerRequest =
+  { id: number; op: 'exec'; bytes: Uint8Array } | { id: number; op: 'session' | 'dump' | 'close' };
 
 type Unsent = { op: 'exec'; bytes: Uint8Array } | { op: 'session' | 'dump' | 'close' };
 
@@ -75,11 +76,15 @@ export class PgliteWorker {
 
   /** Starts the worker and opens the database in it; rejects with PGlite's own message when it cannot. */
   static async start(start: WorkerStart): Promise<PgliteWorker> {
-    const worker = newWorker({ workerData: start, ...(start.loadDataDir ? { transferList: [start.loadDataDir] } : {}) });
+    const worker = newWorker({
+      workerData: start,
+      ...(start.loadDataDir ? { transferList: [start.loadDataDir] } : {}),
+    });
     const host = new PgliteWorker(worker);
     await new Promise<void>((resolve, reject) => {
       const failed = (error: Error) => reject(error);
-      const exited = (code: number) => reject(new Error(`the embedded database worker exited (code ${code}) while opening`));
+      const exited = (code: number) =>
+        reject(new Error(`the embedded database worker exited (code ${code}) while opening`));
       worker.once('error', failed);
       worker.once('exit', exited);
       worker.once('message', (reply: WorkerReply) => {
@@ -257,7 +262,8 @@ class PgliteSocket extends Duplex {
     if (bytes.length === 0) return;
     this.#host.exec(bytes).then(
       (answer) => {
-        if (!this.destroyed && answer.length > 0) this.push(Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
+        if (!this.destroyed && answer.length > 0)
+          this.push(Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
       },
       (error: Error) => this.destroy(error),
     );

@@ -99,7 +99,11 @@ export class PgliteSupervisor extends EventEmitter<EmbeddedEvents> implements Em
     const dataDir = start.dataDir;
     const first = await PgliteWorker.start(start);
     // The tarball moved to the first worker; a restart never reuses it (an in-memory database is not restarted).
-    return new PgliteSupervisor({ dataDir, ...(start.loadDataDir ? { loadDataDir: new ArrayBuffer(0) } : {}) }, first, options);
+    return new PgliteSupervisor(
+      { dataDir, ...(start.loadDataDir ? { loadDataDir: new ArrayBuffer(0) } : {}) },
+      first,
+      options,
+    );
   }
 
   get state(): EmbeddedState {
@@ -175,7 +179,12 @@ export class PgliteSupervisor extends EventEmitter<EmbeddedEvents> implements Em
       if (this.#isClosed()) return;
       this.#failedStarts++;
       if (this.#failedStarts >= this.#maxFailedStarts) this.#state = 'failed';
-      this.emit('restart-failed', { attempt, reason: (error as Error).message, restartInMs: this.#schedule(), state: this.#state });
+      this.emit('restart-failed', {
+        attempt,
+        reason: (error as Error).message,
+        restartInMs: this.#schedule(),
+        state: this.#state,
+      });
       return;
     }
     if (this.#isClosed()) {

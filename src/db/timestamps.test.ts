@@ -38,18 +38,21 @@ test('every instant reads back as the same millisecond the database holds, in ev
     for (const zone of ZONES) {
       await sql`select set_config('TimeZone', ${zone}, false)`.execute(conn);
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.bigInt({ min: MIN, max: MAX }), { minLength: 1, maxLength: 50 }), async (micros) => {
-          const { rows } = await sql<{ t: Date; text: string; n: string }>`
+        fc.asyncProperty(
+          fc.array(fc.bigInt({ min: MIN, max: MAX }), { minLength: 1, maxLength: 50 }),
+          async (micros) => {
+            const { rows } = await sql<{ t: Date; text: string; n: string }>`
             select to_timestamp(0) + (n || ' microseconds')::interval as t,
                    (to_timestamp(0) + (n || ' microseconds')::interval)::text as text, n
             from unnest(${micros.map(String)}::text[]) as n`.execute(conn);
-          for (const row of rows) {
-            const expected = Number(floorDiv(BigInt(row.n), 1000n));
-            assert.ok(row.t instanceof Date, row.text);
-            assert.equal(row.t.getTime(), expected, `${zone}: ${row.text}`);
-            assert.deepEqual(installed(row.text), original(row.text), row.text);
-          }
-        }),
+            for (const row of rows) {
+              const expected = Number(floorDiv(BigInt(row.n), 1000n));
+              assert.ok(row.t instanceof Date, row.text);
+              assert.equal(row.t.getTime(), expected, `${zone}: ${row.text}`);
+              assert.deepEqual(installed(row.text), original(row.text), row.text);
+            }
+          },
+        ),
         { numRuns: 40 },
       );
     }

@@ -22,8 +22,14 @@ function digits(value: string, start: number, count: number): number {
 export function timestampParser(fallback: Fallback): (value: string) => Date | string | number {
   return (value: string) => {
     const length = value.length;
-    if (length < 22 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 32 ||
-      value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) {
+    if (
+      length < 22 ||
+      value.charCodeAt(4) !== 45 ||
+      value.charCodeAt(7) !== 45 ||
+      value.charCodeAt(10) !== 32 ||
+      value.charCodeAt(13) !== 58 ||
+      value.charCodeAt(16) !== 58
+    ) {
       return fallback(value);
     }
     const year = digits(value, 0, 4);
@@ -62,7 +68,16 @@ export function timestampParser(fallback: Fallback): (value: string) => Date | s
     if (i !== length) return fallback(value);
     const time = Date.UTC(year, month - 1, day, hour, minute, second, millis) - (sign === 45 ? -offset : offset) * 1000;
     // NaN from a non-digit, or fields out of range that Date.UTC would roll over: not ours to guess.
-    if (Number.isNaN(time) || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) {
+    if (
+      Number.isNaN(time) ||
+      month < 1 ||
+      month > 12 ||
+      day < 1 ||
+      day > 31 ||
+      hour > 23 ||
+      minute > 59 ||
+      second > 59
+    ) {
       return fallback(value);
     }
     return new Date(time);

@@ -17,7 +17,8 @@ const limitFields: ValidationRule = (context) => {
   return {
     Field() {
       fields += 1;
-      if (fields === MAX_FIELDS + 1) context.reportError(new GraphQLError(`Query selects more than ${MAX_FIELDS} fields.`));
+      if (fields === MAX_FIELDS + 1)
+        context.reportError(new GraphQLError(`Query selects more than ${MAX_FIELDS} fields.`));
     },
   };
 };
@@ -40,16 +41,30 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
       // gets a generic message with that id, in every environment.
       const errors = execution.errors?.map((error) => {
         const original = error.originalError;
-        if (!original || original instanceof mercurius.ErrorWithProps || original instanceof GraphQLError || original instanceof AppError) return error;
+        if (
+          !original ||
+          original instanceof mercurius.ErrorWithProps ||
+          original instanceof GraphQLError ||
+          original instanceof AppError
+        )
+          return error;
         if (Array.isArray((original as { errors?: unknown }).errors)) return error; // mercurius' validation errors
         const errorId = crypto.randomUUID();
         const unavailable = isDatabaseUnavailable(original);
         context.reply.log[unavailable ? 'warn' : 'error']({ err: original, errorId }, 'graphql resolver failed');
         const message = `${unavailable ? 'Service unavailable' : 'Internal server error'} (error id ${errorId})`;
         const code = unavailable ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR';
-        return new GraphQLError(message, { nodes: error.nodes, positions: error.positions, path: error.path, extensions: { code, errorId } });
+        return new GraphQLError(message, {
+          nodes: error.nodes,
+          positions: error.positions,
+          path: error.path,
+          extensions: { code, errorId },
+        });
       });
-      const formatted = mercurius.defaultErrorFormatter({ ...execution, ...(errors ? { errors } : {}) } as typeof execution, context);
+      const formatted = mercurius.defaultErrorFormatter(
+        { ...execution, ...(errors ? { errors } : {}) } as typeof execution,
+        context,
+      );
       // In production GraphQL's own messages do not suggest field or argument names.
       if (production) {
         for (const error of formatted.response.errors ?? []) {

@@ -75,7 +75,8 @@ export const resolvers = {
     },
     logoutUser: async (_: unknown, __: unknown, context: Context) => {
       // As the reference: signing out while signed out is a result, not an error (the frontend reads `ok`).
-      if (!(await context.request.sessionUser())) return { ok: false, code: 'UNAUTHORIZED', message: 'User is not logged in.' };
+      if (!(await context.request.sessionUser()))
+        return { ok: false, code: 'UNAUTHORIZED', message: 'User is not logged in.' };
       await endSession(context.db, context.request.cookies[SESSION_COOKIE]!);
       context.reply.clearSessionCookies();
       return { ok: true, code: 'SUCCESS', message: 'Logged out successfully.' };

@@ -31,7 +31,8 @@ export function registerCors(app: FastifyInstance): void {
   };
 
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.method !== 'OPTIONS' && common(request, reply)) reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    if (request.method !== 'OPTIONS' && common(request, reply))
+      reply.header('access-control-expose-headers', EXPOSED_HEADERS);
     done();
   });
 

@@ -27,7 +27,10 @@ function validationErrors(error: FastifyError): ParamError[] {
   });
 }
 
-export function registerErrorHandling(app: FastifyInstance, allowedMethods: (path: string, method: string) => string | undefined): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  allowedMethods: (path: string, method: string) => string | undefined,
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       return reply.code(error.statusCode).headers(error.headers).send(error.body);
@@ -107,4 +110,8 @@ export function clientErrorHandler(production: boolean) {
   };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};

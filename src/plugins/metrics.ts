@@ -97,9 +97,17 @@ export function registerMetrics(app: FastifyInstance): void {
       },
     });
   counterOf('cds_response_cache_hits_total', 'REST responses served from the response cache.', () => cache.hits);
-  counterOf('cds_response_cache_misses_total', 'Cacheable REST requests the response cache could not answer.', () => cache.misses);
+  counterOf(
+    'cds_response_cache_misses_total',
+    'Cacheable REST requests the response cache could not answer.',
+    () => cache.misses,
+  );
   gaugeOf('cds_response_cache_entries', 'Responses held by the response cache.', () => cache.size);
-  gaugeOf('cds_data_version', 'Data version this instance serves (bumped by every import or sync that changed something).', () => watcher.version);
+  gaugeOf(
+    'cds_data_version',
+    'Data version this instance serves (bumped by every import or sync that changed something).',
+    () => watcher.version,
+  );
   gaugeOf(
     'cds_rate_limit_shared',
     '1 while rate-limit counters are shared through Redis, 0 while this instance counts on its own.',
@@ -108,9 +116,15 @@ export function registerMetrics(app: FastifyInstance): void {
 
   const embedded = app.database.embedded;
   if (embedded) {
-    counterOf('cds_embedded_database_restarts_total', 'Worker threads of the embedded database started after a crash.', () => embedded.restarts);
-    gaugeOf('cds_embedded_database_up', '1 while the embedded database\'s worker runs, 0 while it is down (restarting or failed).', () =>
-      embedded.state === 'running' ? 1 : 0,
+    counterOf(
+      'cds_embedded_database_restarts_total',
+      'Worker threads of the embedded database started after a crash.',
+      () => embedded.restarts,
+    );
+    gaugeOf(
+      'cds_embedded_database_up',
+      "1 while the embedded database's worker runs, 0 while it is down (restarting or failed).",
+      () => (embedded.state === 'running' ? 1 : 0),
     );
   }
 
@@ -124,7 +138,10 @@ export function registerMetrics(app: FastifyInstance): void {
   const token = app.config.metricsToken;
   app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, async (request, reply) => {
     if (token !== undefined && !authorized(request, token)) {
-      return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').send({ detail: 'Missing or invalid metrics token.' });
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="metrics"')
+        .send({ detail: 'Missing or invalid metrics token.' });
     }
     reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
     return (await registry.metrics()) + http.render();

@@ -20,7 +20,10 @@ export class NotAcceptableError extends AppError {
   constructor(offered: readonly string[]) {
     super(
       406,
-      { message: 'Not acceptable', errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${offered.join(', ')}` }] },
+      {
+        message: 'Not acceptable',
+        errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${offered.join(', ')}` }],
+      },
       { vary: 'Accept' },
     );
   }
@@ -65,12 +68,22 @@ export function negotiate(accept: string | undefined, offered: readonly string[]
     const [type, subtype] = candidate.split('/') as [string, string];
     let match: { q: number; specificity: number } | undefined;
     for (const range of ranges) {
-      const specificity = range.type === '*' ? 0 : range.subtype === '*' ? (range.type === type ? 1 : -1) : range.type === type && range.subtype === subtype ? 2 : -1;
+      const specificity =
+        range.type === '*'
+          ? 0
+          : range.subtype === '*'
+            ? range.type === type
+              ? 1
+              : -1
+            : range.type === type && range.subtype === subtype
+              ? 2
+              : -1;
       if (specificity < 0 || (match && match.specificity >= specificity)) continue;
       match = { q: range.q, specificity };
     }
     if (!match || match.q === 0) continue;
-    if (!best || match.q > best.q || (match.q === best.q && match.specificity > best.specificity)) best = { type: candidate, ...match };
+    if (!best || match.q > best.q || (match.q === best.q && match.specificity > best.specificity))
+      best = { type: candidate, ...match };
   }
   return best?.type;
 }

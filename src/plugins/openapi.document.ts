@@ -41,15 +41,39 @@ const BY_RECORD: Record<string, Record<string, string>> = {
   Member: { name: 'Jane Doe', login: 'jdoe', url: 'https://github.com/jdoe', title: 'Security engineer' },
   Milestone: { title: 'v1.0', url: 'https://github.com/OWASP/Nest/milestone/3', description: 'First stable release.' },
   Organization: { name: 'OWASP', login: 'OWASP', url: 'https://github.com/OWASP' },
-  Project: { key: 'nest', name: 'OWASP Nest', url: 'https://owasp.org/www-project-nest/', description: 'A community hub for OWASP.' },
-  Release: { name: 'v1.0.0', description: 'First stable release.', url: 'https://github.com/OWASP/Nest/releases/tag/v1.0.0' },
+  Project: {
+    key: 'nest',
+    name: 'OWASP Nest',
+    url: 'https://owasp.org/www-project-nest/',
+    description: 'A community hub for OWASP.',
+  },
+  Release: {
+    name: 'v1.0.0',
+    description: 'First stable release.',
+    url: 'https://github.com/OWASP/Nest/releases/tag/v1.0.0',
+  },
   Repository: { name: 'Nest', description: 'A community hub for OWASP.', url: 'https://github.com/OWASP/Nest' },
-  Sponsor: { key: 'example-corp', name: 'Example Corp', url: 'https://example.org/', description: 'A supporter of open security.' },
+  Sponsor: {
+    key: 'example-corp',
+    name: 'Example Corp',
+    url: 'https://example.org/',
+    description: 'A supporter of open security.',
+  },
   Snapshot: { key: '2025-02', title: 'February 2025' },
 };
-const record = (title: string) => title.replace(/^Paged/, '').replace(/Detail$/, '').replace(/^Snapshot(?=[A-Z])/, '');
+const record = (title: string) =>
+  title
+    .replace(/^Paged/, '')
+    .replace(/Detail$/, '')
+    .replace(/^Snapshot(?=[A-Z])/, '');
 
-const NUMBERS: Record<string, number> = { latitude: 51.5074, longitude: -0.1278, number: 42, current_page: 1, total_pages: 2 };
+const NUMBERS: Record<string, number> = {
+  latitude: 51.5074,
+  longitude: -0.1278,
+  number: 42,
+  current_page: 1,
+  total_pages: 2,
+};
 
 /** An example value that validates against `schema` (the first of its own examples, enum or default if any). */
 export function exampleOf(schema: Schema | undefined, name = '', kind = ''): unknown {
@@ -90,7 +114,10 @@ export function exampleOf(schema: Schema | undefined, name = '', kind = ''): unk
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Schema)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Schema)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -103,8 +130,13 @@ const LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
  * place. Two different schemas with one title keep it apart as `Title2`, `Title3`… (a test holds the names to the
  * reference's, so a clash shows there rather than as a broken document).
  */
-export function hoistSchemas(document: { paths?: Record<string, Record<string, Schema>>; components?: Schema }): Record<string, Schema> {
-  const components: Record<string, Schema> = { ...((document.components?.schemas as Record<string, Schema> | undefined) ?? {}) };
+export function hoistSchemas(document: {
+  paths?: Record<string, Record<string, Schema>>;
+  components?: Schema;
+}): Record<string, Schema> {
+  const components: Record<string, Schema> = {
+    ...((document.components?.schemas as Record<string, Schema> | undefined) ?? {}),
+  };
   const texts = new Map<string, string>(Object.entries(components).map(([name, schema]) => [canonical(schema), name]));
 
   const visit = (schema: unknown): unknown => {
@@ -129,7 +161,9 @@ export function hoistSchemas(document: { paths?: Record<string, Record<string, S
 
   for (const methods of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(methods)) {
-      for (const response of Object.values((operation.responses ?? {}) as Record<string, { content?: Record<string, Schema> }>)) {
+      for (const response of Object.values(
+        (operation.responses ?? {}) as Record<string, { content?: Record<string, Schema> }>,
+      )) {
         for (const media of Object.values(response.content ?? {})) media.schema = visit(media.schema);
       }
     }

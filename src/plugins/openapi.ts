@@ -32,7 +32,8 @@ declare module 'fastify' {
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   Chapters: 'OWASP chapters: local groups, with their location and leaders.',
   Committees: 'OWASP committees.',
-  Community: 'The community around the projects: GitHub members and organizations, monthly snapshots, and the feed of records that left their lists.',
+  Community:
+    'The community around the projects: GitHub members and organizations, monthly snapshots, and the feed of records that left their lists.',
   Events: 'OWASP events: conferences, AppSec Days, partner events.',
   Issues: 'GitHub issues of the mirrored repositories.',
   Labels: 'GitHub labels of the mirrored repositories.',
@@ -51,20 +52,33 @@ export function referenceTag(path: string): string {
   return COMMUNITY.has(segment) ? 'Community' : segment.charAt(0).toUpperCase() + segment.slice(1);
 }
 
-const header = (description: string, example: string | number, type: 'string' | 'integer' = 'string') => ({ type, description, example });
+const header = (description: string, example: string | number, type: 'string' | 'integer' = 'string') => ({
+  type,
+  description,
+  example,
+});
 const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': header('Requests allowed per one-second window for this key (per client address when anonymous).', 10, 'integer'),
+  'RateLimit-Limit': header(
+    'Requests allowed per one-second window for this key (per client address when anonymous).',
+    10,
+    'integer',
+  ),
   'RateLimit-Remaining': header('Requests left in the current window.', 9, 'integer'),
   'RateLimit-Reset': header('Seconds until the window ends (at least 1).', 1, 'integer'),
 };
 const CACHE_HEADERS = {
-  ETag: header('Strong validator of the body (SHA-1); send it back in `If-None-Match` to get 304 while nothing changed.', '"3f786850e387550fdab836ed7e6dc881de23001b"'),
+  ETag: header(
+    'Strong validator of the body (SHA-1); send it back in `If-None-Match` to get 304 while nothing changed.',
+    '"3f786850e387550fdab836ed7e6dc881de23001b"',
+  ),
   'Cache-Control': header('Keyed responses are for the client only, revalidated with the ETag.', 'private, no-cache'),
   Vary: header('The body depends on the key only through authentication.', 'X-API-Key'),
   'X-Cache': header('`HIT` when served from the response cache, `MISS` when built (observability only).', 'MISS'),
 };
-const LINK = header('RFC 8288 links to the `first`, `prev`, `next` and `last` pages, where they exist.',
-  '</api/v0/chapters/?page=1>; rel="first", </api/v0/chapters/?page=2>; rel="next", </api/v0/chapters/?page=4>; rel="last"');
+const LINK = header(
+  'RFC 8288 links to the `first`, `prev`, `next` and `last` pages, where they exist.',
+  '</api/v0/chapters/?page=1>; rel="first", </api/v0/chapters/?page=2>; rel="next", </api/v0/chapters/?page=4>; rel="last"',
+);
 
 function words(noun: string): string {
   return noun.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
@@ -75,19 +89,31 @@ const plural = (text: string) => (/[^aeiou]y$/.test(text) ? `${text.slice(0, -1)
 function documentResponses(doc: OperationDoc, responses: Record<string, Schema>): Record<string, Schema> {
   const noun = words(doc.noun);
   const described: Record<string, [string, Schema]> = {
-    200: doc.kind === 'list'
-      ? [`A page of ${plural(noun)}, in the envelope \`items\`, \`count\`, \`total_count\`, \`current_page\`, \`total_pages\`, \`has_next\`, \`has_previous\`.`,
-        { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS, Link: LINK }]
-      : [`The ${noun}.`, { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS }],
+    200:
+      doc.kind === 'list'
+        ? [
+            `A page of ${plural(noun)}, in the envelope \`items\`, \`count\`, \`total_count\`, \`current_page\`, \`total_pages\`, \`has_next\`, \`has_previous\`.`,
+            { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS, Link: LINK },
+          ]
+        : [`The ${noun}.`, { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS }],
     400: ['Invalid request: a query or path parameter is not valid; `errors` names each one.', RATE_LIMIT_HEADERS],
-    401: ['Missing, unknown, malformed, revoked or expired API key in `X-API-Key`.',
-      { 'WWW-Authenticate': header('The scheme to use.', 'ApiKey realm="api", header="X-API-Key"') }],
+    401: [
+      'Missing, unknown, malformed, revoked or expired API key in `X-API-Key`.',
+      { 'WWW-Authenticate': header('The scheme to use.', 'ApiKey realm="api", header="X-API-Key"') },
+    ],
     404: [`No ${noun} with this identifier.`, RATE_LIMIT_HEADERS],
-    429: ['Too many requests: over the per-key limit, or too many failed key attempts from this address.',
-      { 'Retry-After': header('Seconds to wait before retrying.', 1, 'integer'), ...RATE_LIMIT_HEADERS }],
-    406: ['Not acceptable: the `Accept` header allows neither `application/json` nor `application/geo+json`.',
-      { Vary: header('The answer depends on `Accept`.', 'Accept'), ...RATE_LIMIT_HEADERS }],
-    503: ['Service unavailable: the database cannot be reached; retry later.', { 'Retry-After': header('Seconds to wait before retrying.', 5, 'integer') }],
+    429: [
+      'Too many requests: over the per-key limit, or too many failed key attempts from this address.',
+      { 'Retry-After': header('Seconds to wait before retrying.', 1, 'integer'), ...RATE_LIMIT_HEADERS },
+    ],
+    406: [
+      'Not acceptable: the `Accept` header allows neither `application/json` nor `application/geo+json`.',
+      { Vary: header('The answer depends on `Accept`.', 'Accept'), ...RATE_LIMIT_HEADERS },
+    ],
+    503: [
+      'Service unavailable: the database cannot be reached; retry later.',
+      { 'Retry-After': header('Seconds to wait before retrying.', 5, 'integer') },
+    ],
   };
   if (doc.geo) {
     described[200] = [
@@ -95,15 +121,26 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
         'coordinates (a Point in [longitude, latitude] order, the list item as `properties`), with the same filters, ordering ' +
         'and pages, and the page fields as foreign members; records without coordinates are left out before paging, so ' +
         '`count` counts features. `application/json` is the default (also for `*/*`).',
-      { ...described[200]![1], Vary: header('The body depends on `Accept` (JSON or GeoJSON) and on the key only through authentication.', 'X-API-Key, Accept') },
+      {
+        ...described[200]![1],
+        Vary: header(
+          'The body depends on `Accept` (JSON or GeoJSON) and on the key only through authentication.',
+          'X-API-Key, Accept',
+        ),
+      },
     ];
   }
   const out: Record<string, Schema> = {};
   for (const [status, schema] of Object.entries(responses)) {
     const [description, headers] = described[status] ?? [`Status ${status}.`, {}];
-    out[status] = status === '200' && doc.geo
-      ? { content: { 'application/json': { schema }, 'application/geo+json': { schema: doc.geo } }, 'x-response-description': description, headers }
-      : { ...schema, 'x-response-description': description, headers };
+    out[status] =
+      status === '200' && doc.geo
+        ? {
+            content: { 'application/json': { schema }, 'application/geo+json': { schema: doc.geo } },
+            'x-response-description': description,
+            headers,
+          }
+        : { ...schema, 'x-response-description': description, headers };
   }
   out[304] = {
     type: 'null',
@@ -119,12 +156,17 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
  */
 function orderingParameter(doc: OperationDoc): Schema {
   const values = doc.ordering!;
-  const combinations = values.length > 2
-    ? `Several fields may be combined, comma-separated and without repeats (\`${values[2]},${values[1]}\`); the schema lists ` +
-      'the single values so that generated clients keep an enumerated type. '
-    : '';
+  const combinations =
+    values.length > 2
+      ? `Several fields may be combined, comma-separated and without repeats (\`${values[2]},${values[1]}\`); the schema lists ` +
+        'the single values so that generated clients keep an enumerated type. '
+      : '';
   const fallback = doc.orderingDefault ? `Default \`${doc.orderingDefault}\`.` : '';
-  return { type: 'string', enum: values, description: `Sort order: a field, descending with a leading \`-\`. ${combinations}${fallback}` };
+  return {
+    type: 'string',
+    enum: values,
+    description: `Sort order: a field, descending with a leading \`-\`. ${combinations}${fallback}`,
+  };
 }
 
 function documentRoute(schema: Schema, doc: OperationDoc | undefined): Schema {
@@ -141,7 +183,10 @@ function documentRoute(schema: Schema, doc: OperationDoc | undefined): Schema {
     type: 'object',
     properties: {
       ...headers?.properties,
-      'If-None-Match': { type: 'string', description: 'An ETag of an earlier response: 304 without a body while it still matches.' },
+      'If-None-Match': {
+        type: 'string',
+        description: 'An ETag of an earlier response: 304 without a body while it still matches.',
+      },
     },
   };
   out.response = documentResponses(doc, schema.response as Record<string, Schema>);
@@ -161,11 +206,21 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'Authenticate with a personal API key in the `X-API-Key` header. Every response carries the ' +
           '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers; a 200 carries an `ETag` for ' +
           'conditional requests (`If-None-Match` → 304), and a list a `Link` header to its pages.',
-        license: { name: 'Data: CC BY-SA 4.0 (OWASP) and MIT (GitHub samples)', url: 'https://creativecommons.org/licenses/by-sa/4.0/' },
+        license: {
+          name: 'Data: CC BY-SA 4.0 (OWASP) and MIT (GitHub samples)',
+          url: 'https://creativecommons.org/licenses/by-sa/4.0/',
+        },
       },
       components: {
         // The reference's name: its SDK's security option is `apiKey`, sent as the `ApiKey` scheme.
-        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A personal API key (manage keys at /settings/api-keys).' } },
+        securitySchemes: {
+          ApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'A personal API key (manage keys at /settings/api-keys).',
+          },
+        },
       },
       security: [{ ApiKey: [] }],
     },
@@ -177,19 +232,27 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       url,
     }),
     transformObject: (documentObject) => {
-      const document = (documentObject as { openapiObject: unknown }).openapiObject as Schema & { paths?: Record<string, Record<string, Schema>>; components?: Schema };
+      const document = (documentObject as { openapiObject: unknown }).openapiObject as Schema & {
+        paths?: Record<string, Record<string, Schema>>;
+        components?: Schema;
+      };
       const used = new Set<string>();
       for (const methods of Object.values(document.paths ?? {})) {
         for (const operation of Object.values(methods)) {
           for (const tag of (operation.tags as string[] | undefined) ?? []) used.add(tag);
-          for (const response of Object.values((operation.responses ?? {}) as Record<string, { content?: Record<string, Schema> }>)) {
-            for (const media of Object.values(response.content ?? {})) media.example ??= exampleOf(media.schema as Schema);
+          for (const response of Object.values(
+            (operation.responses ?? {}) as Record<string, { content?: Record<string, Schema> }>,
+          )) {
+            for (const media of Object.values(response.content ?? {}))
+              media.example ??= exampleOf(media.schema as Schema);
           }
         }
       }
       const schemas = hoistSchemas(document);
       document.components = { ...document.components, schemas };
-      document.tags = [...used].sort().map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
+      document.tags = [...used]
+        .sort()
+        .map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
       return document as ReturnType<SwaggerTransformObject>;
     },
   });

@@ -48,9 +48,18 @@ export class Counter {
     if (isReady(this.redis)) {
       const counted = `${this.prefix}rl:${key}:${window}`;
       // One key: the count; more: the count followed by their values.
-      const counting = this.redis.eval(INCREMENT, 1 + watch.length, counted, ...watch, String(windowMs + 1000)) as Promise<number | [number, ...(string | null)[]]>;
+      const counting = this.redis.eval(
+        INCREMENT,
+        1 + watch.length,
+        counted,
+        ...watch,
+        String(windowMs + 1000),
+      ) as Promise<number | [number, ...(string | null)[]]>;
       return counting.then(
-        (reply): Hit => (typeof reply === 'number' ? { count: reply, resetMs } : { count: reply[0], resetMs, watched: reply.slice(1) as (string | null)[] }),
+        (reply): Hit =>
+          typeof reply === 'number'
+            ? { count: reply, resetMs }
+            : { count: reply[0], resetMs, watched: reply.slice(1) as (string | null)[] },
         () => this.localHit(key, window, resetMs),
       );
     }
@@ -112,7 +121,11 @@ class Sighting {
  * request's key again; when the data changed, the data version is read again (emptying the
  * response cache) before the cache is consulted.
  */
-export function createLimiter(app: FastifyInstance, counter: Counter, recheck: (request: FastifyRequest) => Promise<void>) {
+export function createLimiter(
+  app: FastifyInstance,
+  counter: Counter,
+  recheck: (request: FastifyRequest) => Promise<void>,
+) {
   const limit = app.config.rateLimitPerSecond;
   const { authCache, watcher } = app.shared;
   const watched = [revocationEpochKey(app.config.redisPrefix), dataChangesKey(app.config.redisPrefix)];

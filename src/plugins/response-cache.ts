@@ -111,7 +111,12 @@ function matches(request: FastifyRequest, etag: string): boolean {
  * The cache of the REST scope: returns a lookup to run after authentication and the rate limit
  * (true when it answered the request), and stores 200 responses as they are sent.
  */
-export function createResponseCache(app: FastifyInstance, cache: ResponseCache, watcher: DataVersionWatcher, enabled = true) {
+export function createResponseCache(
+  app: FastifyInstance,
+  cache: ResponseCache,
+  watcher: DataVersionWatcher,
+  enabled = true,
+) {
   watcher.onChange(() => cache.clear());
   // The data version a request started under (-1: not a cacheable read).
   app.decorateRequest('cacheVersion', -1);
@@ -155,7 +160,12 @@ function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: Data
     reply.headers({ etag, 'cache-control': CACHE_CONTROL, vary: vary(request, reply), 'x-cache': 'MISS' });
     // Stored only if no data change happened while the response was being built.
     const key = cacheKey(request);
-    if (request.method === 'GET' && key !== undefined && request.cacheVersion !== -1 && request.cacheVersion === watcher.version) {
+    if (
+      request.method === 'GET' &&
+      key !== undefined &&
+      request.cacheVersion !== -1 &&
+      request.cacheVersion === watcher.version
+    ) {
       cache.set(key, {
         body,
         etag,

@@ -26,12 +26,15 @@ const FAILURE_WINDOW_MS = 60_000;
  */
 export function createAuthenticator(app: FastifyInstance) {
   const { counter, authCache } = app.shared;
-  const recorder = new LastUsedRecorder(app.database.db, (error) => app.log.warn({ err: error }, 'lastUsedAt not recorded'));
+  const recorder = new LastUsedRecorder(app.database.db, (error) =>
+    app.log.warn({ err: error }, 'lastUsedAt not recorded'),
+  );
   app.addHook('onClose', () => recorder.flush());
 
   const knownKeys = new KnownKeys(app.database.db);
   const ownCounts = new Counter(undefined);
-  const lookup = (header: unknown) => (typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), authCache) : null);
+  const lookup = (header: unknown) =>
+    typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), authCache) : null;
 
   // Brute-force guard, per client address (the real one behind TRUST_PROXY). Each attempt is
   // counted before the key is looked up, in one atomic step (locally, or INCR in Redis), so that
@@ -49,7 +52,10 @@ export function createAuthenticator(app: FastifyInstance) {
     const count = Math.max(here.count, (await counted).count);
     const overLimit = count > app.config.authFailuresPerMinute;
     const raw = typeof header === 'string' ? header.trim() : '';
-    const identity = !overLimit || (isWellFormedApiKey(raw) && (await knownKeys.mayBeValid(raw, arrivedAt))) ? await lookup(header) : null;
+    const identity =
+      !overLimit || (isWellFormedApiKey(raw) && (await knownKeys.mayBeValid(raw, arrivedAt)))
+        ? await lookup(header)
+        : null;
     if (!identity) {
       if (overLimit) throw new TooManyRequestsError(Math.ceil(FAILURE_WINDOW_MS / 1000));
       throw new UnauthorizedError();

@@ -34,9 +34,21 @@ export async function registerSessions(app: FastifyInstance): Promise<void> {
   });
 
   app.decorateReply('startSessionCookies', function (this: FastifyReply, sessionId: string, expiresAt: Date) {
-    this.setCookie(SESSION_COOKIE, sessionId, { path: '/', httpOnly: true, sameSite: 'lax', secure, expires: expiresAt });
+    this.setCookie(SESSION_COOKIE, sessionId, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      expires: expiresAt,
+    });
     // A new CSRF token with every sign-in.
-    this.setCookie(CSRF_COOKIE, newToken(), { path: '/', httpOnly: false, sameSite: 'lax', secure, expires: expiresAt });
+    this.setCookie(CSRF_COOKIE, newToken(), {
+      path: '/',
+      httpOnly: false,
+      sameSite: 'lax',
+      secure,
+      expires: expiresAt,
+    });
     return this;
   });
 
@@ -61,7 +73,13 @@ export async function registerSessions(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const existing = request.cookies[CSRF_COOKIE];
       const token = existing && TOKEN_SHAPE.test(existing) ? existing : newToken();
-      reply.setCookie(CSRF_COOKIE, token, { path: '/', httpOnly: false, sameSite: 'lax', secure, maxAge: 365 * 86_400 });
+      reply.setCookie(CSRF_COOKIE, token, {
+        path: '/',
+        httpOnly: false,
+        sameSite: 'lax',
+        secure,
+        maxAge: 365 * 86_400,
+      });
       reply.header('cache-control', 'no-store');
       return { csrftoken: token };
     },

@@ -12,7 +12,13 @@ const RULES = `Structured search, at most ${MAX_QUERY_LENGTH} characters (Unicod
 
 /** Examples that use only the resource's own fields, so none of their terms is dropped. */
 export const SEARCH_EXAMPLES: Readonly<Record<SearchResource, readonly string[]>> = {
-  repositories: ['stars:>=100 language:python', 'name:"OWASP Nest"', 'archived:false created_at>=2024-01-01', 'nest forks:<10', 'updated_at:20240229'],
+  repositories: [
+    'stars:>=100 language:python',
+    'name:"OWASP Nest"',
+    'archived:false created_at>=2024-01-01',
+    'nest forks:<10',
+    'updated_at:20240229',
+  ],
   projects: ['level:flagship created_at>=2024-01-01', 'name:"OWASP Nest"', 'nest updated_at<20240101', 'stars:>=100'],
   chapters: ['country:"United Kingdom"', 'region:europe london', 'name:"OWASP London"'],
 };

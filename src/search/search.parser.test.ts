@@ -6,7 +6,12 @@ import { SEARCH_DESCRIPTION, SEARCH_EXAMPLES, searchDescription } from './search
 const s = (field: string, value: string, exact = false): Condition => ({ kind: 'string', field, value, exact });
 const n = (field: string, op: Operator, value: number): Condition => ({ kind: 'number', field, op, value });
 const b = (field: string, value: boolean): Condition => ({ kind: 'boolean', field, value });
-const d = (field: string, op: Operator, day: string): Condition => ({ kind: 'date', field, op, from: new Date(`${day}T00:00:00Z`) });
+const d = (field: string, op: Operator, day: string): Condition => ({
+  kind: 'date',
+  field,
+  op,
+  from: new Date(`${day}T00:00:00Z`),
+});
 
 type Case = [q: string, expected: Condition[]];
 
@@ -29,12 +34,20 @@ test('field:value on string fields: substring, names case-insensitive, operators
     ['name<=x', []],
   ]);
   check([['level:flagship NAME:zap', [s('level', 'flagship'), s('name', 'zap')]]], SEARCH_FIELDS.projects);
-  check([['country:india Region:Asia x', [s('country', 'india'), s('region', 'Asia'), s('name', 'x')]]], SEARCH_FIELDS.chapters);
+  check(
+    [['country:india Region:Asia x', [s('country', 'india'), s('region', 'Asia'), s('name', 'x')]]],
+    SEARCH_FIELDS.chapters,
+  );
 });
 
 test('numbers: operators after the colon or instead of it; only safe decimal integers', () => {
   const ops: Operator[] = ['=', '>', '<', '>=', '<='];
-  check(ops.flatMap((op): Case[] => [[`stars:${op}10`, [n('stars', op, 10)]], [`FORKS${op}10`, [n('forks', op, 10)]]]));
+  check(
+    ops.flatMap((op): Case[] => [
+      [`stars:${op}10`, [n('stars', op, 10)]],
+      [`FORKS${op}10`, [n('forks', op, 10)]],
+    ]),
+  );
   check([
     ['stars:10', [n('stars', '=', 10)]],
     ['contributors:-5', [n('contributors', '=', -5)]],
@@ -44,10 +57,35 @@ test('numbers: operators after the colon or instead of it; only safe decimal int
     ['stars: 5', [s('name', '5')]],
     ['stars:"5"x', [n('stars', '=', 5), s('name', 'x')]],
   ]);
-  const bad = ['abc', '1.5', '1e3', '0x10', 'Infinity', '-Infinity', 'NaN', '+5', '--5', '-', '9007199254740992',
-    '99999999999999999999999', '１２', '5a', '>', '>>5', '=>5', '<>5', '==5', '" 5"', '">5"'];
+  const bad = [
+    'abc',
+    '1.5',
+    '1e3',
+    '0x10',
+    'Infinity',
+    '-Infinity',
+    'NaN',
+    '+5',
+    '--5',
+    '-',
+    '9007199254740992',
+    '99999999999999999999999',
+    '１２',
+    '5a',
+    '>',
+    '>>5',
+    '=>5',
+    '<>5',
+    '==5',
+    '" 5"',
+    '">5"',
+  ];
   check(bad.map((value): Case => [`stars:${value}`, []]));
-  check([['stars>', []], ['stars=', []], ['stars:', []]]);
+  check([
+    ['stars>', []],
+    ['stars=', []],
+    ['stars:', []],
+  ]);
 });
 
 test('booleans: every spelling, any case; anything else or an operator drops the condition', () => {
@@ -55,7 +93,16 @@ test('booleans: every spelling, any case; anything else or an operator drops the
   check(truthy.map((word): Case => [`archived:${word}`, [b('archived', true)]]));
   const falsy = ['false', 'False', '0', 'no', 'NO', 'off', 'OFF', '"off"'];
   check(falsy.map((word): Case => [`archived:${word}`, [b('archived', false)]]));
-  const bad = ['archived:maybe', 'archived:2', 'archived:tru', 'archived:', 'archived:>true', 'archived=true', 'archived:=1', 'archived:"yes "'];
+  const bad = [
+    'archived:maybe',
+    'archived:2',
+    'archived:tru',
+    'archived:',
+    'archived:>true',
+    'archived=true',
+    'archived:=1',
+    'archived:"yes "',
+  ];
   check(bad.map((q): Case => [q, []]));
 });
 
@@ -71,9 +118,28 @@ test('dates: both spellings, operators in both forms, calendar and leap years', 
     ['created_at:0001-01-01', [d('created_at', '=', '0001-01-01')]],
     ['created_at:99991231', [d('created_at', '=', '9999-12-31')]],
   ]);
-  const bad = ['2023-02-29', '1900-02-29', '20230229', '2024-04-31', '2024-13-01', '2024-00-10', '2024-01-00',
-    '0000-01-01', '2024-5-1', '2024/05/01', '2024-0501', '202405-01', '2024-05-01T00:00', '202405011', '2024050',
-    '２０２４-01-01', 'yesterday', '-2024-01-01', '>', '2024-01-01x'];
+  const bad = [
+    '2023-02-29',
+    '1900-02-29',
+    '20230229',
+    '2024-04-31',
+    '2024-13-01',
+    '2024-00-10',
+    '2024-01-00',
+    '0000-01-01',
+    '2024-5-1',
+    '2024/05/01',
+    '2024-0501',
+    '202405-01',
+    '2024-05-01T00:00',
+    '202405011',
+    '2024050',
+    '２０２４-01-01',
+    'yesterday',
+    '-2024-01-01',
+    '>',
+    '2024-01-01x',
+  ];
   check(bad.map((value): Case => [`created_at:${value}`, []]));
   check([['created_at>=2023-02-29 stars:1', [n('stars', '=', 1)]]]);
 });
@@ -145,13 +211,24 @@ test('Unicode and control characters never throw and are handled as documented',
 });
 
 test('the examples in the OpenAPI description parse without dropping a term', () => {
-  const examples = SEARCH_DESCRIPTION.split('Examples:')[1]?.match(/`[^`]+`/g)?.map((e) => e.slice(1, -1)) ?? [];
-  assert.deepEqual(examples.map((q) => parseSearch(q, SEARCH_FIELDS.repositories).length), [2, 1, 2, 2, 1], examples.join(' · '));
+  const examples =
+    SEARCH_DESCRIPTION.split('Examples:')[1]
+      ?.match(/`[^`]+`/g)
+      ?.map((e) => e.slice(1, -1)) ?? [];
+  assert.deepEqual(
+    examples.map((q) => parseSearch(q, SEARCH_FIELDS.repositories).length),
+    [2, 1, 2, 2, 1],
+    examples.join(' · '),
+  );
   for (const resource of Object.keys(SEARCH_EXAMPLES) as (keyof typeof SEARCH_EXAMPLES)[]) {
     const shown = searchDescription(resource).split('Examples:')[1]?.split('Fields:')[0] ?? '';
     for (const q of SEARCH_EXAMPLES[resource]) {
       assert.ok(shown.includes(`\`${q}\``), `${resource}: ${q}`);
-      assert.equal(parseSearch(q, SEARCH_FIELDS[resource]).length, q.replace(/"[^"]*"/g, 'x').split(' ').length, `${resource}: ${q}`);
+      assert.equal(
+        parseSearch(q, SEARCH_FIELDS[resource]).length,
+        q.replace(/"[^"]*"/g, 'x').split(' ').length,
+        `${resource}: ${q}`,
+      );
     }
   }
 });
@@ -159,7 +236,10 @@ test('the examples in the OpenAPI description parse without dropping a term', ()
 test('a repeated condition is kept once, in the place it first appears', () => {
   check([
     ['nest nest name:nest', [s('name', 'nest')]],
-    ['stars:>1 nest stars>1 stars:>=1 NEST', [n('stars', '>', 1), s('name', 'nest'), n('stars', '>=', 1), s('name', 'NEST')]],
+    [
+      'stars:>1 nest stars>1 stars:>=1 NEST',
+      [n('stars', '>', 1), s('name', 'nest'), n('stars', '>=', 1), s('name', 'NEST')],
+    ],
     ['name:"a" name:a name:"a"', [s('name', 'a', true), s('name', 'a')]],
     ['archived:yes archived:on archived:1', [b('archived', true)]],
     ['created_at:2024-05-01 created_at:20240501', [d('created_at', '=', '2024-05-01')]],

@@ -59,7 +59,8 @@ function readQuoted(chars: string[], at: number): [string, number] {
 
 function readTerm(chars: string[], start: number): [Term, number] {
   let end = start;
-  while (end < chars.length && !isSeparator(chars[end] as string) && chars[end] !== '"' && !isFieldEnd(chars[end])) end++;
+  while (end < chars.length && !isSeparator(chars[end] as string) && chars[end] !== '"' && !isFieldEnd(chars[end]))
+    end++;
   let field: string | undefined;
   let op: Operator | undefined;
   let i = start;

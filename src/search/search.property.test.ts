@@ -29,12 +29,40 @@ const fieldName = fc.oneof(
   fc.constantFrom('', 'foo', '__proto__', 'constructor', 'STARS', 'Created_At', 'n\u0000ame', 'for\u212Aks'),
   fc.string({ unit: anyUnit, maxLength: 8 }),
 );
-const fieldSeparator = fc.constantFrom('', ':', ':>', ':>=', ':<', ':<=', ':=', '>', '>=', '<', '<=', '=', '::', '<>', '=>');
+const fieldSeparator = fc.constantFrom(
+  '',
+  ':',
+  ':>',
+  ':>=',
+  ':<',
+  ':<=',
+  ':=',
+  '>',
+  '>=',
+  '<',
+  '<=',
+  '=',
+  '::',
+  '<>',
+  '=>',
+);
 const chaosValue = fc.oneof(
   fc.string({ unit: ascii('ab"\\ :<>=%_'), maxLength: 20 }),
   fc.string({ unit: anyUnit, maxLength: 20 }).map((v) => `"${v}`),
   fc.string({ unit: anyUnit, maxLength: 20 }).map((v) => `"${v}"`),
-  fc.constantFrom('1', '-0', '1e3', '0x1f', 'NaN', 'Infinity', '9007199254740993', '2024-02-29', '2023-02-29', '20240229', 'OFF'),
+  fc.constantFrom(
+    '1',
+    '-0',
+    '1e3',
+    '0x1f',
+    'NaN',
+    'Infinity',
+    '9007199254740993',
+    '2024-02-29',
+    '2023-02-29',
+    '20240229',
+    'OFF',
+  ),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
 );
 // Size 'max' so that lengths really spread up to the limit instead of staying small.
@@ -103,7 +131,8 @@ test('the parser never throws and returns only well-formed conditions', () => {
 // ---------------------------------------------------------------- writing conditions as text
 
 const anyCase = (text: string) =>
-  fc.array(fc.boolean(), { minLength: text.length, maxLength: text.length })
+  fc
+    .array(fc.boolean(), { minLength: text.length, maxLength: text.length })
     .map((upper) => [...text].map((ch, i) => (upper[i] ? ch.toUpperCase() : ch)).join(''));
 const quote = (value: string) => `"${value.replace(/[\\"]/g, '\\$&')}"`;
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
@@ -113,18 +142,23 @@ const BOOLEAN_WORDS = { true: ['true', '1', 'yes', 'on'], false: ['false', '0', 
 function writeCondition(condition: Condition, spec: FieldSpec): fc.Arbitrary<string> {
   const field = anyCase(condition.field);
   const opForms = (op: Operator, value: string) =>
-    fc.tuple(field, fc.constantFrom(...(op === '=' ? [':', ':=', '='] : [`:${op}`, op])))
+    fc
+      .tuple(field, fc.constantFrom(...(op === '=' ? [':', ':=', '='] : [`:${op}`, op])))
       .map(([f, sep]) => `${f}${sep}${value}`);
   switch (condition.kind) {
     case 'string': {
       const value = condition.exact ? quote(condition.value) : condition.value;
       const freeText = condition.field === spec.defaultField && (condition.exact || !/[:<>=]/.test(value));
-      return fc.oneof(field.map((f) => `${f}:${value}`), ...(freeText ? [fc.constant(value)] : []));
+      return fc.oneof(
+        field.map((f) => `${f}:${value}`),
+        ...(freeText ? [fc.constant(value)] : []),
+      );
     }
     case 'number':
       return opForms(condition.op, String(condition.value));
     case 'boolean':
-      return fc.tuple(field, fc.constantFrom(...BOOLEAN_WORDS[`${condition.value}`]).chain(anyCase))
+      return fc
+        .tuple(field, fc.constantFrom(...BOOLEAN_WORDS[`${condition.value}`]).chain(anyCase))
         .map(([f, word]) => `${f}:${word}`);
     case 'date': {
       const d = condition.from;
@@ -143,28 +177,41 @@ function conditionFor(spec: FieldSpec): fc.Arbitrary<Condition> {
     switch (spec.fields[field]) {
       case 'string':
         return fc.oneof(
-          fc.string({ unit: bareUnit, minLength: 1, maxLength: 12 })
+          fc
+            .string({ unit: bareUnit, minLength: 1, maxLength: 12 })
             .map((v): Condition => ({ kind: 'string', field, value: safeBare(v), exact: false })),
-          fc.string({ unit: exactUnit, minLength: 1, maxLength: 12 })
+          fc
+            .string({ unit: exactUnit, minLength: 1, maxLength: 12 })
             .map((value): Condition => ({ kind: 'string', field, value, exact: true })),
         );
       case 'number':
-        return fc.record({ op: fc.constantFrom(...OPERATORS), value: fc.maxSafeInteger() })
+        return fc
+          .record({ op: fc.constantFrom(...OPERATORS), value: fc.maxSafeInteger() })
           .map((c): Condition => ({ kind: 'number', field, ...c }));
       case 'boolean':
         return fc.boolean().map((value): Condition => ({ kind: 'boolean', field, value }));
       default:
-        return fc.record({
-          op: fc.constantFrom(...OPERATORS),
-          day: fc.integer({ min: dayNumber(1, 1, 1), max: dayNumber(9999, 12, 31) }),
-        }).map(({ op, day }): Condition => ({ kind: 'date', field, op, from: new Date(day * DAY_MS) }));
+        return fc
+          .record({
+            op: fc.constantFrom(...OPERATORS),
+            day: fc.integer({ min: dayNumber(1, 1, 1), max: dayNumber(9999, 12, 31) }),
+          })
+          .map(({ op, day }): Condition => ({ kind: 'date', field, op, from: new Date(day * DAY_MS) }));
     }
   });
 }
 
 /** Terms the parser must drop without disturbing their neighbours. */
 const noise = fc.constantFrom(
-  'foo:bar', 'stars:1.5', 'forks:0x10', 'created_at:2023-02-29', 'name:>x', 'archived:maybe', 'archived=1', ':x', 'name:',
+  'foo:bar',
+  'stars:1.5',
+  'forks:0x10',
+  'created_at:2023-02-29',
+  'name:>x',
+  'archived:maybe',
+  'archived=1',
+  ':x',
+  'name:',
 );
 
 /** The conditions written in random forms, with noise terms slipped in and random separators around. */
@@ -183,10 +230,13 @@ function queryFor(spec: FieldSpec, conditions: Condition[]): fc.Arbitrary<string
 const distinct = (conditions: Condition[]) => [...new Map(conditions.map((c) => [JSON.stringify(c), c])).values()];
 
 test('conditions written in any allowed form are read back exactly, noise dropped', () => {
-  const scenario = fc.constantFrom(...SPECS).chain((spec) =>
-    fc.array(conditionFor(spec), { maxLength: 6 })
-      .chain((conditions) => queryFor(spec, conditions).map((q) => ({ spec, conditions, q }))),
-  );
+  const scenario = fc
+    .constantFrom(...SPECS)
+    .chain((spec) =>
+      fc
+        .array(conditionFor(spec), { maxLength: 6 })
+        .chain((conditions) => queryFor(spec, conditions).map((q) => ({ spec, conditions, q }))),
+    );
   fc.assert(
     fc.property(scenario, ({ spec, conditions, q }) => assert.deepEqual(parseSearch(q, spec), distinct(conditions))),
     { numRuns: 1000 },
@@ -205,7 +255,8 @@ test('a date is accepted exactly when the calendar has that day (oracle: Date ar
     fc.property(parts, ([year, month, day, compact]) => {
       const date = new Date(0);
       date.setUTCFullYear(year, month - 1, day);
-      const real = year >= 1 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+      const real =
+        year >= 1 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
       const text = [pad(year, 4), pad(month, 2), pad(day, 2)].join(compact ? '' : '-');
       const expected = real ? [{ kind: 'date', field: 'created_at', op: '=', from: date }] : [];
       assert.deepEqual(parseSearch(`created_at:${text}`, SEARCH_FIELDS.repositories), expected);
@@ -241,10 +292,26 @@ const DAYS = ['2023-12-30', '2023-12-31', '2024-01-01', '2024-02-28', '2024-02-2
 const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
 // Rows sit on the inner days, at midnight, one millisecond either side of it, or anywhere in the day.
 const msOfDay = fc.oneof(fc.constantFrom(0, 1, DAY_MS - 1), fc.integer({ min: 0, max: DAY_MS - 1 }));
-const instant = fc.tuple(fc.constantFrom(...DAYS.slice(1, -1)), msOfDay).map(([day, ms]) => new Date(dayStart(day) + ms));
+const instant = fc
+  .tuple(fc.constantFrom(...DAYS.slice(1, -1)), msOfDay)
+  .map(([day, ms]) => new Date(dayStart(day) + ms));
 const rowArb = fc.record({
   name: fc.string({ unit: nameUnit, minLength: 1, maxLength: 10 }),
-  language: fc.constantFrom('Python', 'python', 'PYTHON', 'C++', 'C#', 'Go', '', '100%', '100x', 'a_b', 'axb', 'back\\slash', 'backs'),
+  language: fc.constantFrom(
+    'Python',
+    'python',
+    'PYTHON',
+    'C++',
+    'C#',
+    'Go',
+    '',
+    '100%',
+    '100x',
+    'a_b',
+    'axb',
+    'back\\slash',
+    'backs',
+  ),
   stars_count: fc.integer({ min: 0, max: 50 }),
   forks_count: fc.integer({ min: 0, max: 50 }),
   contributors_count: fc.integer({ min: 0, max: 5 }),
@@ -271,7 +338,10 @@ function compare(a: number, op: Operator, b: number): boolean {
 // Unquoted text ignores accents (docs/search.md): what PostgreSQL's unaccent rules do to the non-ASCII letters
 // the rows use ('日' and '🦉' have no rule), then case.
 const UNACCENTED: Record<string, string> = { é: 'e', ß: 'ss', ø: 'o' };
-const fold = (text: string) => Array.from(text, (ch) => UNACCENTED[ch] ?? ch).join('').toLowerCase();
+const fold = (text: string) =>
+  Array.from(text, (ch) => UNACCENTED[ch] ?? ch)
+    .join('')
+    .toLowerCase();
 
 /** The meaning of one condition, written from the contract without looking at the SQL. */
 function holds(row: Repo, condition: Condition<RepoField>): boolean {
@@ -288,7 +358,9 @@ function holds(row: Repo, condition: Condition<RepoField>): boolean {
       const t = (value as Date).getTime();
       const start = condition.from.getTime();
       const end = start + DAY_MS;
-      return { '=': t >= start && t < end, '>': t >= end, '>=': t >= start, '<': t < start, '<=': t < end }[condition.op];
+      return { '=': t >= start && t < end, '>': t >= end, '>=': t >= start, '<': t < start, '<=': t < end }[
+        condition.op
+      ];
     }
   }
 }
@@ -297,29 +369,42 @@ function holds(row: Repo, condition: Condition<RepoField>): boolean {
 function repoCondition(rows: Repo[]): fc.Arbitrary<Condition> {
   const codePoints = (row: Repo, field: 'name' | 'language') => Array.from(row[field]);
   const text = (field: 'name' | 'language') =>
-    fc.oneof(
-      fc.tuple(fc.constantFrom(...rows), fc.nat(), fc.integer({ min: 1, max: 4 })).map(([row, at, len]) => {
-        const chars = codePoints(row, field);
-        return chars.slice(at % chars.length, (at % chars.length) + len).join('');
-      }),
-      fc.string({ unit: nameUnit, minLength: 1, maxLength: 3 }),
-    ).filter((v) => v.length > 0);
+    fc
+      .oneof(
+        fc.tuple(fc.constantFrom(...rows), fc.nat(), fc.integer({ min: 1, max: 4 })).map(([row, at, len]) => {
+          const chars = codePoints(row, field);
+          return chars.slice(at % chars.length, (at % chars.length) + len).join('');
+        }),
+        fc.string({ unit: nameUnit, minLength: 1, maxLength: 3 }),
+      )
+      .filter((v) => v.length > 0);
   return fc.oneof(
     fc.tuple(fc.constantFrom('name', 'language' as const), fc.boolean()).chain(([field, exact]) =>
-      (exact ? fc.oneof(fc.constantFrom(...rows).map((r) => r[field]), text(field)) : text(field)).map(
-        (value): Condition => ({ kind: 'string', field, value, exact }),
-      ),
+      (exact
+        ? fc.oneof(
+            fc.constantFrom(...rows).map((r) => r[field]),
+            text(field),
+          )
+        : text(field)
+      ).map((value): Condition => ({ kind: 'string', field, value, exact })),
     ),
-    fc.record({
-      field: fc.constantFrom('stars', 'forks', 'contributors'),
-      op: fc.constantFrom(...OPERATORS),
-      value: fc.oneof(
-        fc.integer({ min: -1, max: 51 }),
-        fc.constantFrom(2 ** 31, -(2 ** 31) - 1, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER),
-      ),
-    }).map((c): Condition => ({ kind: 'number', ...c })),
+    fc
+      .record({
+        field: fc.constantFrom('stars', 'forks', 'contributors'),
+        op: fc.constantFrom(...OPERATORS),
+        value: fc.oneof(
+          fc.integer({ min: -1, max: 51 }),
+          fc.constantFrom(2 ** 31, -(2 ** 31) - 1, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER),
+        ),
+      })
+      .map((c): Condition => ({ kind: 'number', ...c })),
     fc.boolean().map((value): Condition => ({ kind: 'boolean', field: 'archived', value })),
-    fc.record({ field: fc.constantFrom('created_at', 'updated_at'), op: fc.constantFrom(...OPERATORS), day: fc.constantFrom(...DAYS) })
+    fc
+      .record({
+        field: fc.constantFrom('created_at', 'updated_at'),
+        op: fc.constantFrom(...OPERATORS),
+        day: fc.constantFrom(...DAYS),
+      })
       .map(({ field, op, day }): Condition => ({ kind: 'date', field, op, from: new Date(dayStart(day)) })),
   );
 }
@@ -356,11 +441,26 @@ describe('SQL against an in-memory model (one database, 200 random rows)', () =>
 
   test('edge values reach PostgreSQL as parameters and agree with the model', async () => {
     const edges = [
-      'created_at:9999-12-31', 'created_at>9999-12-31', 'updated_at<=99991231', 'created_at<0001-01-01', 'created_at:>=0001-01-01',
-      'stars:>-9007199254740991', 'forks<=9007199254740991', 'contributors:2147483648',
-      "name:'", "name:\"x' OR '1'='1\"", 'name:%', 'name:_', 'name:\\', 'name:"\\"', 'name:"%"',
+      'created_at:9999-12-31',
+      'created_at>9999-12-31',
+      'updated_at<=99991231',
+      'created_at<0001-01-01',
+      'created_at:>=0001-01-01',
+      'stars:>-9007199254740991',
+      'forks<=9007199254740991',
+      'contributors:2147483648',
+      "name:'",
+      "name:\"x' OR '1'='1\"",
+      'name:%',
+      'name:_',
+      'name:\\',
+      'name:"\\"',
+      'name:"%"',
       "language:';drop_table_repositories;--",
-      'name:"\u0000"', 'name:\u0000x', '"\ud800"', 'name:🦉 name:日',
+      'name:"\u0000"',
+      'name:\u0000x',
+      '"\ud800"',
+      'name:🦉 name:日',
     ];
     for (const q of edges) await compareWithModel(q);
     assert.equal(await compareWithModel(''), rows.length);
@@ -378,7 +478,9 @@ describe('SQL against an in-memory model (one database, 200 random rows)', () =>
       }),
       { numRuns: QUERY_RUNS, seed: SEED },
     );
-    t.diagnostic(`${QUERY_RUNS} queries in ${Math.round(performance.now() - started)} ms, ${informative} with a partial result`);
+    t.diagnostic(
+      `${QUERY_RUNS} queries in ${Math.round(performance.now() - started)} ms, ${informative} with a partial result`,
+    );
     assert.ok(informative >= QUERY_RUNS / 4, `only ${informative} of ${QUERY_RUNS} queries selected a proper subset`);
   });
 });

@@ -38,16 +38,31 @@ function blank(condition: RepoCondition): RepoCondition {
 
 test('every resource maps exactly its searchable fields to columns', () => {
   for (const resource of Object.keys(SEARCH_FIELDS) as (keyof typeof SEARCH_FIELDS)[]) {
-    assert.deepEqual(Object.keys(SEARCH_COLUMNS[resource]).sort(), Object.keys(SEARCH_FIELDS[resource].fields).sort(), resource);
+    assert.deepEqual(
+      Object.keys(SEARCH_COLUMNS[resource]).sort(),
+      Object.keys(SEARCH_FIELDS[resource].fields).sort(),
+      resource,
+    );
   }
 });
 
 test('values only ever travel as parameters', () => {
   const hostile = fc.oneof(
-    fc.string({ unit: fc.constantFrom("'", '"', '\\', ';', '-', '%', '_', '$', '1', ' ', ':', '>', '=', 'a', 'n', 'e', 's', 'r') }),
+    fc.string({
+      unit: fc.constantFrom("'", '"', '\\', ';', '-', '%', '_', '$', '1', ' ', ':', '>', '=', 'a', 'n', 'e', 's', 'r'),
+    }),
     fc.string({ unit: 'binary' }),
   );
-  const fields = fc.constantFrom('', 'name:', 'language:', 'stars:', 'stars>=', 'archived:', 'created_at:', 'updated_at<');
+  const fields = fc.constantFrom(
+    '',
+    'name:',
+    'language:',
+    'stars:',
+    'stars>=',
+    'archived:',
+    'created_at:',
+    'updated_at<',
+  );
   const query = fc.array(fc.tuple(fields, hostile).map(([f, v]) => f + v)).map((terms) => terms.join(' '));
   fc.assert(
     fc.property(query, (q) => {
@@ -55,7 +70,8 @@ test('values only ever travel as parameters', () => {
       const compiled = compile(conditions);
       assert.equal(compiled.sql, compile(conditions.map(blank)).sql);
       for (const c of conditions) {
-        const value = c.kind === 'date' ? c.from.toISOString() : c.kind === 'string' && !c.exact ? escapeLike(c.value) : c.value;
+        const value =
+          c.kind === 'date' ? c.from.toISOString() : c.kind === 'string' && !c.exact ? escapeLike(c.value) : c.value;
         assert.ok(compiled.parameters.includes(value));
       }
     }),
@@ -79,6 +95,12 @@ test('the generated SQL for each kind of condition', () => {
 });
 
 test('LIKE wildcards and the escape character are escaped', () => {
-  const cases = [['100%', '100\\%'], ['a_b', 'a\\_b'], ['C:\\x', 'C:\\\\x'], ['%_\\', '\\%\\_\\\\'], ['plain', 'plain']];
+  const cases = [
+    ['100%', '100\\%'],
+    ['a_b', 'a\\_b'],
+    ['C:\\x', 'C:\\\\x'],
+    ['%_\\', '\\%\\_\\\\'],
+    ['plain', 'plain'],
+  ];
   for (const [value, escaped] of cases) assert.equal(escapeLike(value as string), escaped);
 });

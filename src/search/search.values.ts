@@ -66,4 +66,3 @@ export function parseDate(text: string): Date | undefined {
   date.setUTCFullYear(year, month - 1, day);
   return date;
 }
-

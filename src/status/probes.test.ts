@@ -36,10 +36,22 @@ test('Redis unreachable: /readyz is 503 naming it, while /livez, /status/ and th
     const res = await other.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(res.statusCode, 503);
     assert.equal(res.headers['retry-after'], '5');
-    assert.deepEqual(res.json(), { status: 'unavailable', database: { ok: true, latency_ms: res.json().database.latency_ms }, redis: { ok: false } });
+    assert.deepEqual(res.json(), {
+      status: 'unavailable',
+      database: { ok: true, latency_ms: res.json().database.latency_ms },
+      redis: { ok: false },
+    });
     assert.equal((await other.app.inject({ method: 'GET', url: '/livez' })).statusCode, 200);
-    assert.equal((await other.app.inject({ method: 'GET', url: '/status/' })).statusCode, 200, '/status/ keeps its contract: the database');
-    assert.equal((await other.app.inject({ method: 'GET', url: '/api/v0/chapters/' })).statusCode, 200, 'REST falls back to per-instance limits');
+    assert.equal(
+      (await other.app.inject({ method: 'GET', url: '/status/' })).statusCode,
+      200,
+      '/status/ keeps its contract: the database',
+    );
+    assert.equal(
+      (await other.app.inject({ method: 'GET', url: '/api/v0/chapters/' })).statusCode,
+      200,
+      'REST falls back to per-instance limits',
+    );
   } finally {
     await other.close();
   }

@@ -37,7 +37,10 @@ async function check(probe: () => Promise<unknown>): Promise<{ ok: boolean; late
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([probe(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), 2_000)))]);
+    await Promise.race([
+      probe(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), 2_000))),
+    ]);
     return { ok: true, latency_ms: elapsed(started) };
   } catch {
     return { ok: false };
@@ -72,7 +75,11 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
         redis ? check(() => redis.ping()) : Promise.resolve(undefined),
       ]);
       const ready = database.ok && (redisCheck?.ok ?? true);
-      const body = { status: ready ? ('ready' as const) : ('unavailable' as const), database, ...(redisCheck ? { redis: redisCheck } : {}) };
+      const body = {
+        status: ready ? ('ready' as const) : ('unavailable' as const),
+        database,
+        ...(redisCheck ? { redis: redisCheck } : {}),
+      };
       if (ready) return body;
       return reply.code(503).header('retry-after', '5').send(body);
     },
@@ -92,7 +99,13 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
         await sql`select 1`.execute(db);
         const latency_ms = Math.round((performance.now() - started) * 10) / 10;
         const data_version = await readDataVersion(db);
-        return { status: 'ok' as const, database: { kind, ok: true, latency_ms }, data_version, version: VERSION, uptime_seconds };
+        return {
+          status: 'ok' as const,
+          database: { kind, ok: true, latency_ms },
+          data_version,
+          version: VERSION,
+          uptime_seconds,
+        };
       } catch {
         return reply
           .code(503)

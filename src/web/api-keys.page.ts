@@ -120,7 +120,12 @@ const REVOKE_DIALOG = `<dialog id="revoke-dialog" aria-labelledby="revoke-title"
 export function apiKeysPage(user: SessionUser | undefined, options: { devLogin?: boolean } = {}): string {
   if (!user) {
     const devLogin = options.devLogin === true;
-    return layout({ title: 'API keys · OWASP community data', current: 'keys', main: signedOut(devLogin), scripts: devLogin ? ['/static/dev-login.js'] : [] });
+    return layout({
+      title: 'API keys · OWASP community data',
+      current: 'keys',
+      main: signedOut(devLogin),
+      scripts: devLogin ? ['/static/dev-login.js'] : [],
+    });
   }
   return layout({
     title: 'API keys · OWASP community data',

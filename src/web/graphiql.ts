@@ -51,7 +51,8 @@ export async function graphiqlRoutes(app: FastifyInstance): Promise<void> {
   let assets: Promise<Map<string, StaticFile>> | undefined;
   const loadAssets = async () => {
     const files = new Map<string, StaticFile>();
-    for (const name of Object.keys(GRAPHIQL_ASSETS)) files.set(name, staticFile(name, await readFile(graphiqlAssetPath(name))));
+    for (const name of Object.keys(GRAPHIQL_ASSETS))
+      files.set(name, staticFile(name, await readFile(graphiqlAssetPath(name))));
     return files;
   };
 

@@ -19,8 +19,8 @@ const NAV = [
 ] as const;
 
 function nav(current: LayoutOptions['current']): string {
-  return NAV.map(({ id, href, label }) =>
-    `<li><a href="${href}"${id === current ? ' aria-current="page"' : ''}>${label}</a></li>`,
+  return NAV.map(
+    ({ id, href, label }) => `<li><a href="${href}"${id === current ? ' aria-current="page"' : ''}>${label}</a></li>`,
   ).join('');
 }
 

@@ -66,7 +66,10 @@ export async function mapDataRoutes(app: FastifyInstance): Promise<void> {
     const stamp = stampOf();
     let entry = built.get(name);
     if (!entry || entry.stamp !== stamp) {
-      const body = DOCUMENTS[name]!(app.database.db).then((text) => ({ text, etag: `"${crypto.createHash('sha1').update(text).digest('base64url')}"` }));
+      const body = DOCUMENTS[name]!(app.database.db).then((text) => ({
+        text,
+        etag: `"${crypto.createHash('sha1').update(text).digest('base64url')}"`,
+      }));
       entry = { stamp, body };
       built.set(name, entry);
       // A failure (database down) is not kept: the next request builds it again.
@@ -75,11 +78,15 @@ export async function mapDataRoutes(app: FastifyInstance): Promise<void> {
     return entry.body;
   };
   for (const name of Object.keys(DOCUMENTS)) {
-    app.get(`/map/${name}.geojson`, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
-      const { text, etag } = await documentOf(name);
-      reply.header('content-type', GEOJSON).header('cache-control', 'no-cache').header('etag', etag);
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return reply.send(text);
-    });
+    app.get(
+      `/map/${name}.geojson`,
+      { schema: { hide: true } },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const { text, etag } = await documentOf(name);
+        reply.header('content-type', GEOJSON).header('cache-control', 'no-cache').header('etag', etag);
+        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+        return reply.send(text);
+      },
+    );
   }
 }

@@ -37,7 +37,10 @@ export const CONTENT_SECURITY_POLICY = [
 
 // GraphiQL's page (outside production only): the same policy, except that its stylesheet embeds its fonts as
 // data: URLs, which "default-src 'self'" would refuse.
-export const GRAPHIQL_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("default-src 'self'", "default-src 'self'; font-src 'self' data:");
+export const GRAPHIQL_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace(
+  "default-src 'self'",
+  "default-src 'self'; font-src 'self' data:",
+);
 
 export function registerSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (_request, reply) => {

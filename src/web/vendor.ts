@@ -31,7 +31,11 @@ export async function vendorRoutes(app: FastifyInstance): Promise<void> {
   const files = new Map<string, { body: Buffer; type: string; etag: string }>();
   for (const [name, { pkg, file, type }] of Object.entries(VENDOR_FILES)) {
     const body = await readFile(path.join(packageDir(pkg), file));
-    files.set(name, { body, type, etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+    files.set(name, {
+      body,
+      type,
+      etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+    });
   }
   app.get('/static/vendor/:file', { schema: { hide: true } }, async (request, reply) => {
     const file = files.get((request.params as { file: string }).file);

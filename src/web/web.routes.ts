@@ -24,7 +24,10 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(mapDataRoutes);
 
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
-    reply.type(HTML).header('cache-control', 'public, max-age=300').send(landingPage(origin(app, request))),
+    reply
+      .type(HTML)
+      .header('cache-control', 'public, max-age=300')
+      .send(landingPage(origin(app, request))),
   );
 
   app.get('/map', { schema: { hide: true } }, async (_request, reply) =>
@@ -34,6 +37,9 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.get('/settings/api-keys', { schema: { hide: true } }, async (request, reply) => {
     const user = await request.sessionUser();
     // Personal: never kept by any cache.
-    return reply.type(HTML).header('cache-control', 'no-store').send(apiKeysPage(user, { devLogin: app.config.authDevLogin }));
+    return reply
+      .type(HTML)
+      .header('cache-control', 'no-store')
+      .send(apiKeysPage(user, { devLogin: app.config.authDevLogin }));
   });
 }

@@ -35,7 +35,10 @@ test('the landing page says what the service is and links onwards, with the attr
   assert.match(res.body, /<h1>OWASP community data API<\/h1>/);
   assert.match(res.body, /href="\/api\/v0\/docs"/);
   assert.match(res.body, /href="\/settings\/api-keys"/);
-  assert.match(res.body, /Data © OWASP Foundation and the contributors to <a [^>]+>OWASP\/owasp\.github\.io<\/a>, used under <a [^>]+>CC BY-SA 4\.0<\/a>/);
+  assert.match(
+    res.body,
+    /Data © OWASP Foundation and the contributors to <a [^>]+>OWASP\/owasp\.github\.io<\/a>, used under <a [^>]+>CC BY-SA 4\.0<\/a>/,
+  );
   assert.match(res.body, /MIT License/);
   assert.match(res.body, /curl -H &quot;X-API-Key: YOUR_KEY&quot; http:\/\/data\.example\.org\/api\/v0\/chapters\//);
 });
@@ -55,15 +58,26 @@ test('signed out, the keys page offers only the sign-in link', async () => {
   assert.equal(res.statusCode, 200);
   assertPageHeaders(res.headers);
   assert.equal(res.headers['cache-control'], 'no-store');
-  assert.match(res.body, /<a class="button primary" href="\/auth\/github\/login\?next=\/settings\/api-keys">Sign in with GitHub<\/a>/);
+  assert.match(
+    res.body,
+    /<a class="button primary" href="\/auth\/github\/login\?next=\/settings\/api-keys">Sign in with GitHub<\/a>/,
+  );
   assert.doesNotMatch(res.body, /create-form|api-keys\.js/);
   assert.equal((await t.app.inject({ method: 'GET', url: '/settings/api-keys/' })).statusCode, 200);
 });
 
 test('signed in, the keys page shows the user (escaped), sign-out and the key manager', async () => {
   const browser = await devSignIn(t, 'pagetester');
-  await t.database.db.updateTable('users').set({ name: '<b>Page & "Tester"</b>' }).where('login', '=', 'pagetester').execute();
-  const res = await t.app.inject({ method: 'GET', url: '/settings/api-keys', headers: { cookie: cookieHeader(browser) } });
+  await t.database.db
+    .updateTable('users')
+    .set({ name: '<b>Page & "Tester"</b>' })
+    .where('login', '=', 'pagetester')
+    .execute();
+  const res = await t.app.inject({
+    method: 'GET',
+    url: '/settings/api-keys',
+    headers: { cookie: cookieHeader(browser) },
+  });
   assert.equal(res.statusCode, 200);
   assertPageHeaders(res.headers);
   assert.match(res.body, /<strong>&lt;b&gt;Page &amp; &quot;Tester&quot;&lt;\/b&gt;<\/strong>/);
@@ -94,7 +108,11 @@ test('static files are served from memory with their content types and a short p
     assert.equal(res.headers['cache-control'], 'public, max-age=300', name);
     assert.equal(res.headers['x-content-type-options'], 'nosniff', name);
     assert.equal(res.body, await readFile(new URL(name, STATIC_DIR), 'utf8'), name);
-    const again = await t.app.inject({ method: 'GET', url: `/static/${name}`, headers: { 'if-none-match': res.headers.etag as string } });
+    const again = await t.app.inject({
+      method: 'GET',
+      url: `/static/${name}`,
+      headers: { 'if-none-match': res.headers.etag as string },
+    });
     assert.equal(again.statusCode, 304, name);
     assert.equal(again.body, '');
   }
@@ -106,7 +124,13 @@ test('the page script sends the client GraphQL documents unchanged', async () =>
 });
 
 test('an unknown static file is a JSON 404, and nothing outside the folder is reachable', async () => {
-  for (const url of ['/static/nope.css', '/static/..%2fweb.routes.ts', '/static/%2e%2e%2fpages.ts', '/static/sub/site.css', '/static/']) {
+  for (const url of [
+    '/static/nope.css',
+    '/static/..%2fweb.routes.ts',
+    '/static/%2e%2e%2fpages.ts',
+    '/static/sub/site.css',
+    '/static/',
+  ]) {
     const res = await t.app.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 404, url);
     assert.match(res.headers['content-type'] as string, /^application\/json/, url);

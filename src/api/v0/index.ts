@@ -65,7 +65,12 @@ export async function apiV0(app: FastifyInstance): Promise<void> {
     // only then) the cache. Steps that need no I/O complete without an await.
     const { authenticate, recheck } = createAuthenticator(guarded);
     const limit = createLimiter(guarded, guarded.shared.counter, recheck);
-    const fromCache = createResponseCache(guarded, guarded.shared.cache, guarded.shared.watcher, guarded.config.responseCache);
+    const fromCache = createResponseCache(
+      guarded,
+      guarded.shared.cache,
+      guarded.shared.watcher,
+      guarded.config.responseCache,
+    );
     guarded.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const authenticating = authenticate(request);
       if (authenticating) await authenticating;

@@ -25,7 +25,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   // Stored chapters get their code, canonical name and (when empty) region now; their coordinates are
   // placed again by the next import or website sync.
-  const { rows } = await sql<{ id: string; country: string; region: string }>`SELECT id, country, region FROM chapters`.execute(db);
+  const { rows } = await sql<{
+    id: string;
+    country: string;
+    region: string;
+  }>`SELECT id, country, region FROM chapters`.execute(db);
   for (const row of rows) {
     const code = countryCode(row.country);
     if (!code) continue;

@@ -41,13 +41,29 @@ const INDEXES: [name: string, definition: string][] = [
 // not per row), so that the cached counts of the lists are dropped only for the tables that changed
 // (docs/counts.md). A table without the trigger is never trusted: counts reading it go with any change.
 const VERSIONED = [
-  'chapters', 'committees', 'projects', 'events', 'sponsors', 'organizations', 'members', 'organization_members',
-  'repositories', 'milestones', 'issues', 'labels', 'issue_labels', 'issue_assignees', 'releases', 'leaders',
-  'entity_leaders', 'snapshots',
+  'chapters',
+  'committees',
+  'projects',
+  'events',
+  'sponsors',
+  'organizations',
+  'members',
+  'organization_members',
+  'repositories',
+  'milestones',
+  'issues',
+  'labels',
+  'issue_labels',
+  'issue_assignees',
+  'releases',
+  'leaders',
+  'entity_leaders',
+  'snapshots',
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const [name, definition] of INDEXES) await sql.raw(`CREATE INDEX IF NOT EXISTS ${name} ON ${definition}`).execute(db);
+  for (const [name, definition] of INDEXES)
+    await sql.raw(`CREATE INDEX IF NOT EXISTS ${name} ON ${definition}`).execute(db);
   await sql`
     CREATE TABLE table_versions (
       table_name text PRIMARY KEY,
@@ -61,9 +77,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     END $$;
   `.execute(db);
   for (const table of VERSIONED) {
-    await sql.raw(
-      `CREATE TRIGGER cds_table_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_table_version()`,
-    ).execute(db);
+    await sql
+      .raw(
+        `CREATE TRIGGER cds_table_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_table_version()`,
+      )
+      .execute(db);
   }
 }
 

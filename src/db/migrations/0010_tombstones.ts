@@ -14,8 +14,16 @@ export const TOMBSTONED: { resource: string; visible: (row: string) => string; k
   },
   { resource: 'committees', visible: (r) => `${r}.is_active`, key: (r) => `${r}.key` },
   { resource: 'projects', visible: (r) => `${r}.is_active`, key: (r) => `${r}.key` },
-  { resource: 'members', visible: (r) => `${r}.created_at IS NOT NULL AND ${r}.updated_at IS NOT NULL`, key: (r) => `${r}.login` },
-  { resource: 'organizations', visible: (r) => `${r}.created_at IS NOT NULL AND ${r}.updated_at IS NOT NULL`, key: (r) => `${r}.login` },
+  {
+    resource: 'members',
+    visible: (r) => `${r}.created_at IS NOT NULL AND ${r}.updated_at IS NOT NULL`,
+    key: (r) => `${r}.login`,
+  },
+  {
+    resource: 'organizations',
+    visible: (r) => `${r}.created_at IS NOT NULL AND ${r}.updated_at IS NOT NULL`,
+    key: (r) => `${r}.login`,
+  },
   { resource: 'repositories', visible: () => 'true', key: (r) => `${r}.owner_login || '/' || ${r}.name` },
   { resource: 'issues', visible: () => 'true', key: (r) => `${r}.url` },
   { resource: 'milestones', visible: () => 'true', key: (r) => `${r}.url` },
@@ -86,7 +94,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const { resource } of TOMBSTONED) {
-    await sql.raw(`DROP TRIGGER IF EXISTS cds_tombstone ON ${resource}; DROP FUNCTION IF EXISTS cds_tombstone_${resource}();`).execute(db);
+    await sql
+      .raw(`DROP TRIGGER IF EXISTS cds_tombstone ON ${resource}; DROP FUNCTION IF EXISTS cds_tombstone_${resource}();`)
+      .execute(db);
   }
   await sql`DROP TABLE IF EXISTS tombstones`.execute(db);
   await sql.raw(BUMP_EVERY).execute(db);

@@ -64,7 +64,8 @@ async function createKey(event) {
     const { createApiKey: result } = await graphql(DOCUMENTS.createApiKey, { name, expiresAt }, { freshToken: true });
     if (!result.ok) {
       if (result.code === 'INVALID_NAME') return showFieldError('key-name', MESSAGES.INVALID_NAME);
-      if (result.code === 'INVALID_DATE' && $('key-expiry').value === 'custom') return showFieldError('key-date', MESSAGES.INVALID_DATE);
+      if (result.code === 'INVALID_DATE' && $('key-expiry').value === 'custom')
+        return showFieldError('key-date', MESSAGES.INVALID_DATE);
       return showError(new UiError(result.code, result.message), 'create-status');
     }
     $('create-form').reset();
@@ -125,7 +126,8 @@ async function revokeKey({ uuid, name, button }) {
     const { revokeApiKey: result } = await graphql(DOCUMENTS.revokeApiKey, { uuid }, { freshToken: true });
     const listed = await refresh();
     if (!result.ok) showError(new UiError(result.code, result.message), 'keys-status');
-    else if (listed) announce('success', `Key “${name}” revoked. Requests that use it are now refused.`, undefined, 'keys-status');
+    else if (listed)
+      announce('success', `Key “${name}” revoked. Requests that use it are now refused.`, undefined, 'keys-status');
     // The row and its button are gone: keep the keyboard user in the list rather than at the top.
     $('keys-title').focus();
   } catch (error) {
@@ -180,13 +182,15 @@ function start() {
     announce('info', 'The new key is hidden. Only its name stays listed.', undefined, 'keys-status');
     $('keys-title').focus();
   });
-  for (const button of document.querySelectorAll('[data-copy]')) button.addEventListener('click', () => copyFrom(button));
+  for (const button of document.querySelectorAll('[data-copy]'))
+    button.addEventListener('click', () => copyFrom(button));
   $('keys-body').addEventListener('click', (event) => {
     const button = event.target.closest('button[data-uuid]');
     if (button) askToRevoke(button);
   });
   const dialog = $('revoke-dialog');
-  for (const button of dialog.querySelectorAll('button')) button.addEventListener('click', () => dialog.close(button.value));
+  for (const button of dialog.querySelectorAll('button'))
+    button.addEventListener('click', () => dialog.close(button.value));
   dialog.addEventListener('close', onDialogClose);
   refresh();
 }

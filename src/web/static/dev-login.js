@@ -13,7 +13,10 @@ $('dev-sign-in').addEventListener('submit', async (event) => {
       location.reload();
       return;
     }
-    status.textContent = response.status === 400 ? 'A login is 1 to 39 letters, digits or inner hyphens.' : `Sign-in failed (${response.status}).`;
+    status.textContent =
+      response.status === 400
+        ? 'A login is 1 to 39 letters, digits or inner hyphens.'
+        : `Sign-in failed (${response.status}).`;
   } catch {
     status.textContent = 'The server could not be reached.';
   }

@@ -34,18 +34,24 @@ function svgEl(name, attributes = {}) {
 }
 
 async function getJson(url) {
-  const response = await fetch(url, { headers: { accept: url.endsWith('.geojson') ? 'application/geo+json' : 'application/json' } });
+  const response = await fetch(url, {
+    headers: { accept: url.endsWith('.geojson') ? 'application/geo+json' : 'application/json' },
+  });
   if (!response.ok) throw new Error(`${url}: ${response.status}`);
   return response.json();
 }
 
 function dates(props) {
-  return props.end_date && props.end_date !== props.start_date ? `${props.start_date} to ${props.end_date}` : props.start_date;
+  return props.end_date && props.end_date !== props.start_date
+    ? `${props.start_date} to ${props.end_date}`
+    : props.start_date;
 }
 
 function label(record) {
   const p = record.props;
-  return record.kind === 'chapter' ? `Chapter: ${p.name}, ${p.country || 'country unknown'}` : `Event: ${p.name}, ${dates(p)}`;
+  return record.kind === 'chapter'
+    ? `Chapter: ${p.name}, ${p.country || 'country unknown'}`
+    : `Event: ${p.name}, ${dates(p)}`;
 }
 
 function apiPath(record) {
@@ -96,10 +102,24 @@ function activate(record, event, focusPanel) {
 
 function addMarker(layer, record, projection) {
   const [x, y] = projection([record.lon, record.lat]);
-  const attributes = { class: `marker marker-${record.kind}`, tabindex: 0, role: 'button', 'aria-pressed': 'false', 'aria-label': label(record) };
-  const marker = record.kind === 'chapter'
-    ? svgEl('circle', { ...attributes, cx: x.toFixed(1), cy: y.toFixed(1), r: 4 })
-    : svgEl('rect', { ...attributes, x: (x - 4.5).toFixed(1), y: (y - 4.5).toFixed(1), width: 9, height: 9, transform: `rotate(45 ${x.toFixed(1)} ${y.toFixed(1)})` });
+  const attributes = {
+    class: `marker marker-${record.kind}`,
+    tabindex: 0,
+    role: 'button',
+    'aria-pressed': 'false',
+    'aria-label': label(record),
+  };
+  const marker =
+    record.kind === 'chapter'
+      ? svgEl('circle', { ...attributes, cx: x.toFixed(1), cy: y.toFixed(1), r: 4 })
+      : svgEl('rect', {
+          ...attributes,
+          x: (x - 4.5).toFixed(1),
+          y: (y - 4.5).toFixed(1),
+          width: 9,
+          height: 9,
+          transform: `rotate(45 ${x.toFixed(1)} ${y.toFixed(1)})`,
+        });
   marker.dataset.key = record.props.key;
   const title = svgEl('title');
   title.textContent = record.props.name;
@@ -115,12 +135,17 @@ function addMarker(layer, record, projection) {
 function addRow(tbody, record) {
   const row = el('tr');
   const head = el('th', { scope: 'row' });
-  const button = el('button', { type: 'button', class: 'link-button', 'data-key': record.props.key }, record.props.name);
+  const button = el(
+    'button',
+    { type: 'button', class: 'link-button', 'data-key': record.props.key },
+    record.props.name,
+  );
   // A button: Enter and Space select it natively.
   button.addEventListener('click', (event) => activate(record, event, true));
   head.append(button);
   row.append(head);
-  if (record.kind === 'chapter') row.append(el('td', {}, record.props.country || '—'), el('td', {}, record.props.region || '—'));
+  if (record.kind === 'chapter')
+    row.append(el('td', {}, record.props.country || '—'), el('td', {}, record.props.region || '—'));
   else row.append(el('td', {}, dates(record.props)));
   tbody.append(row);
   record.row = row;
@@ -137,7 +162,8 @@ function countryOptions() {
   const region = regionSelect.value;
   const names = new Map();
   for (const r of records) {
-    if (r.kind === 'chapter' && r.props.country_code && (!region || r.props.region === region)) names.set(r.props.country_code, r.props.country);
+    if (r.kind === 'chapter' && r.props.country_code && (!region || r.props.region === region))
+      names.set(r.props.country_code, r.props.country);
   }
   return [...names].sort((a, b) => a[1].localeCompare(b[1], 'en'));
 }
@@ -149,9 +175,12 @@ function applyFilters() {
   let chapters = 0;
   let events = 0;
   for (const r of records) {
-    const visible = r.kind === 'chapter'
-      ? showChapters.checked && (!region || r.props.region === region) && (!country || r.props.country_code === country)
-      : showEvents.checked && !filtered;
+    const visible =
+      r.kind === 'chapter'
+        ? showChapters.checked &&
+          (!region || r.props.region === region) &&
+          (!country || r.props.country_code === country)
+        : showEvents.checked && !filtered;
     r.marker.style.display = visible ? '' : 'none';
     r.row.hidden = !visible;
     if (visible && r.kind === 'chapter') chapters++;
@@ -169,14 +198,25 @@ async function main() {
     getJson('/map/chapters.geojson'),
     getJson('/map/events.geojson'),
   ]);
-  const projection = d3.geoNaturalEarth1().fitExtent([[8, 8], [WIDTH - 8, HEIGHT - 8]], { type: 'Sphere' });
+  const projection = d3.geoNaturalEarth1().fitExtent(
+    [
+      [8, 8],
+      [WIDTH - 8, HEIGHT - 8],
+    ],
+    { type: 'Sphere' },
+  );
   const path = d3.geoPath(projection);
   svg.append(svgEl('path', { class: 'sphere', d: path({ type: 'Sphere' }), 'aria-hidden': 'true' }));
-  svg.append(svgEl('path', { class: 'land', d: path(topojson.feature(world, world.objects.countries)), 'aria-hidden': 'true' }));
+  svg.append(
+    svgEl('path', { class: 'land', d: path(topojson.feature(world, world.objects.countries)), 'aria-hidden': 'true' }),
+  );
   const layer = svgEl('g', { class: 'markers' });
   svg.append(layer);
 
-  for (const [kind, collection, tbody] of [['chapter', chapters, $('chapter-rows')], ['event', events, $('event-rows')]]) {
+  for (const [kind, collection, tbody] of [
+    ['chapter', chapters, $('chapter-rows')],
+    ['event', events, $('event-rows')],
+  ]) {
     for (const feature of collection.features) {
       const [lon, lat] = feature.geometry.coordinates;
       const record = { kind, props: feature.properties, lon, lat };
@@ -185,8 +225,14 @@ async function main() {
       records.push(record);
     }
   }
-  const regions = [...new Set(records.filter((r) => r.kind === 'chapter' && r.props.region).map((r) => r.props.region))].sort();
-  fillSelect(regionSelect, regions.map((r) => [r, r]), false);
+  const regions = [
+    ...new Set(records.filter((r) => r.kind === 'chapter' && r.props.region).map((r) => r.props.region)),
+  ].sort();
+  fillSelect(
+    regionSelect,
+    regions.map((r) => [r, r]),
+    false,
+  );
   fillSelect(countrySelect, countryOptions(), false);
   regionSelect.addEventListener('change', () => {
     fillSelect(countrySelect, countryOptions(), true);

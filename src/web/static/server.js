@@ -42,7 +42,9 @@ export async function post(url, body, { freshToken = false, headers: extra = {} 
     throw error;
   }
   // Ours replace any of the same name, whatever its case (a Headers object would join both values).
-  const headers = Object.fromEntries(Object.entries(extra).filter(([name]) => !['x-csrftoken', 'content-type'].includes(name.toLowerCase())));
+  const headers = Object.fromEntries(
+    Object.entries(extra).filter(([name]) => !['x-csrftoken', 'content-type'].includes(name.toLowerCase())),
+  );
   headers['x-csrftoken'] = token;
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {

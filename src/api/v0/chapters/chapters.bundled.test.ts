@@ -34,7 +34,10 @@ async function list(query: string): Promise<{ keys: string[]; total: number }> {
 test('every active chapter but Virtual is listed', async () => {
   const { keys } = await list('');
   assert.equal(activeKeys.length, 351);
-  assert.deepEqual(activeKeys.filter((key) => !keys.includes(key)), ['virtual']);
+  assert.deepEqual(
+    activeKeys.filter((key) => !keys.includes(key)),
+    ['virtual'],
+  );
   assert.equal(keys.length, 350);
 });
 
@@ -63,11 +66,13 @@ test('the country filter takes codes, names and common spellings', async () => {
 
   const us = await list('country=United%20States');
   assert.ok(us.total >= 60, `United States: ${us.total}`);
-  for (const name of ['USA', 'US', 'United States of America']) assert.equal((await list(`country=${encodeURIComponent(name)}`)).total, us.total, name);
+  for (const name of ['USA', 'US', 'United States of America'])
+    assert.equal((await list(`country=${encodeURIComponent(name)}`)).total, us.total, name);
 
   const uk = await list('country=United%20Kingdom');
   assert.ok(uk.keys.includes('scotland') && uk.keys.includes('london'), 'Scotland is in the United Kingdom');
-  for (const name of ['UK', 'GB', 'Great Britain', 'Scotland']) assert.equal((await list(`country=${encodeURIComponent(name)}`)).total, uk.total, name);
+  for (const name of ['UK', 'GB', 'Great Britain', 'Scotland'])
+    assert.equal((await list(`country=${encodeURIComponent(name)}`)).total, uk.total, name);
 
   assert.equal((await list('country=Saudi%20Arabia')).total, 2);
   assert.equal((await list('country=Atlantis')).total, 0, 'an unknown country matches nothing');
@@ -76,7 +81,8 @@ test('the country filter takes codes, names and common spellings', async () => {
 test('q takes the same country spellings', async () => {
   const turkey = await list('q=country:Turkey');
   assert.equal(turkey.total, 9);
-  for (const name of ['Türkiye', 'TR', 'turkiye']) assert.equal((await list(`q=${encodeURIComponent(`country:${name}`)}`)).total, 9, name);
+  for (const name of ['Türkiye', 'TR', 'turkiye'])
+    assert.equal((await list(`q=${encodeURIComponent(`country:${name}`)}`)).total, 9, name);
   assert.equal((await list(`q=${encodeURIComponent('country:india')}`)).total, (await list('country=India')).total);
 });
 

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
 import type { CommitteeTable } from '../../../db/schema.ts';
 import { committee } from '../../../../test/factories-community.ts';
-import { assertDefaultOrdering, assertOrderings, assertPagination, assertUnknownOrdering, bothWays, keysInOrder } from '../../../../test/lists.ts';
+import {
+  assertDefaultOrdering,
+  assertOrderings,
+  assertPagination,
+  assertUnknownOrdering,
+  bothWays,
+  keysInOrder,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 const PATH = '/api/v0/committees/';
@@ -15,7 +22,13 @@ const api = useTestApp(async (db) => {
   // Equal created_at (and equal updated_at) values, so the id tie-breaker decides; keys run against
   // the ids so that no other column could pass for the tie-breaker.
   active = [
-    await committee(db, { key: 'Outreach', name: 'Outreach Committee', description: 'Reaches out.', created_at: at(5), updated_at: at(9) }),
+    await committee(db, {
+      key: 'Outreach',
+      name: 'Outreach Committee',
+      description: 'Reaches out.',
+      created_at: at(5),
+      updated_at: at(9),
+    }),
     await committee(db, { key: 'zeta', created_at: at(3), updated_at: at(9) }),
     await committee(db, { key: 'yodel', created_at: at(5), updated_at: at(1) }),
     await committee(db, { key: 'xenon', created_at: at(1), updated_at: at(7) }),
@@ -52,17 +65,27 @@ test('pagination: pages, past the end, limit and page_size bounds, Link header',
 });
 
 test('detail: the key with or without the prefix, any case; the detail fields', async () => {
-  await assertDetail(get, PATH, ['Outreach', 'outreach', 'OUTREACH', 'www-committee-outreach', 'WWW-Committee-Outreach'], {
-    key: 'Outreach',
-    name: 'Outreach Committee',
-    description: 'Reaches out.',
-    created_at: active[0]!.created_at.toISOString(),
-    updated_at: active[0]!.updated_at.toISOString(),
-  });
+  await assertDetail(
+    get,
+    PATH,
+    ['Outreach', 'outreach', 'OUTREACH', 'www-committee-outreach', 'WWW-Committee-Outreach'],
+    {
+      key: 'Outreach',
+      name: 'Outreach Committee',
+      description: 'Reaches out.',
+      created_at: active[0]!.created_at.toISOString(),
+      updated_at: active[0]!.updated_at.toISOString(),
+    },
+  );
 });
 
 test('detail: missing and inactive committees are 404', async () => {
-  await assertNotFound(get, PATH, ['dormant', 'www-committee-dormant', 'nothing', 'www-committee-'], 'Committee not found');
+  await assertNotFound(
+    get,
+    PATH,
+    ['dormant', 'www-committee-dormant', 'nothing', 'www-committee-'],
+    'Committee not found',
+  );
 });
 
 test('HEAD answers the list and the detail with 200 and no body', async () => {

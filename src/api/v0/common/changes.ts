@@ -69,7 +69,11 @@ export function changeFilter(window: ChangeWindow, query: Record<string, unknown
     const raw = query[param];
     if (raw === undefined) return undefined;
     const parsed = typeof raw === 'string' ? parseInstant(raw) : undefined;
-    if (!parsed) errors.push({ loc: ['query', param], msg: 'must be an ISO 8601 date-time with a time zone, e.g. 2024-05-01T12:00:00Z' });
+    if (!parsed)
+      errors.push({
+        loc: ['query', param],
+        msg: 'must be an ISO 8601 date-time with a time zone, e.g. 2024-05-01T12:00:00Z',
+      });
     return parsed;
   };
   const after = read(`${window.name}_after`);

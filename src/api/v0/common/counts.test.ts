@@ -11,7 +11,9 @@ let t: TestApp;
 before(async () => {
   t = await buildTestApp();
   const { db } = t.database;
-  await sql`INSERT INTO repositories (github_id, owner_login, name, created_at, updated_at) VALUES (1, 'owasp', 'nest', now(), now())`.execute(db);
+  await sql`INSERT INTO repositories (github_id, owner_login, name, created_at, updated_at) VALUES (1, 'owasp', 'nest', now(), now())`.execute(
+    db,
+  );
   await addReleases(3);
   await addMembers(4);
   await publish();
@@ -23,7 +25,9 @@ let releases = 0;
 async function addReleases(n: number) {
   await sql`
     INSERT INTO releases (github_id, repository_id, tag_name, published_at, created_at)
-    SELECT 100 + ${releases} + g, (SELECT id FROM repositories LIMIT 1), 'v' || (${releases} + g), now(), now() FROM generate_series(1, ${n}::int) AS g`.execute(t.database.db);
+    SELECT 100 + ${releases} + g, (SELECT id FROM repositories LIMIT 1), 'v' || (${releases} + g), now(), now() FROM generate_series(1, ${n}::int) AS g`.execute(
+    t.database.db,
+  );
   releases += n;
 }
 
@@ -31,7 +35,9 @@ let members = 0;
 async function addMembers(n: number) {
   await sql`
     INSERT INTO members (github_id, login, created_at, updated_at)
-    SELECT 500 + ${members} + g, 'm' || (${members} + g), now(), now() FROM generate_series(1, ${n}::int) AS g`.execute(t.database.db);
+    SELECT 500 + ${members} + g, 'm' || (${members} + g), now(), now() FROM generate_series(1, ${n}::int) AS g`.execute(
+    t.database.db,
+  );
   members += n;
 }
 
@@ -105,5 +111,10 @@ test('after a change, cached totals of the changed table are counted again at on
   await counts.total('x', ['unversioned'], async () => ++x);
   counts.invalidate(new Set(), new Set(['issues', 'members']));
   assert.equal(await counts.total('x', ['unversioned'], async () => assert.fail('counted again in the background')), 2);
-  assert.deepEqual(tablesOf('select count(*) from "releases" where "releases"."repository_id" in (select id from repositories where x)'), ['releases', 'repositories']);
+  assert.deepEqual(
+    tablesOf(
+      'select count(*) from "releases" where "releases"."repository_id" in (select id from repositories where x)',
+    ),
+    ['releases', 'repositories'],
+  );
 });

@@ -66,7 +66,9 @@ export class CountCache {
 
   /** Drops (or counts again) the totals that read a changed table, or any table that is not versioned. */
   invalidate(changed: ReadonlySet<string>, versioned: ReadonlySet<string>): void {
-    const stale = [...this.totals].filter(([, e]) => e.tables.length === 0 || e.tables.some((t) => changed.has(t) || !versioned.has(t)));
+    const stale = [...this.totals].filter(
+      ([, e]) => e.tables.length === 0 || e.tables.some((t) => changed.has(t) || !versioned.has(t)),
+    );
     let chain = Promise.resolve();
     stale.reverse().forEach(([key, entry], i) => {
       if (!entry.recount || i >= RECOUNT) {
@@ -75,7 +77,10 @@ export class CountCache {
       }
       const recount = entry.recount;
       const total = chain.then(() => recount());
-      chain = total.then(() => undefined, () => undefined);
+      chain = total.then(
+        () => undefined,
+        () => undefined,
+      );
       this.totals.set(key, { ...entry, total });
       total.catch(() => this.totals.get(key)?.total === total && this.totals.delete(key));
     });
@@ -134,7 +139,9 @@ class TableVersions {
       for (const listener of this.listeners) listener.clear();
       return;
     }
-    const changed = new Set([...next].filter(([name, version]) => previous.get(name) !== version).map(([name]) => name));
+    const changed = new Set(
+      [...next].filter(([name, version]) => previous.get(name) !== version).map(([name]) => name),
+    );
     const versioned = new Set(next.keys());
     for (const listener of this.listeners) listener.invalidate(changed, versioned);
   }

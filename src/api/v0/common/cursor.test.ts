@@ -45,7 +45,11 @@ function nextOf(link: unknown): string | undefined {
 
 /** Every key of a list in an ordering, straight from SQL: the oracle. */
 async function expected(table: 'issues' | 'releases', key: string, orderBy: string, where = 'true'): Promise<string[]> {
-  const { rows } = await sql<{ k: string }>`SELECT ${sql.ref(key)} AS k FROM ${sql.table(table)} WHERE ${sql.raw(where)} ORDER BY ${sql.raw(orderBy)}`.execute(t.database.db);
+  const { rows } = await sql<{
+    k: string;
+  }>`SELECT ${sql.ref(key)} AS k FROM ${sql.table(table)} WHERE ${sql.raw(where)} ORDER BY ${sql.raw(orderBy)}`.execute(
+    t.database.db,
+  );
   return rows.map((r) => r.k);
 }
 
@@ -78,7 +82,11 @@ test('a cursor walk returns every record once, in the order of the pages, for ea
     const all = await expected('issues', 'title', orderBy);
     assert.deepEqual(await walk(`/api/v0/issues/?limit=97${query}`, 'title'), all, `ordering ${ordering}`);
     const open = await expected('issues', 'title', orderBy, "state = 'open'");
-    assert.deepEqual(await walk(`/api/v0/issues/?limit=100&state=open${query}`, 'title'), open, `open, ordering ${ordering}`);
+    assert.deepEqual(
+      await walk(`/api/v0/issues/?limit=100&state=open${query}`, 'title'),
+      open,
+      `open, ordering ${ordering}`,
+    );
   }
 });
 
@@ -110,7 +118,10 @@ test('records added during a walk never make it repeat or skip one that was ther
   });
   assert.equal(new Set(seen).size, seen.length, 'no record twice');
   for (const title of before) assert.ok(seen.includes(title), `${title} is in the walk`);
-  assert.ok(added > 0 && seen.some((title) => title.startsWith('added-')), 'records added behind the position are reached');
+  assert.ok(
+    added > 0 && seen.some((title) => title.startsWith('added-')),
+    'records added behind the position are reached',
+  );
   await sql`DELETE FROM issues WHERE title LIKE 'added-%'`.execute(db);
 });
 
@@ -119,19 +130,38 @@ test('deep pages (past remembered boundaries) are the pages OFFSET would give, i
   for (const [ordering, orderBy] of ISSUE_ORDERINGS) {
     const all = await expected('issues', 'title', orderBy);
     const query = ordering ? `&ordering=${ordering}` : '';
-    for (const [page, limit] of [[6, 100], [13, 100], [14, 100], [7, 77], [9, 90], [11, 50]] as const) {
+    for (const [page, limit] of [
+      [6, 100],
+      [13, 100],
+      [14, 100],
+      [7, 77],
+      [9, 90],
+      [11, 50],
+    ] as const) {
       const res = await get(`/api/v0/issues/?limit=${limit}&page=${page}${query}`);
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      assert.deepEqual(body.items.map((i: { title: string }) => i.title), all.slice((page - 1) * limit, page * limit), `page ${page} of ${limit}, ${ordering}`);
+      assert.deepEqual(
+        body.items.map((i: { title: string }) => i.title),
+        all.slice((page - 1) * limit, page * limit),
+        `page ${page} of ${limit}, ${ordering}`,
+      );
       assert.equal(body.count, ISSUES);
     }
   }
   for (const ordering of ['published_at', '-published_at']) {
-    const all = await expected('releases', 'tag_name', ordering.startsWith('-') ? 'published_at desc, id desc' : 'published_at, id');
+    const all = await expected(
+      'releases',
+      'tag_name',
+      ordering.startsWith('-') ? 'published_at desc, id desc' : 'published_at, id',
+    );
     for (const page of [6, 10, 11, 12]) {
       const res = await get(`/api/v0/releases/?limit=100&page=${page}&ordering=${ordering}`);
-      assert.deepEqual(res.json().items.map((i: { tag_name: string }) => i.tag_name), all.slice((page - 1) * 100, page * 100), `releases page ${page}, ${ordering}`);
+      assert.deepEqual(
+        res.json().items.map((i: { tag_name: string }) => i.tag_name),
+        all.slice((page - 1) * 100, page * 100),
+        `releases page ${page}, ${ordering}`,
+      );
     }
   }
 });

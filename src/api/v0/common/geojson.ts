@@ -23,7 +23,7 @@ export interface GeoColumns {
  * The media type of a list request (JSON or GeoJSON) for a list with `geo`; throws 406 when the
  * Accept header allows neither. Vary: Accept on every answer of such a list, the 406 included.
  */
-export function listMediaType(request: FastifyRequest, reply: FastifyReply): typeof LIST_MEDIA_TYPES[number] {
+export function listMediaType(request: FastifyRequest, reply: FastifyReply): (typeof LIST_MEDIA_TYPES)[number] {
   const type = requestMediaType(request);
   if (type === undefined) {
     const before = reply.getHeader('vary');
@@ -34,7 +34,10 @@ export function listMediaType(request: FastifyRequest, reply: FastifyReply): typ
 }
 
 /** Only the records that can be drawn: both coordinates known. */
-export function located<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, geo: GeoColumns): SelectQueryBuilder<DB, TB, O> {
+export function located<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  geo: GeoColumns,
+): SelectQueryBuilder<DB, TB, O> {
   return query.where(sql.ref(geo.longitude), 'is not', null).where(sql.ref(geo.latitude), 'is not', null);
 }
 
@@ -67,7 +70,12 @@ export const NotAcceptableBody = Type.Object(
   },
   {
     title: 'NotAcceptableError',
-    examples: [{ message: 'Not acceptable', errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${LIST_MEDIA_TYPES.join(', ')}` }] }],
+    examples: [
+      {
+        message: 'Not acceptable',
+        errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${LIST_MEDIA_TYPES.join(', ')}` }],
+      },
+    ],
   },
 );
 
@@ -91,8 +99,12 @@ export function FeatureCollectionBody(item: TObject, name: string) {
   return Type.Object(
     {
       type: Type.Literal('FeatureCollection'),
-      features: Type.Array(feature, { description: 'The records of this page that have both coordinates, in the list order.' }),
-      count: Type.Integer({ description: 'Records matching the filters that have coordinates (the features of all pages).' }),
+      features: Type.Array(feature, {
+        description: 'The records of this page that have both coordinates, in the list order.',
+      }),
+      count: Type.Integer({
+        description: 'Records matching the filters that have coordinates (the features of all pages).',
+      }),
       total_count: Type.Integer({ description: 'Same as `count`.' }),
       current_page: Type.Integer(),
       total_pages: Type.Integer(),

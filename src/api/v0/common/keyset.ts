@@ -12,7 +12,9 @@ export type Key = (string | number | null)[];
 
 /** Rows at exactly this value of a term. */
 function equal(term: OrderTerm, value: Key[number]): RawBuilder<boolean> {
-  return value === null ? sql<boolean>`${sql.ref(term.column)} is null` : sql<boolean>`${sql.ref(term.column)} = ${value}`;
+  return value === null
+    ? sql<boolean>`${sql.ref(term.column)} is null`
+    : sql<boolean>`${sql.ref(term.column)} = ${value}`;
 }
 
 /** Rows strictly after this value of a term: NULLs sort last ascending and first descending (PostgreSQL's default). */
@@ -20,7 +22,9 @@ function beyond(term: OrderTerm, value: Key[number]): RawBuilder<boolean> {
   const column = sql.ref(term.column);
   if (term.direction === 'asc') {
     if (value === null) return sql<boolean>`false`;
-    return term.nullable ? sql<boolean>`(${column} > ${value} or ${column} is null)` : sql<boolean>`${column} > ${value}`;
+    return term.nullable
+      ? sql<boolean>`(${column} > ${value} or ${column} is null)`
+      : sql<boolean>`${column} > ${value}`;
   }
   return value === null ? sql<boolean>`${column} is not null` : sql<boolean>`${column} < ${value}`;
 }
@@ -38,8 +42,13 @@ function bound(term: OrderTerm, value: Key[number]): RawBuilder<boolean> | undef
 
 /** The rows that come after `key` in the order of `terms`. */
 export function after(terms: OrderTerm[], key: Key): RawBuilder<boolean> {
-  const branches = terms.map((term, i) => sql.join([...terms.slice(0, i).map((t, j) => equal(t, key[j]!)), beyond(term, key[i]!)], sql` and `));
-  const any = sql<boolean>`(${sql.join(branches.map((b) => sql`(${b})`), sql` or `)})`;
+  const branches = terms.map((term, i) =>
+    sql.join([...terms.slice(0, i).map((t, j) => equal(t, key[j]!)), beyond(term, key[i]!)], sql` and `),
+  );
+  const any = sql<boolean>`(${sql.join(
+    branches.map((b) => sql`(${b})`),
+    sql` or `,
+  )})`;
   const range = bound(terms[0]!, key[0]!);
   return range ? sql<boolean>`${range} and ${any}` : any;
 }
@@ -58,12 +67,18 @@ export function encodeCursor(terms: OrderTerm[], key: Key, scope: string): strin
 }
 
 const isValue = (v: unknown): v is Key[number] =>
-  v === null || (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.length <= 1000 && !v.includes('\u0000'));
+  v === null ||
+  (typeof v === 'number' && Number.isFinite(v)) ||
+  (typeof v === 'string' && v.length <= 1000 && !v.includes('\u0000'));
 
 /** The key a cursor holds, or a 400 when it is not one of this list's cursors with these filters in this ordering. */
 export function decodeCursor(terms: OrderTerm[], cursor: string, scope: string): Key {
   const invalid = () =>
-    invalidParam('query', 'cursor', 'is not a cursor of this list with these filters in this ordering: use the one in the Link header');
+    invalidParam(
+      'query',
+      'cursor',
+      'is not a cursor of this list with these filters in this ordering: use the one in the Link header',
+    );
   let parsed: unknown;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
@@ -72,7 +87,8 @@ export function decodeCursor(terms: OrderTerm[], cursor: string, scope: string):
     throw invalid();
   }
   const { o, k } = (parsed ?? {}) as { o?: unknown; k?: unknown };
-  if (o !== fingerprint(terms, scope) || !Array.isArray(k) || k.length !== terms.length || !k.every(isValue)) throw invalid();
+  if (o !== fingerprint(terms, scope) || !Array.isArray(k) || k.length !== terms.length || !k.every(isValue))
+    throw invalid();
   // The tie-breaker (the id) is never NULL.
   if (k.at(-1) === null) throw invalid();
   return k;
@@ -116,7 +132,8 @@ export class BoundaryCache {
 
   invalidate(changed: ReadonlySet<string>, versioned: ReadonlySet<string>): void {
     for (const [key, entry] of this.entries) {
-      if (entry.tables.length === 0 || entry.tables.some((t) => changed.has(t) || !versioned.has(t))) this.entries.delete(key);
+      if (entry.tables.length === 0 || entry.tables.some((t) => changed.has(t) || !versioned.has(t)))
+        this.entries.delete(key);
     }
   }
 

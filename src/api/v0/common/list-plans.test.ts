@@ -30,7 +30,11 @@ async function open(): Promise<void> {
   if (serverUrl) {
     const name = `cds_test_${crypto.randomBytes(6).toString('hex')}`;
     await adminQuery(`CREATE DATABASE ${name}`);
-    database = await openDatabase({ databaseUrl: Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString(), poolSize: 3, log });
+    database = await openDatabase({
+      databaseUrl: Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString(),
+      poolSize: 3,
+      log,
+    });
     drop = async () => {
       await database.close();
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -59,7 +63,8 @@ async function seed(): Promise<void> {
     FROM generate_series(0, 19999) AS g;
   `.execute(db);
   const first = Number((await sql<{ id: string }>`SELECT min(id) AS id FROM repositories`.execute(db)).rows[0]!.id);
-  const repository = (g: string) => sql.raw(`CASE WHEN ${g} % 5 = 0 THEN ${first} ELSE ${first} + 1 + (${g} % 999) END`);
+  const repository = (g: string) =>
+    sql.raw(`CASE WHEN ${g} % 5 = 0 THEN ${first} ELSE ${first} + 1 + (${g} % 999) END`);
   await sql`
     INSERT INTO issues (github_id, repository_id, number, title, state, created_at, updated_at)
     SELECT 200000 + g, ${repository('g')}, g, 'Issue ' || g, CASE WHEN g % 3 = 0 THEN 'closed' ELSE 'open' END,
@@ -85,7 +90,12 @@ before(async () => {
   await open();
   await migrateToLatest(database.db);
   await seed();
-  const config = loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000', RESPONSE_CACHE: 'false' });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    REST_AUTH: 'optional',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RESPONSE_CACHE: 'false',
+  });
   app = await buildApp({ config, database });
   await app.ready();
 });
@@ -112,9 +122,13 @@ async function planProblems(query: CompiledQuery): Promise<string[]> {
   const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
   const problems: string[] = [];
   const walk = (node: PlanNode) => {
-    if (node['Node Type'] === 'Seq Scan' && LARGE.has(node['Relation Name'] ?? '')) problems.push(`Seq Scan on ${node['Relation Name']}`);
+    if (node['Node Type'] === 'Seq Scan' && LARGE.has(node['Relation Name'] ?? ''))
+      problems.push(`Seq Scan on ${node['Relation Name']}`);
     if (node['Node Type'] === 'Sort') {
-      const input = (node.Plans ?? []).reduce((sum, child) => sum + (child['Actual Rows'] ?? 0) * (child['Actual Loops'] ?? 1), 0);
+      const input = (node.Plans ?? []).reduce(
+        (sum, child) => sum + (child['Actual Rows'] ?? 0) * (child['Actual Loops'] ?? 1),
+        0,
+      );
       if (input > LIMIT) problems.push(`Sort of ${input} rows`);
     }
     for (const child of node.Plans ?? []) walk(child);
@@ -136,7 +150,11 @@ const LISTS: { path: string; fields: string[]; filters: Record<string, string>[]
     fields: ['created_at', 'updated_at'],
     filters: [{}, { state: 'open' }, REPOSITORY, { ...REPOSITORY, state: 'closed' }],
   },
-  { path: '/api/v0/releases/', fields: ['published_at', 'created_at'], filters: [{}, REPOSITORY, { tag_name: 'v1.0' }] },
+  {
+    path: '/api/v0/releases/',
+    fields: ['published_at', 'created_at'],
+    filters: [{}, REPOSITORY, { tag_name: 'v1.0' }],
+  },
   {
     path: '/api/v0/members/',
     fields: ['created_at', 'updated_at', 'login', 'name'],
@@ -181,10 +199,30 @@ test('no list query sorts more than a page or scans a large table, for every fil
 // The windows hold many pages of matches. A window so narrow that the planner expects a few rows may be read by a
 // bitmap scan and those few rows sorted (seen: 181 members of one company in five months): bounded by the window.
 const WINDOWED: { path: string; filters: Record<string, string>[]; from: string; to: string }[] = [
-  { path: '/api/v0/issues/', filters: [{}, { state: 'open' }, REPOSITORY, { ...REPOSITORY, state: 'closed' }], from: '2021-06-01T00:00:00Z', to: '2022-06-01T00:00:00Z' },
-  { path: '/api/v0/milestones/', filters: [{}, { state: 'open' }, REPOSITORY], from: '2020-06-01T00:00:00Z', to: '2020-12-01T00:00:00Z' },
-  { path: '/api/v0/members/', filters: [{}, { company: 'Company-1' }, { location: 'city-7' }], from: '2020-06-01T00:00:00Z', to: '2022-01-01T00:00:00Z' },
-  { path: '/api/v0/repositories/', filters: [{}, { organization_id: 'org-3' }], from: '2020-01-10T00:00:00Z', to: '2020-02-01T00:00:00Z' },
+  {
+    path: '/api/v0/issues/',
+    filters: [{}, { state: 'open' }, REPOSITORY, { ...REPOSITORY, state: 'closed' }],
+    from: '2021-06-01T00:00:00Z',
+    to: '2022-06-01T00:00:00Z',
+  },
+  {
+    path: '/api/v0/milestones/',
+    filters: [{}, { state: 'open' }, REPOSITORY],
+    from: '2020-06-01T00:00:00Z',
+    to: '2020-12-01T00:00:00Z',
+  },
+  {
+    path: '/api/v0/members/',
+    filters: [{}, { company: 'Company-1' }, { location: 'city-7' }],
+    from: '2020-06-01T00:00:00Z',
+    to: '2022-01-01T00:00:00Z',
+  },
+  {
+    path: '/api/v0/repositories/',
+    filters: [{}, { organization_id: 'org-3' }],
+    from: '2020-01-10T00:00:00Z',
+    to: '2020-02-01T00:00:00Z',
+  },
 ];
 
 test('the incremental read (updated_after/updated_before, ordering by updated_at) neither sorts more than a page nor scans a large table', async () => {
@@ -193,7 +231,10 @@ test('the incremental read (updated_after/updated_before, ordering by updated_at
   for (const list of WINDOWED) {
     for (const filters of list.filters) {
       for (const ordering of ['updated_at', '-updated_at']) {
-        for (const window of [{ updated_after: list.from }, { updated_after: list.from, updated_before: list.to }] as Record<string, string>[]) {
+        for (const window of [
+          { updated_after: list.from },
+          { updated_after: list.from, updated_before: list.to },
+        ] as Record<string, string>[]) {
           const params = new URLSearchParams({ ...filters, ...window, ordering, limit: String(LIMIT) });
           const url = `${list.path}?${params.toString()}`;
           for (const problem of await pageProblems(url)) failures.push(`${url}: ${problem}`);

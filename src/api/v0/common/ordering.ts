@@ -32,7 +32,11 @@ export function parseOrdering(spec: OrderingSpec, value: string | undefined): Or
     const name = token.startsWith('-') ? token.slice(1) : token;
     const column = Object.hasOwn(spec.fields, name) ? spec.fields[name] : undefined;
     if (!column || seen.has(name)) {
-      throw invalidParam('query', 'ordering', `must be one or more of: ${allowedOrderings(spec).join(', ')} (comma-separated, no repeats)`);
+      throw invalidParam(
+        'query',
+        'ordering',
+        `must be one or more of: ${allowedOrderings(spec).join(', ')} (comma-separated, no repeats)`,
+      );
     }
     seen.add(name);
     const nullable = spec.nullable?.includes(name) ? { nullable: true } : {};

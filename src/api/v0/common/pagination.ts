@@ -62,7 +62,9 @@ export interface PageResult {
 export function itemColumns(item: TObject): RawBuilder<unknown>[] {
   return Object.entries(item.properties).map(([name, schema]) => {
     const column = sql.ref(`t.${name}`);
-    return isDateTime(schema) ? sql`to_char(${column} at time zone 'UTC', ${sql.lit(ISO_MILLIS)}) as ${sql.id(name)}` : sql`${column}`;
+    return isDateTime(schema)
+      ? sql`to_char(${column} at time zone 'UTC', ${sql.lit(ISO_MILLIS)}) as ${sql.id(name)}`
+      : sql`${column}`;
   });
 }
 
@@ -77,7 +79,11 @@ export function pageOf(query: PageQuery): Page {
   if (query.limit !== undefined && query.page_size !== undefined && query.limit !== query.page_size) {
     throw invalidParam('query', 'page_size', 'is an alias of limit; give one of them or equal values');
   }
-  return { page: query.page ?? 1, limit: query.limit ?? query.page_size ?? MAX_LIMIT, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) };
+  return {
+    page: query.page ?? 1,
+    limit: query.limit ?? query.page_size ?? MAX_LIMIT,
+    ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+  };
 }
 
 /**
@@ -107,7 +113,9 @@ export async function fetchPage(
   const compiled = countQuery.compile();
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
   const tables = tablesOf(compiled.sql);
-  const total = counts.total(key, tables, () => db.executeQuery(compiled).then((result) => Number((result.rows[0] as { n: string }).n)));
+  const total = counts.total(key, tables, () =>
+    db.executeQuery(compiled).then((result) => Number((result.rows[0] as { n: string }).n)),
+  );
   // Awaited below, after the boundaries: handled now so that a failure meanwhile is not an unhandled rejection.
   total.catch(() => undefined);
 
@@ -141,7 +149,8 @@ export async function fetchPage(
   const [result, count] = await Promise.all([
     rendered.execute(db).catch((error: unknown) => {
       // A cursor holds values of the ordering's types: one edited to hold another type is the client's error.
-      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code))) throw decodeCursor(order, '!', key);
+      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code)))
+        throw decodeCursor(order, '!', key);
       throw error;
     }),
     total,
@@ -162,10 +171,15 @@ async function boundaryKeys(db: Db, query: ListQuery, order: OrderTerm[]): Promi
   const orderSql = sql.join(order.map((t) => sql`${sql.ref(t.column)} ${sql.raw(t.direction)}`));
   const numbered = query
     .clearSelect()
-    .select([...order.map((term, i) => sql`${sql.ref(term.column)}`.as(`__k${i}`)), sql`row_number() over (order by ${orderSql})`.as('__n')] as never);
+    .select([
+      ...order.map((term, i) => sql`${sql.ref(term.column)}`.as(`__k${i}`)),
+      sql`row_number() over (order by ${orderSql})`.as('__n'),
+    ] as never);
   const keyOf = sql.join(order.map((_, i) => sql.ref(`s.__k${i}`)));
   const { rows } = await sql<{ k: string }>`
-    select json_build_array(${keyOf})::text as k from (${numbered}) as s where s.__n % ${STEP} = 0 order by s.__n`.execute(db);
+    select json_build_array(${keyOf})::text as k from (${numbered}) as s where s.__n % ${STEP} = 0 order by s.__n`.execute(
+    db,
+  );
   return rows.map((r) => JSON.parse(r.k) as Key);
 }
 
@@ -190,7 +204,13 @@ export function envelopeJson(items: string, info: PageInfo, { page }: Page): str
 }
 
 /** `next` carries the cursor of the page after this one (keyset.ts) beside its page number. */
-export function setLinkHeader(request: FastifyRequest, reply: FastifyReply, body: PageInfo, page: Page, next?: string): void {
+export function setLinkHeader(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: PageInfo,
+  page: Page,
+  next?: string,
+): void {
   const [path, search = ''] = request.url.split('?') as [string, string?];
   const link = (target: number, rel: string, cursor?: string) => {
     const params = new URLSearchParams(search);

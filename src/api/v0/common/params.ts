@@ -18,7 +18,8 @@ export async function strictIntegerParams(request: FastifyRequest): Promise<void
   for (const [name, schema] of Object.entries(properties)) {
     const value = params[name];
     // PostgreSQL text cannot hold U+0000: refuse it here rather than fail in the query.
-    if (typeof value === 'string' && value.includes('\u0000')) throw invalidParam('path', name, 'must not contain NUL characters');
+    if (typeof value === 'string' && value.includes('\u0000'))
+      throw invalidParam('path', name, 'must not contain NUL characters');
     if (schema.type === 'integer' && typeof value === 'string' && !DIGITS.test(value)) {
       throw invalidParam('path', name, 'must be an integer');
     }

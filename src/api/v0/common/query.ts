@@ -22,7 +22,8 @@ function isEnum(schema: PropertySchema): boolean {
 }
 
 export async function normalizeQuery(request: FastifyRequest): Promise<void> {
-  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, PropertySchema> } | undefined;
+  const schema = request.routeOptions.schema?.querystring as
+    { properties?: Record<string, PropertySchema> } | undefined;
   const properties = schema?.properties;
   const query = request.query as Record<string, unknown>;
   if (!properties || !query || typeof query !== 'object') return;
@@ -32,7 +33,9 @@ export async function normalizeQuery(request: FastifyRequest): Promise<void> {
     const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
     // A repeatable enumeration (`type=code&type=tool`): each value as a single one, blanks dropped.
     if (property?.type === 'array' && property.items && isEnum(property.items)) {
-      const values = (Array.isArray(raw) ? raw : [raw]).map((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v)).filter((v) => v !== '');
+      const values = (Array.isArray(raw) ? raw : [raw])
+        .map((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v))
+        .filter((v) => v !== '');
       if (values.length === 0) delete query[name];
       else query[name] = values;
       continue;
@@ -51,7 +54,8 @@ export async function normalizeQuery(request: FastifyRequest): Promise<void> {
       else query[name] = value;
     } else if (property.type === 'number') {
       // 309 digits and more overflow a double to ±Infinity, which would pass every bound.
-      if (!DECIMAL.test(value) || !Number.isFinite(Number(value))) errors.push({ loc: ['query', name], msg: 'must be a decimal number' });
+      if (!DECIMAL.test(value) || !Number.isFinite(Number(value)))
+        errors.push({ loc: ['query', name], msg: 'must be a decimal number' });
       else query[name] = value;
     } else if (property.type === 'boolean') {
       const lower = value.toLowerCase();

@@ -10,12 +10,30 @@ import { ERROR_RESPONSES, ErrorMessage, ListBody, NotFoundBody, orderingParam, P
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
 import { BoundaryCache } from './keyset.ts';
 import { CountCache, onTablesChange } from './counts.ts';
-import { envelopeJson, fetchPage, itemColumns, pageInfo, pageOf, setLinkHeader, type ListPage, type ListQuery, type PageQuery } from './pagination.ts';
+import {
+  envelopeJson,
+  fetchPage,
+  itemColumns,
+  pageInfo,
+  pageOf,
+  setLinkHeader,
+  type ListPage,
+  type ListQuery,
+  type PageQuery,
+} from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 import { changeFilter, changeParams, type ChangeWindow } from './changes.ts';
 import { referenceTag } from '../../../plugins/openapi.ts';
-import { FeatureCollectionBody, featureCollectionJson, GEOJSON_TYPE, LIST_MEDIA_TYPES, listMediaType, NotAcceptableBody, type GeoColumns } from './geojson.ts';
+import {
+  FeatureCollectionBody,
+  featureCollectionJson,
+  GEOJSON_TYPE,
+  LIST_MEDIA_TYPES,
+  listMediaType,
+  NotAcceptableBody,
+  type GeoColumns,
+} from './geojson.ts';
 
 interface Operation {
   path: string;
@@ -26,7 +44,11 @@ interface Operation {
   tag?: string;
 }
 
-export interface ListDefinition<F extends TObject, Item extends TObject, P extends TObject = TObject> extends Operation {
+export interface ListDefinition<
+  F extends TObject,
+  Item extends TObject,
+  P extends TObject = TObject,
+> extends Operation {
   filters: F;
   /** Path parameters of a list under a record (`/snapshots/{snapshot_id}/issues/`): given to query, which throws NotFoundError. */
   params?: P;
@@ -166,7 +188,11 @@ export function detailRoute<P extends TObject, Row, Body extends TSchema>(
         tags: [referenceTag(def.path)],
         params: def.params,
         // The reference's component names: `ChapterDetail`, and `ChapterError` for the 404.
-        response: { 200: { ...def.response, title: `${def.resource}Detail` }, 404: NotFoundBody(def.resource), ...ERROR_RESPONSES },
+        response: {
+          200: { ...def.response, title: `${def.resource}Detail` },
+          404: NotFoundBody(def.resource),
+          ...ERROR_RESPONSES,
+        },
       },
       config: { openapi: { kind: 'detail', noun: def.resource } },
     },

@@ -5,13 +5,20 @@ import { MAX_LIMIT } from './pagination.ts';
 /** ISO 8601 with offset on the wire; the serializer accepts the driver's Date objects. */
 export const DateTime = (description?: string) =>
   Type.Unsafe<Date | string>(Type.String({ format: 'date-time', ...(description ? { description } : {}) }));
-export const DateOnly = (description?: string) => Type.String({ format: 'date', ...(description ? { description } : {}) });
+export const DateOnly = (description?: string) =>
+  Type.String({ format: 'date', ...(description ? { description } : {}) });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const PageParams = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1, description: 'Page number, from 1.' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1, description: 'Page number, from 1.' }),
+  ),
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Records per page, 1 to ${MAX_LIMIT}; default ${MAX_LIMIT}.` }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_LIMIT,
+      description: `Records per page, 1 to ${MAX_LIMIT}; default ${MAX_LIMIT}.`,
+    }),
   ),
   cursor: Type.Optional(
     Type.String({
@@ -39,7 +46,8 @@ export function orderingParam(allowed: string[], defaultValue: string) {
 export const StringFilter = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
 export const BooleanFilter = (description: string) => Type.Optional(Type.Boolean({ description }));
 export const Latitude = (description: string) => Type.Optional(Type.Number({ minimum: -90, maximum: 90, description }));
-export const Longitude = (description: string) => Type.Optional(Type.Number({ minimum: -180, maximum: 180, description }));
+export const Longitude = (description: string) =>
+  Type.Optional(Type.Number({ minimum: -180, maximum: 180, description }));
 
 export const Query = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 
@@ -62,7 +70,10 @@ export function ListBody<T extends TSchema>(item: T, name: string) {
 export const ErrorMessage = Type.Object({ message: Type.String() }, { title: 'ErrorMessage' });
 /** The 404 of a detail, named as the reference names it (`ChapterError`). */
 export const NotFoundBody = (resource: string) =>
-  Type.Object({ message: Type.String() }, { title: `${resource}Error`, examples: [{ message: `${resource} not found` }] });
+  Type.Object(
+    { message: Type.String() },
+    { title: `${resource}Error`, examples: [{ message: `${resource} not found` }] },
+  );
 export const InvalidRequest = Type.Object(
   {
     message: Type.Literal('Invalid request'),
@@ -70,15 +81,24 @@ export const InvalidRequest = Type.Object(
       Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String() }),
     ),
   },
-  { title: 'ValidationErrorSchema', examples: [{ message: 'Invalid request', errors: [{ loc: ['query', 'page'], msg: 'must be >= 1' }] }] },
+  {
+    title: 'ValidationErrorSchema',
+    examples: [{ message: 'Invalid request', errors: [{ loc: ['query', 'page'], msg: 'must be >= 1' }] }],
+  },
 );
 export const Detail = Type.Object({ detail: Type.String() }, { title: 'ErrorDetail' });
 const Unauthorized = Type.Object(
   { detail: Type.String() },
   { title: 'UnauthorizedError', examples: [{ detail: "Missing or invalid API key in 'X-API-Key' header" }] },
 );
-const TooManyRequests = Type.Object({ detail: Type.String() }, { title: 'TooManyRequestsError', examples: [{ detail: 'Too many requests.' }] });
-const Unavailable = Type.Object({ message: Type.String() }, { title: 'ServiceUnavailableError', examples: [{ message: 'Service unavailable' }] });
+const TooManyRequests = Type.Object(
+  { detail: Type.String() },
+  { title: 'TooManyRequestsError', examples: [{ detail: 'Too many requests.' }] },
+);
+const Unavailable = Type.Object(
+  { message: Type.String() },
+  { title: 'ServiceUnavailableError', examples: [{ message: 'Service unavailable' }] },
+);
 
 /** The error responses every REST operation can give. */
 export const ERROR_RESPONSES = {
@@ -90,7 +110,11 @@ export const ERROR_RESPONSES = {
 
 export const LeaderRef = Type.Object(
   {
-    key: Nullable(Type.String({ description: "The leader's GitHub login when the leader is a known member (see `/members/{login}`); else null." })),
+    key: Nullable(
+      Type.String({
+        description: "The leader's GitHub login when the leader is a known member (see `/members/{login}`); else null.",
+      }),
+    ),
     name: Type.String(),
   },
   { title: 'Leader' },

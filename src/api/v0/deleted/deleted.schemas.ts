@@ -7,7 +7,10 @@ export const TOMBSTONED_RESOURCES = TOMBSTONED.map((t) => t.resource);
 export const DeletedFilters = Type.Object({
   resource: Type.Optional(
     Type.Unsafe<string>(
-      Type.String({ enum: TOMBSTONED_RESOURCES, description: 'Only the records that left this list (its path segment, e.g. `chapters`).' }),
+      Type.String({
+        enum: TOMBSTONED_RESOURCES,
+        description: 'Only the records that left this list (its path segment, e.g. `chapters`).',
+      }),
     ),
   ),
 });

@@ -29,13 +29,16 @@ export const EventDetail = Type.Object(
 );
 
 export const EVENT_CATEGORIES: readonly EventCategory[] = ['appsec_days', 'global', 'other', 'partner'];
-const Category = Type.Unsafe<EventCategory>(Type.String({ enum: [...EVENT_CATEGORIES], description: 'Event category.' }));
+const Category = Type.Unsafe<EventCategory>(
+  Type.String({ enum: [...EVENT_CATEGORIES], description: 'Event category.' }),
+);
 
 export const EventFilters = Type.Object({
   category: Type.Optional(
     Type.Array(Category, {
       maxItems: 20,
-      description: 'Event category, case-insensitive; repeat the parameter for several (`category=global&category=partner`: either).',
+      description:
+        'Event category, case-insensitive; repeat the parameter for several (`category=global&category=partner`: either).',
     }),
   ),
   is_upcoming: BooleanFilter(

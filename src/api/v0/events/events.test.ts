@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
 import type { EventCategory, EventTable } from '../../../db/schema.ts';
 import { event, utcDate } from '../../../../test/factories-community.ts';
-import { assertDefaultOrdering, assertInvalid, assertOrderings, assertPagination, assertUnknownOrdering, bothWays, itemKeys, keysInOrder } from '../../../../test/lists.ts';
+import {
+  assertDefaultOrdering,
+  assertInvalid,
+  assertOrderings,
+  assertPagination,
+  assertUnknownOrdering,
+  bothWays,
+  itemKeys,
+  keysInOrder,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 const PATH = '/api/v0/events/';
@@ -12,10 +21,28 @@ const ALLOWED = bothWays(['start_date', 'end_date', 'latitude', 'longitude']);
 type Event = Selectable<EventTable>;
 let events: Event[];
 // Categories spread over the events, the default (`other`) for the rest.
-const CATEGORIES: Record<string, EventCategory> = { 'AppSec-Past': 'appsec_days', ongoing: 'global', 'future-b': 'partner', 'future-a': 'global' };
+const CATEGORIES: Record<string, EventCategory> = {
+  'AppSec-Past': 'appsec_days',
+  ongoing: 'global',
+  'future-b': 'partner',
+  'future-a': 'global',
+};
 const api = useTestApp(async (db) => {
-  const at = (key: string, start: number, end: number | null, latitude: number | null = null, longitude: number | null = null) =>
-    event(db, { key, start_date: utcDate(start), end_date: end === null ? null : utcDate(end), latitude, longitude, category: CATEGORIES[key] ?? 'other' });
+  const at = (
+    key: string,
+    start: number,
+    end: number | null,
+    latitude: number | null = null,
+    longitude: number | null = null,
+  ) =>
+    event(db, {
+      key,
+      start_date: utcDate(start),
+      end_date: end === null ? null : utcDate(end),
+      latitude,
+      longitude,
+      category: CATEGORIES[key] ?? 'other',
+    });
   // Relative to today (UTC): ended, ending today, ongoing, one-day events without an end date, future.
   // Some share dates or coordinates, and keys run against the ids, so only the id can break those ties.
   events = [
@@ -50,25 +77,39 @@ test('the list shows every event, by -start_date,-end_date by default, with the 
   await assertDefaultOrdering(get, PATH, events, '-start_date,-end_date');
   const items = (await get(PATH)).json().items;
   const past = events[0]!;
-  assert.deepEqual(items.find((i: { key: string }) => i.key === 'AppSec-Past'), {
-    key: 'AppSec-Past',
-    name: 'AppSec Past',
-    start_date: past.start_date,
-    end_date: past.end_date,
-    latitude: 51.5,
-    longitude: -0.12,
-    url: 'https://example.org/appsec',
-  });
+  assert.deepEqual(
+    items.find((i: { key: string }) => i.key === 'AppSec-Past'),
+    {
+      key: 'AppSec-Past',
+      name: 'AppSec Past',
+      start_date: past.start_date,
+      end_date: past.end_date,
+      latitude: 51.5,
+      longitude: -0.12,
+      url: 'https://example.org/appsec',
+    },
+  );
   const placeless = items.find((i: { key: string }) => i.key === 'future-null');
   assert.equal(placeless.end_date, null);
   assert.match(placeless.start_date, /^\d{4}-\d\d-\d\d$/);
   assert.deepEqual(Object.keys(items.find((i: { key: string }) => i.key === 'future-a')).sort(), [
-    'end_date', 'key', 'latitude', 'longitude', 'name', 'start_date', 'url',
+    'end_date',
+    'key',
+    'latitude',
+    'longitude',
+    'name',
+    'start_date',
+    'url',
   ]);
 });
 
 test('every ordering, ascending and descending (nulls last going up), several comma-separated; id breaks ties', async () => {
-  await assertOrderings(get, PATH, events, [...ALLOWED, 'start_date,-end_date', '-latitude,longitude', 'end_date,start_date,latitude']);
+  await assertOrderings(get, PATH, events, [
+    ...ALLOWED,
+    'start_date,-end_date',
+    '-latitude,longitude',
+    'end_date,start_date,latitude',
+  ]);
 });
 
 test('an unknown ordering is 400 naming the allowed values', async () => {
@@ -76,14 +117,25 @@ test('an unknown ordering is 400 naming the allowed values', async () => {
 });
 
 test('category: repeatable, any case, either of the values given; with the other filters; unknown → 400 naming the categories', async () => {
-  const of = (...categories: string[]) => inOrder(events.filter((e) => categories.includes(e.category)), '-start_date,-end_date');
+  const of = (...categories: string[]) =>
+    inOrder(
+      events.filter((e) => categories.includes(e.category)),
+      '-start_date,-end_date',
+    );
   assert.deepEqual(itemKeys(await get(`${PATH}?category=global`)), of('global'));
   assert.deepEqual(itemKeys(await get(`${PATH}?category=GLOBAL`)), of('global'));
   assert.deepEqual(itemKeys(await get(`${PATH}?category=AppSec_Days`)), ['AppSec-Past']);
   assert.deepEqual(itemKeys(await get(`${PATH}?category=global&category=partner`)), of('global', 'partner'));
   assert.deepEqual(itemKeys(await get(`${PATH}?category=other`)), of('other'));
-  assert.deepEqual(itemKeys(await get(`${PATH}?category=appsec_days&category=global&category=other&category=partner`)), inOrder(events, '-start_date,-end_date'));
-  assert.deepEqual(itemKeys(await get(`${PATH}?category=global&is_upcoming=true`)), ['ongoing', 'future-a'], 'soonest first');
+  assert.deepEqual(
+    itemKeys(await get(`${PATH}?category=appsec_days&category=global&category=other&category=partner`)),
+    inOrder(events, '-start_date,-end_date'),
+  );
+  assert.deepEqual(
+    itemKeys(await get(`${PATH}?category=global&is_upcoming=true`)),
+    ['ongoing', 'future-a'],
+    'soonest first',
+  );
   assert.deepEqual(itemKeys(await get(`${PATH}?category=global&latitude_gte=30`)), ['ongoing']);
   assert.deepEqual(itemKeys(await get(`${PATH}?category=`)), inOrder(events, '-start_date,-end_date'));
   for (const bad of ['bogus', 'global,partner', 'appsec', 'Global%20']) {
@@ -94,13 +146,19 @@ test('category: repeatable, any case, either of the values given; with the other
     }
     assert.equal(res.statusCode, 400, bad);
     assert.deepEqual(res.json().errors[0].loc, ['query', 'category'], bad);
-    for (const category of ['appsec_days', 'global', 'other', 'partner']) assert.ok(res.json().errors[0].msg.includes(category), bad);
+    for (const category of ['appsec_days', 'global', 'other', 'partner'])
+      assert.ok(res.json().errors[0].msg.includes(category), bad);
   }
   assert.equal((await get(`${PATH}?category=global&category=bogus`)).statusCode, 400);
 });
 
 test('is_upcoming=true: events ending today (UTC) or later, or starting then without an end date; soonest first', async () => {
-  assert.deepEqual(upcoming().map((e) => e.key).sort(), ['ends-today', 'future-a', 'future-b', 'future-c', 'future-null', 'ongoing', 'single-today']);
+  assert.deepEqual(
+    upcoming()
+      .map((e) => e.key)
+      .sort(),
+    ['ends-today', 'future-a', 'future-b', 'future-c', 'future-null', 'ongoing', 'single-today'],
+  );
   for (const value of ['true', 'TRUE', 'yes', '1', 'On']) {
     const res = await get(`${PATH}?is_upcoming=${value}`);
     assert.equal(res.statusCode, 200, value);
@@ -117,7 +175,8 @@ test('is_upcoming false, absent or empty: every event in the default ordering; a
     assert.equal(res.statusCode, 200, query);
     assert.deepEqual(itemKeys(res), inOrder(events, '-start_date,-end_date'), query);
   }
-  for (const bad of ['maybe', '2', 'tru']) assertInvalid(await get(`${PATH}?is_upcoming=${bad}`), 'query', 'is_upcoming', bad);
+  for (const bad of ['maybe', '2', 'tru'])
+    assertInvalid(await get(`${PATH}?is_upcoming=${bad}`), 'query', 'is_upcoming', bad);
 });
 
 test('coordinate bounds are inclusive, combine, skip events without coordinates, and are checked', async () => {
@@ -126,8 +185,16 @@ test('coordinate bounds are inclusive, combine, skip events without coordinates,
     ['latitude_lte=35.7', (e) => e.latitude !== null && e.latitude <= 35.7],
     ['longitude_gte=10', (e) => e.longitude !== null && e.longitude >= 10],
     ['longitude_lte=-0.12', (e) => e.longitude !== null && e.longitude <= -0.12],
-    ['latitude_gte=-34&latitude_lte=%2B40&longitude_gte=-74&longitude_lte=100.0', (e) =>
-      e.latitude !== null && e.longitude !== null && e.latitude >= -34 && e.latitude <= 40 && e.longitude >= -74 && e.longitude <= 100],
+    [
+      'latitude_gte=-34&latitude_lte=%2B40&longitude_gte=-74&longitude_lte=100.0',
+      (e) =>
+        e.latitude !== null &&
+        e.longitude !== null &&
+        e.latitude >= -34 &&
+        e.latitude <= 40 &&
+        e.longitude >= -74 &&
+        e.longitude <= 100,
+    ],
     ['latitude_gte=&longitude_lte=', () => true],
   ];
   for (const [query, match] of cases) {
@@ -136,8 +203,20 @@ test('coordinate bounds are inclusive, combine, skip events without coordinates,
     assert.deepEqual(itemKeys(res), inOrder(events.filter(match), '-start_date,-end_date'), query);
   }
   const upcomingNorth = await get(`${PATH}?is_upcoming=true&latitude_gte=40`);
-  assert.deepEqual(itemKeys(upcomingNorth), inOrder(upcoming().filter((e) => e.latitude !== null && e.latitude >= 40), 'start_date,end_date'));
-  for (const [name, bad] of [['latitude_gte', '91'], ['latitude_lte', '-90.5'], ['longitude_gte', '181'], ['longitude_lte', 'abc'], ['latitude_gte', '1e1']]) {
+  assert.deepEqual(
+    itemKeys(upcomingNorth),
+    inOrder(
+      upcoming().filter((e) => e.latitude !== null && e.latitude >= 40),
+      'start_date,end_date',
+    ),
+  );
+  for (const [name, bad] of [
+    ['latitude_gte', '91'],
+    ['latitude_lte', '-90.5'],
+    ['longitude_gte', '181'],
+    ['longitude_lte', 'abc'],
+    ['latitude_gte', '1e1'],
+  ]) {
     assertInvalid(await get(`${PATH}?${name}=${bad}`), 'query', name!, `${name}=${bad}`);
   }
 });
@@ -159,7 +238,10 @@ test('detail: the key in any case; the detail fields; a missing key is 404', asy
     url: 'https://example.org/appsec',
   });
   const bare = (await get('/api/v0/events/future-null')).json();
-  assert.deepEqual([bare.end_date, bare.latitude, bare.longitude, bare.description, bare.url], [null, -33.9, -74, '', '']);
+  assert.deepEqual(
+    [bare.end_date, bare.latitude, bare.longitude, bare.description, bare.url],
+    [null, -33.9, -74, '', ''],
+  );
   await assertNotFound(get, PATH, ['nothing', 'www-event-appsec-past'], 'Event not found');
 });
 

@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, issue } from '../../../../test/factories.ts';
 import { nestRepositories } from '../../../../test/factories-github.ts';
-import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import {
+  assertDateTime,
+  assertInvalid,
+  assertOrderingContract,
+  assertPagination,
+  keysInOrder,
+  keysOf,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 type Tracked = { id: number; title: string; state: 'open' | 'closed'; created_at: string; updated_at: string };
@@ -22,7 +29,13 @@ const api = useTestApp(async (db) => {
   ] as const;
   for (const [repository_id, number, title, state, created, updated] of specs) {
     const values = { title, state, created_at: day(created), updated_at: day(updated) };
-    const id = await issue(db, { repository_id, number, body: `Body of ${title}`, url: `https://github.com/x/${title}`, ...values });
+    const id = await issue(db, {
+      repository_id,
+      number,
+      body: `Body of ${title}`,
+      url: `https://github.com/x/${title}`,
+      ...values,
+    });
     rows.push({ id: Number(id), ...values });
   }
 });
@@ -34,7 +47,11 @@ const titles = (url: string) => keysOf(get, url, 'title');
 const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'title').filter((x) => which.includes(x));
 
 test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, { key: 'title', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
+  await assertOrderingContract(get, LIST, rows, {
+    key: 'title',
+    fields: ['created_at', 'updated_at'],
+    byDefault: DEFAULT,
+  });
 });
 
 test('an item has exactly title, state, url, created_at, updated_at', async () => {
@@ -63,7 +80,8 @@ test('state filter: open or closed, any case; empty ignored; anything else → 4
   assert.deepEqual(await titles(`${LIST}?state=closed`), ordered(['b', 'd']));
   assert.deepEqual(await titles(`${LIST}?state=OPEN`), ordered(['a', 'c', 'e', 'f', 'g']));
   assert.deepEqual(await titles(`${LIST}?state=`), ordered(['a', 'b', 'c', 'd', 'e', 'f', 'g']));
-  for (const value of ['merged', 'all', '1']) assertInvalid(await get(`${LIST}?state=${value}`), 'query', 'state', value);
+  for (const value of ['merged', 'all', '1'])
+    assertInvalid(await get(`${LIST}?state=${value}`), 'query', 'state', value);
 });
 
 test('pagination: pages, envelope, Link header, limit and page bounds', async () => {
@@ -94,7 +112,12 @@ test('detail: found by organization, repository and number, any case of the name
 });
 
 test('detail: unknown → 404 "Issue not found"; a non-integer number → 400', async () => {
-  await assertNotFound(get, '/api/v0/issues/', ['OWASP/Nest/99', 'nobody/Nest/1', 'OWASP/missing/1', 'octo-org/Other/1'], 'Issue not found');
+  await assertNotFound(
+    get,
+    '/api/v0/issues/',
+    ['OWASP/Nest/99', 'nobody/Nest/1', 'OWASP/missing/1', 'octo-org/Other/1'],
+    'Issue not found',
+  );
   for (const number of ['abc', '1.5', '1e2', '-1', '0x1', '%201', '1%20', '0', '99999999999']) {
     assertInvalid(await get(`/api/v0/issues/OWASP/Nest/${number}`), 'path', 'issue_id', number);
   }

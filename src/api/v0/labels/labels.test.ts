@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, repository } from '../../../../test/factories.ts';
 import { label } from '../../../../test/factories-github.ts';
-import { assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import {
+  assertInvalid,
+  assertOrderingContract,
+  assertPagination,
+  keysInOrder,
+  keysOf,
+} from '../../../../test/lists.ts';
 import { assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 type Tracked = { id: number; name: string; color: string; nest_created_at: string; nest_updated_at: string };
@@ -34,7 +40,11 @@ const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((
 const ALL = ['bug', 'docs', 'bug-other', 'good first issue', 'wontfix', 'question'];
 
 test('orderings: default -nest_created_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, { key: 'name', fields: ['nest_created_at', 'nest_updated_at'], byDefault: DEFAULT });
+  await assertOrderingContract(get, LIST, rows, {
+    key: 'name',
+    fields: ['nest_created_at', 'nest_updated_at'],
+    byDefault: DEFAULT,
+  });
   assertInvalid(await get(`${LIST}?ordering=created_at`), 'query', 'ordering');
 });
 

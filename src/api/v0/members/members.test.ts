@@ -2,7 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, member } from '../../../../test/factories.ts';
 import {
-  assertDateTime, assertDefaultOrdering, assertInvalid, assertOrderings, assertPagination, assertUnknownOrdering, bothWays, keysInOrder, keysOf,
+  assertDateTime,
+  assertDefaultOrdering,
+  assertInvalid,
+  assertOrderings,
+  assertPagination,
+  assertUnknownOrdering,
+  bothWays,
+  keysInOrder,
+  keysOf,
 } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
@@ -24,9 +32,21 @@ const api = useTestApp(async (db) => {
     ['henry', 'Max', 'acme', 'London, UK', 2, 4],
   ] as const;
   for (const [login, name, company, location, created, updated] of specs) {
-    const dates = { created_at: created === null ? null : day(created), updated_at: updated === null ? null : day(updated) };
-    const id = await member(db, { login, company, location, name, avatar_url: `https://avatars.example/${login}`, url: `https://github.com/${login}`, ...dates });
-    if (created !== null && updated !== null) rows.push({ id: Number(id), login, name, created_at: day(created), updated_at: day(updated) });
+    const dates = {
+      created_at: created === null ? null : day(created),
+      updated_at: updated === null ? null : day(updated),
+    };
+    const id = await member(db, {
+      login,
+      company,
+      location,
+      name,
+      avatar_url: `https://avatars.example/${login}`,
+      url: `https://github.com/${login}`,
+      ...dates,
+    });
+    if (created !== null && updated !== null)
+      rows.push({ id: Number(id), login, name, created_at: day(created), updated_at: day(updated) });
   }
 });
 
@@ -40,24 +60,46 @@ const FIELDS = ['created_at', 'updated_at', 'login', 'name'];
 
 test('orderings: default -created_at; created_at, updated_at, login, name each both ways and mixed; unknown → 400', async () => {
   await assertDefaultOrdering(get, LIST, rows, DEFAULT, 'login');
-  await assertOrderings(get, LIST, rows, [...bothWays(FIELDS), 'name,-login', '-name,login', 'name,created_at', '-updated_at,name'], 'login');
-  assert.deepEqual(await logins(`${LIST}?ordering=name`), ['frank', 'henry', 'bob', 'dave', 'alice'], 'by display name, the id breaking the tie');
+  await assertOrderings(
+    get,
+    LIST,
+    rows,
+    [...bothWays(FIELDS), 'name,-login', '-name,login', 'name,created_at', '-updated_at,name'],
+    'login',
+  );
+  assert.deepEqual(
+    await logins(`${LIST}?ordering=name`),
+    ['frank', 'henry', 'bob', 'dave', 'alice'],
+    'by display name, the id breaking the tie',
+  );
   assert.deepEqual(await logins(`${LIST}?ordering=-login`), ['henry', 'frank', 'dave', 'bob', 'alice']);
   await assertUnknownOrdering(get, LIST, bothWays(FIELDS));
-  for (const bad of ['company', 'name,name', '-avatar_url']) assertInvalid(await get(`${LIST}?ordering=${bad}`), 'query', 'ordering', bad);
+  for (const bad of ['company', 'name,name', '-avatar_url'])
+    assertInvalid(await get(`${LIST}?ordering=${bad}`), 'query', 'ordering', bad);
 });
 
 test('an item has exactly login, name, avatar_url, url, created_at, updated_at; dates are never null', async () => {
   const items = (await get(LIST)).json().items;
-  assert.deepEqual(items.map((item: { login: string }) => item.login), ordered(ALL));
+  assert.deepEqual(
+    items.map((item: { login: string }) => item.login),
+    ordered(ALL),
+  );
   for (const item of items) {
     assert.deepEqual(Object.keys(item), ['login', 'name', 'avatar_url', 'url', 'created_at', 'updated_at']);
     assertDateTime(item.created_at);
     assertDateTime(item.updated_at);
   }
-  assert.deepEqual(items.find((item: { login: string }) => item.login === 'henry'), {
-    login: 'henry', name: 'Max', avatar_url: 'https://avatars.example/henry', url: 'https://github.com/henry', created_at: day(2), updated_at: day(4),
-  });
+  assert.deepEqual(
+    items.find((item: { login: string }) => item.login === 'henry'),
+    {
+      login: 'henry',
+      name: 'Max',
+      avatar_url: 'https://avatars.example/henry',
+      url: 'https://github.com/henry',
+      created_at: day(2),
+      updated_at: day(4),
+    },
+  );
 });
 
 test('members whose GitHub profile is not known yet (no dates) are not published: not listed, detail 404', async () => {
@@ -88,7 +130,15 @@ test('pagination: pages, envelope, Link header, limit and page bounds', async ()
 test('detail: every Member field, login in any case; 404 "Member not found"', async () => {
   await api.t.database.db
     .updateTable('members')
-    .set({ bio: 'Builds things', url: 'https://github.com/alice', title: 'Engineer', twitter_username: 'alice_t', followers_count: 12, following_count: 3, public_repositories_count: 7 })
+    .set({
+      bio: 'Builds things',
+      url: 'https://github.com/alice',
+      title: 'Engineer',
+      twitter_username: 'alice_t',
+      followers_count: 12,
+      following_count: 3,
+      public_repositories_count: 7,
+    })
     .where('login', '=', 'alice')
     .execute();
   await assertDetail(get, '/api/v0/members/', ['alice', 'ALICE', 'Alice'], {

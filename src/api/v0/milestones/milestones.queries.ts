@@ -14,7 +14,14 @@ export const MILESTONE_ORDERING: OrderingSpec = {
 export async function listMilestones(db: Db, query: Static<typeof MilestoneFilters>) {
   let q = db
     .selectFrom('milestones')
-    .select(['milestones.number', 'milestones.title', 'milestones.state', 'milestones.url', 'milestones.created_at', 'milestones.updated_at']);
+    .select([
+      'milestones.number',
+      'milestones.title',
+      'milestones.state',
+      'milestones.url',
+      'milestones.created_at',
+      'milestones.updated_at',
+    ]);
   if (query.state !== undefined) q = q.where('milestones.state', '=', query.state);
   return await whereInRepositories(db, q, 'milestones.repository_id', query);
 }

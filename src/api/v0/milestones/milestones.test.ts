@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day } from '../../../../test/factories.ts';
 import { milestone, nestRepositories } from '../../../../test/factories-github.ts';
-import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import {
+  assertDateTime,
+  assertInvalid,
+  assertOrderingContract,
+  assertPagination,
+  keysInOrder,
+  keysOf,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 type Tracked = { id: number; title: string; state: 'open' | 'closed'; created_at: string; updated_at: string };
@@ -45,7 +52,11 @@ const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'title').filter(
 const ALL = ['a', 'b', 'c', 'd', 'e', 'f', 'detailed'];
 
 test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, { key: 'title', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
+  await assertOrderingContract(get, LIST, rows, {
+    key: 'title',
+    fields: ['created_at', 'updated_at'],
+    byDefault: DEFAULT,
+  });
 });
 
 test('an item has exactly number, title, state, url, created_at, updated_at (the url as the detail gives it)', async () => {
@@ -65,7 +76,8 @@ test('organization, repository and state filters', async () => {
   assert.deepEqual(await titles(`${LIST}?state=closed`), ordered(['b', 'd', 'detailed']));
   assert.deepEqual(await titles(`${LIST}?organization=&repository=&state=`), ordered(ALL));
   assert.deepEqual(await titles(`${LIST}?repository=missing`), []);
-  for (const value of ['closed,open', 'done']) assertInvalid(await get(`${LIST}?state=${value}`), 'query', 'state', value);
+  for (const value of ['closed,open', 'done'])
+    assertInvalid(await get(`${LIST}?state=${value}`), 'query', 'state', value);
   assertInvalid(await get(`${LIST}?organization=${'x'.repeat(201)}`), 'query', 'organization');
 });
 
@@ -93,7 +105,12 @@ test('detail: every Milestone field; names in any case; due_on null when absent'
 });
 
 test('detail: unknown → 404 "Milestone not found"; a non-integer number → 400', async () => {
-  await assertNotFound(get, '/api/v0/milestones/', ['OWASP/Nest/99', 'octo-org/Other/1', 'nobody/Nest/1'], 'Milestone not found');
+  await assertNotFound(
+    get,
+    '/api/v0/milestones/',
+    ['OWASP/Nest/99', 'octo-org/Other/1', 'nobody/Nest/1'],
+    'Milestone not found',
+  );
   for (const number of ['abc', '1.5', '1e2', '-1', '0x1', '99999999999']) {
     assertInvalid(await get(`/api/v0/milestones/OWASP/Nest/${number}`), 'path', 'milestone_id', number);
   }

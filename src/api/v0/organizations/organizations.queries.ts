@@ -6,7 +6,10 @@ import type { OrganizationFilters } from './organizations.schemas.ts';
 
 // Published once the GitHub sync has the organization's profile: GitHub's dates come with it.
 function publishedOrganizations(db: Db) {
-  return db.selectFrom('organizations').where('organizations.created_at', 'is not', null).where('organizations.updated_at', 'is not', null);
+  return db
+    .selectFrom('organizations')
+    .where('organizations.created_at', 'is not', null)
+    .where('organizations.updated_at', 'is not', null);
 }
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -18,8 +21,12 @@ export const ORGANIZATION_ORDERING: OrderingSpec = {
 
 // The stored e-mail address is never selected: it is not part of the published record.
 export function listOrganizations(db: Db, query: Static<typeof OrganizationFilters>) {
-  let q = publishedOrganizations(db)
-    .select(['organizations.login', 'organizations.name', 'organizations.created_at', 'organizations.updated_at']);
+  let q = publishedOrganizations(db).select([
+    'organizations.login',
+    'organizations.name',
+    'organizations.created_at',
+    'organizations.updated_at',
+  ]);
   if (query.location !== undefined) q = q.where(sql`lower(organizations.location)`, '=', query.location.toLowerCase());
   return q;
 }

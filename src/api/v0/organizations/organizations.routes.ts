@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { detailRoute, listRoute } from '../common/routes.ts';
-import { OrganizationDetail, OrganizationFilters, OrganizationItem, OrganizationParams } from './organizations.schemas.ts';
+import {
+  OrganizationDetail,
+  OrganizationFilters,
+  OrganizationItem,
+  OrganizationParams,
+} from './organizations.schemas.ts';
 import { ORGANIZATION_ORDERING, getOrganization, listOrganizations } from './organizations.queries.ts';
 
 export async function organizationRoutes(app: FastifyInstance): Promise<void> {

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, organization } from '../../../../test/factories.ts';
-import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import {
+  assertDateTime,
+  assertInvalid,
+  assertOrderingContract,
+  assertPagination,
+  keysInOrder,
+  keysOf,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 type Tracked = { id: number; login: string; created_at: string; updated_at: string };
@@ -21,10 +28,21 @@ const api = useTestApp(async (db) => {
     ['kappa', 'San Francisco, CA', 2, 2],
   ] as const;
   for (const [login, location, created, updated] of specs) {
-    const dates = { created_at: created === null ? null : day(created), updated_at: updated === null ? null : day(updated) };
+    const dates = {
+      created_at: created === null ? null : day(created),
+      updated_at: updated === null ? null : day(updated),
+    };
     // The stored e-mail must never be published.
-    const id = await organization(db, { login, location, name: `${login} name`, company: `${login} Inc`, email: `contact@${login}.example`, ...dates });
-    if (created !== null && updated !== null) rows.push({ id: Number(id), login, created_at: day(created), updated_at: day(updated) });
+    const id = await organization(db, {
+      login,
+      location,
+      name: `${login} name`,
+      company: `${login} Inc`,
+      email: `contact@${login}.example`,
+      ...dates,
+    });
+    if (created !== null && updated !== null)
+      rows.push({ id: Number(id), login, created_at: day(created), updated_at: day(updated) });
   }
 });
 
@@ -36,18 +54,28 @@ const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'login').filter(
 const ALL = ['OWASP', 'octo-org', 'nest-lab', 'zeta', 'kappa'];
 
 test('orderings: default -created_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, { key: 'login', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
+  await assertOrderingContract(get, LIST, rows, {
+    key: 'login',
+    fields: ['created_at', 'updated_at'],
+    byDefault: DEFAULT,
+  });
 });
 
 test('an item has exactly login, name, created_at, updated_at; dates are never null', async () => {
   const items = (await get(LIST)).json().items;
-  assert.deepEqual(items.map((item: { login: string }) => item.login), ordered(ALL));
+  assert.deepEqual(
+    items.map((item: { login: string }) => item.login),
+    ordered(ALL),
+  );
   for (const item of items) {
     assert.deepEqual(Object.keys(item), ['login', 'name', 'created_at', 'updated_at']);
     assertDateTime(item.created_at);
     assertDateTime(item.updated_at);
   }
-  assert.deepEqual(items.find((item: { login: string }) => item.login === 'kappa'), { login: 'kappa', name: 'kappa name', created_at: day(2), updated_at: day(2) });
+  assert.deepEqual(
+    items.find((item: { login: string }) => item.login === 'kappa'),
+    { login: 'kappa', name: 'kappa name', created_at: day(2), updated_at: day(2) },
+  );
 });
 
 test('organizations whose GitHub profile is not known yet (no dates) are not published: not listed, detail 404', async () => {

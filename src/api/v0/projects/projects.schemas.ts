@@ -8,7 +8,8 @@ export const PROJECT_LEVELS: readonly ProjectLevel[] = ['flagship', 'production'
 
 // A plain `enum` (not a union of literals) gives one validation error naming the allowed values,
 // and lets the query normalization lower-case the parameter.
-const Level = (description: string) => Type.Unsafe<ProjectLevel>(Type.String({ enum: [...PROJECT_LEVELS], description }));
+const Level = (description: string) =>
+  Type.Unsafe<ProjectLevel>(Type.String({ enum: [...PROJECT_LEVELS], description }));
 
 export const PROJECT_TYPES: readonly ProjectType[] = ['code', 'documentation', 'other', 'tool'];
 const Kind = (description: string) => Type.Unsafe<ProjectType>(Type.String({ enum: [...PROJECT_TYPES], description }));
@@ -20,7 +21,7 @@ export const ProjectItem = Type.Object(
     key: Key(),
     name: Type.String(),
     level: Level('Project level.'),
-    type: Kind('Project type (the reference\'s; a type the website data gives that is not one of these is `other`).'),
+    type: Kind("Project type (the reference's; a type the website data gives that is not one of these is `other`)."),
     created_at: DateTime(),
     updated_at: DateTime(),
   },

@@ -6,7 +6,15 @@ import type { Selectable } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { project } from '../../../../test/factories-community.ts';
 import { repository } from '../../../../test/factories.ts';
-import { assertSearchPages, compareDay, OPS, qParameter, searchContractTests, searchUrl, spellings } from '../../../../test/factories-search.ts';
+import {
+  assertSearchPages,
+  compareDay,
+  OPS,
+  qParameter,
+  searchContractTests,
+  searchUrl,
+  spellings,
+} from '../../../../test/factories-search.ts';
 import { keysInOrder, keysOf } from '../../../../test/lists.ts';
 import { useTestApp } from '../../../../test/resources.ts';
 
@@ -30,12 +38,34 @@ const { get } = useTestApp(async (db) => {
     active.push(await project(db, { key, name, level, created_at, updated_at }));
   }
   // Inactive projects match many of the searches below and must never be listed.
-  await project(db, { key: 'nest-archive', name: 'Nest Archive', level: 'lab', is_active: false, created_at: '2024-05-01T10:00:00Z' });
-  await project(db, { key: 'old-zap', name: 'ZAP Old', level: 'flagship', is_active: false, created_at: '2024-05-01T11:00:00Z' });
+  await project(db, {
+    key: 'nest-archive',
+    name: 'Nest Archive',
+    level: 'lab',
+    is_active: false,
+    created_at: '2024-05-01T10:00:00Z',
+  });
+  await project(db, {
+    key: 'old-zap',
+    name: 'ZAP Old',
+    level: 'flagship',
+    is_active: false,
+    created_at: '2024-05-01T11:00:00Z',
+  });
   // Stars: the most starred stored repository a project names, forks aside. juice-shop names one that
   // is not stored, the others name none: they match no numeric condition.
-  const paths = { nest: ['owasp/www-project-nest', 'owasp/nest'], zap: ['zaproxy/zaproxy', 'someone/zaproxy'], dragon: ['owasp/threat-dragon'], 'juice-shop': ['juice-shop/juice-shop'] };
-  for (const [key, list] of Object.entries(paths)) await db.updateTable('projects').set({ repository_paths: JSON.stringify(list) }).where('key', '=', key).execute();
+  const paths = {
+    nest: ['owasp/www-project-nest', 'owasp/nest'],
+    zap: ['zaproxy/zaproxy', 'someone/zaproxy'],
+    dragon: ['owasp/threat-dragon'],
+    'juice-shop': ['juice-shop/juice-shop'],
+  };
+  for (const [key, list] of Object.entries(paths))
+    await db
+      .updateTable('projects')
+      .set({ repository_paths: JSON.stringify(list) })
+      .where('key', '=', key)
+      .execute();
   await repository(db, { owner_login: 'OWASP', name: 'www-project-nest', stars_count: 5 });
   await repository(db, { owner_login: 'OWASP', name: 'Nest', stars_count: 300 });
   await repository(db, { owner_login: 'zaproxy', name: 'zaproxy', stars_count: 12000 });
@@ -46,7 +76,8 @@ const { get } = useTestApp(async (db) => {
 
 const PATH = '/api/v0/projects/';
 const search = (q: string, params: Record<string, string> = {}) => keysOf(get, searchUrl(PATH, q, params), 'key');
-const expected = (keep: (p: Project) => boolean, ordering = '-created_at') => keysInOrder(active.filter(keep), ordering, 'key');
+const expected = (keep: (p: Project) => boolean, ordering = '-created_at') =>
+  keysInOrder(active.filter(keep), ordering, 'key');
 const ALL = () => true;
 
 test('name: substring ignoring case, exact when quoted; inactive projects never match', async () => {
@@ -60,15 +91,35 @@ test('name: substring ignoring case, exact when quoted; inactive projects never 
   assert.deepEqual(await search('name:100%'), ['coverage']);
   assert.deepEqual(await search('name:e_c'), ['snake'], 'not snakeXcase');
   assert.deepEqual(await search('name:"Threat Dragon"'), ['dragon']);
-  assert.deepEqual(await search('name:threat dragon'), ['dragon'], 'two conditions: name has "threat", name has "dragon"');
+  assert.deepEqual(
+    await search('name:threat dragon'),
+    ['dragon'],
+    'two conditions: name has "threat", name has "dragon"',
+  );
 });
 
 test('level: substring ignoring case, exact (case-sensitive, stored lower-case) when quoted', async () => {
-  assert.deepEqual(await search('level:lab'), expected((p) => p.level === 'lab'));
-  assert.deepEqual(await search('level:LAB'), expected((p) => p.level === 'lab'));
-  assert.deepEqual(await search('level:flag'), expected((p) => p.level === 'flagship'));
-  assert.deepEqual(await search('level:o'), expected((p) => p.level.includes('o')), 'production, incubator, other');
-  assert.deepEqual(await search('level:"flagship"'), expected((p) => p.level === 'flagship'));
+  assert.deepEqual(
+    await search('level:lab'),
+    expected((p) => p.level === 'lab'),
+  );
+  assert.deepEqual(
+    await search('level:LAB'),
+    expected((p) => p.level === 'lab'),
+  );
+  assert.deepEqual(
+    await search('level:flag'),
+    expected((p) => p.level === 'flagship'),
+  );
+  assert.deepEqual(
+    await search('level:o'),
+    expected((p) => p.level.includes('o')),
+    'production, incubator, other',
+  );
+  assert.deepEqual(
+    await search('level:"flagship"'),
+    expected((p) => p.level === 'flagship'),
+  );
   assert.deepEqual(await search('level:"Flagship"'), []);
   assert.deepEqual(await search('level:"flag"'), []);
   assert.deepEqual(await search('level:unknown'), []);
@@ -91,8 +142,15 @@ test('created_at and updated_at: whole UTC days, every operator, both spellings 
     }
   }
   assert.deepEqual(await search('created_at:2024-05-01'), ['nest-ui', 'nest']);
-  assert.deepEqual(await search('created_at:2024-04-30'), ['juice-shop', 'coverage'], '12:00 at +14:00 is still 30 April in UTC');
-  assert.deepEqual(await search('updated_at:20240601'), expected((p) => ['nest', 'nest-ui', 'dragon'].includes(p.key)));
+  assert.deepEqual(
+    await search('created_at:2024-04-30'),
+    ['juice-shop', 'coverage'],
+    '12:00 at +14:00 is still 30 April in UTC',
+  );
+  assert.deepEqual(
+    await search('updated_at:20240601'),
+    expected((p) => ['nest', 'nest-ui', 'dragon'].includes(p.key)),
+  );
   assert.deepEqual(await search('created_at:20200229'), ['snakex']);
   assert.deepEqual(await search('created_at:2023-02-29'), expected(ALL), 'not a calendar day: dropped');
   assert.deepEqual(await search('created_at<=9999-12-31'), expected(ALL));
@@ -109,7 +167,10 @@ test('free text searches the name; fields of other resources are unknown here an
     assert.deepEqual(await search(q), expected(ALL), q);
   }
   assert.deepEqual(await search('forks:>1 language:x name:zap'), ['zap']);
-  assert.deepEqual(await search('level:flagship created_at:2024-02-30 updated_at>=2024-06-01'), expected((p) => p.level === 'flagship' && compareDay(p.updated_at, '>=', '2024-06-01')));
+  assert.deepEqual(
+    await search('level:flagship created_at:2024-02-30 updated_at>=2024-06-01'),
+    expected((p) => p.level === 'flagship' && compareDay(p.updated_at, '>=', '2024-06-01')),
+  );
 });
 
 test('q combines with the level filter, ordering and pagination', async () => {
@@ -117,11 +178,19 @@ test('q combines with the level filter, ordering and pagination', async () => {
   assert.deepEqual(await search('nest', { level: 'LAB' }), ['nest-ui']);
   assert.deepEqual(await search('level:flag', { level: 'lab' }), [], 'both apply');
   for (const ordering of ['name', '-name', 'updated_at', '-updated_at,name']) {
-    assert.deepEqual(await search('level:o', { ordering }), expected((p) => p.level.includes('o'), ordering), ordering);
+    assert.deepEqual(
+      await search('level:o', { ordering }),
+      expected((p) => p.level.includes('o'), ordering),
+      ordering,
+    );
   }
   const all = expected((p) => p.created_at.getTime() >= Date.parse('2024-01-01'), 'name');
   assert.equal(all.length, 5);
-  await assertSearchPages(get, PATH, 'created_at>=2024-01-01', { ordering: 'name' }, all, { key: 'key', limit: 2, linkQ: 'q=created_at%3E%3D2024-01-01' });
+  await assertSearchPages(get, PATH, 'created_at>=2024-01-01', { ordering: 'name' }, all, {
+    key: 'key',
+    limit: 2,
+    linkQ: 'q=created_at%3E%3D2024-01-01',
+  });
 });
 
 searchContractTests(get, PATH, 'key', () => expected(ALL));

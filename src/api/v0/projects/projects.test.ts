@@ -4,7 +4,16 @@ import type { Selectable } from 'kysely';
 import type { ProjectTable } from '../../../db/schema.ts';
 import { committee, entityLeader, leader, project } from '../../../../test/factories-community.ts';
 import { day, member } from '../../../../test/factories.ts';
-import { assertDefaultOrdering, assertInvalid, assertOrderings, assertPagination, assertUnknownOrdering, bothWays, itemKeys, keysInOrder } from '../../../../test/lists.ts';
+import {
+  assertDefaultOrdering,
+  assertInvalid,
+  assertOrderings,
+  assertPagination,
+  assertUnknownOrdering,
+  bothWays,
+  itemKeys,
+  keysInOrder,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 const PATH = '/api/v0/projects/';
@@ -16,15 +25,65 @@ const api = useTestApp(async (db) => {
   const at = (d: number) => new Date(Date.UTC(2023, 0, d)).toISOString();
   // Equal dates and names, and keys against the ids, so that only the id can break the ties.
   active = [
-    await project(db, { key: 'Nest', name: 'nest', level: 'flagship', type: 'code', description: 'The API.', created_at: at(4), updated_at: at(8) }),
-    await project(db, { key: 'zap', name: 'zap', level: 'flagship', type: 'tool', created_at: at(2), updated_at: at(8) }),
-    await project(db, { key: 'yara', name: 'amass', level: 'lab', type: 'documentation', created_at: at(4), updated_at: at(1) }),
-    await project(db, { key: 'xss', name: 'zap', level: 'production', type: 'code', created_at: at(1), updated_at: at(6) }),
-    await project(db, { key: 'wiki', name: 'bones', level: 'incubator', type: 'other', created_at: at(4), updated_at: at(8) }),
-    await project(db, { key: 'vault', name: 'amass', level: 'lab', type: 'documentation', created_at: at(9), updated_at: at(3) }),
+    await project(db, {
+      key: 'Nest',
+      name: 'nest',
+      level: 'flagship',
+      type: 'code',
+      description: 'The API.',
+      created_at: at(4),
+      updated_at: at(8),
+    }),
+    await project(db, {
+      key: 'zap',
+      name: 'zap',
+      level: 'flagship',
+      type: 'tool',
+      created_at: at(2),
+      updated_at: at(8),
+    }),
+    await project(db, {
+      key: 'yara',
+      name: 'amass',
+      level: 'lab',
+      type: 'documentation',
+      created_at: at(4),
+      updated_at: at(1),
+    }),
+    await project(db, {
+      key: 'xss',
+      name: 'zap',
+      level: 'production',
+      type: 'code',
+      created_at: at(1),
+      updated_at: at(6),
+    }),
+    await project(db, {
+      key: 'wiki',
+      name: 'bones',
+      level: 'incubator',
+      type: 'other',
+      created_at: at(4),
+      updated_at: at(8),
+    }),
+    await project(db, {
+      key: 'vault',
+      name: 'amass',
+      level: 'lab',
+      type: 'documentation',
+      created_at: at(9),
+      updated_at: at(3),
+    }),
     await project(db, { key: 'unit', name: 'cobra', level: 'other', created_at: at(3), updated_at: at(6) }),
   ];
-  await project(db, { key: 'retired', name: 'retired', level: 'flagship', type: 'tool', is_active: false, created_at: at(20) });
+  await project(db, {
+    key: 'retired',
+    name: 'retired',
+    level: 'flagship',
+    type: 'tool',
+    is_active: false,
+    created_at: at(20),
+  });
   // Leaders and the members they are: by the GitHub login the website gives (ana), by a unique display
   // name (bo), not by a name two members share (cy), never an unpublished member (dee, eve).
   const [ana, bo, cy, dee, eve] = [
@@ -63,7 +122,11 @@ test('the list shows active projects only, by -created_at by default, with the l
     created_at: active[0]!.created_at.toISOString(),
     updated_at: active[0]!.updated_at.toISOString(),
   });
-  assert.equal((await get(PATH)).json().items.find((i: { key: string }) => i.key === 'unit').type, 'other', 'the default type');
+  assert.equal(
+    (await get(PATH)).json().items.find((i: { key: string }) => i.key === 'unit').type,
+    'other',
+    'the default type',
+  );
 });
 
 test('type: repeatable, any case, either of the values given; empty ignored; an unknown type is 400 naming the types', async () => {
@@ -74,7 +137,13 @@ test('type: repeatable, any case, either of the values given; empty ignored; an 
   assert.deepEqual(itemKeys(await get(`${PATH}?type=documentation&type=other&type=code&type=tool`)), inOrder(active));
   assert.deepEqual(itemKeys(await get(`${PATH}?type=tool`)), ['zap'], 'the inactive tool project is not listed');
   assert.deepEqual(itemKeys(await get(`${PATH}?type=tool&level=lab`)), []);
-  assert.deepEqual(itemKeys(await get(`${PATH}?type=documentation&ordering=name`)), inOrder(active.filter((p) => p.type === 'documentation'), 'name'));
+  assert.deepEqual(
+    itemKeys(await get(`${PATH}?type=documentation&ordering=name`)),
+    inOrder(
+      active.filter((p) => p.type === 'documentation'),
+      'name',
+    ),
+  );
   assert.deepEqual(itemKeys(await get(`${PATH}?type=`)), inOrder(active));
   assert.deepEqual(itemKeys(await get(`${PATH}?type=&type=code`)), ofType('code'));
   for (const bad of ['bogus', 'code,tool', 'codes', '%00']) {
@@ -82,14 +151,25 @@ test('type: repeatable, any case, either of the values given; empty ignored; an 
     assert.equal(res.statusCode, 400, bad);
     assert.equal(res.json().message, 'Invalid request');
     assert.deepEqual(res.json().errors[0].loc.slice(0, 2), ['query', 'type'], bad);
-    if (bad !== '%00') for (const type of ['code', 'documentation', 'other', 'tool']) assert.ok(res.json().errors[0].msg.includes(type), bad);
+    if (bad !== '%00')
+      for (const type of ['code', 'documentation', 'other', 'tool'])
+        assert.ok(res.json().errors[0].msg.includes(type), bad);
   }
   assert.equal((await get(`${PATH}?type=code&type=bogus`)).statusCode, 400);
-  assert.equal((await get(`${PATH}?${Array.from({ length: 21 }, () => 'type=code').join('&')}`)).statusCode, 400, 'at most 20 values');
+  assert.equal(
+    (await get(`${PATH}?${Array.from({ length: 21 }, () => 'type=code').join('&')}`)).statusCode,
+    400,
+    'at most 20 values',
+  );
 });
 
 test('every ordering, ascending and descending, several comma-separated; id breaks ties', async () => {
-  await assertOrderings(get, PATH, active, [...ALLOWED, 'name,-created_at', '-updated_at,name', 'updated_at,created_at']);
+  await assertOrderings(get, PATH, active, [
+    ...ALLOWED,
+    'name,-created_at',
+    '-updated_at,name',
+    'updated_at,created_at',
+  ]);
 });
 
 test('an unknown ordering is 400 naming the allowed values', async () => {
@@ -97,18 +177,30 @@ test('an unknown ordering is 400 naming the allowed values', async () => {
 });
 
 test('level: any case, active projects only; empty is ignored; an unknown level is 400 naming the levels', async () => {
-  for (const [value, level] of [['flagship', 'flagship'], ['FLAGSHIP', 'flagship'], ['Lab', 'lab'], ['incubator', 'incubator']]) {
+  for (const [value, level] of [
+    ['flagship', 'flagship'],
+    ['FLAGSHIP', 'flagship'],
+    ['Lab', 'lab'],
+    ['incubator', 'incubator'],
+  ]) {
     const res = await get(`${PATH}?level=${value}`);
     assert.equal(res.statusCode, 200, value);
     assert.deepEqual(itemKeys(res), inOrder(active.filter((p) => p.level === level)), value);
     assert.equal(res.json().count, active.filter((p) => p.level === level).length);
   }
-  assert.deepEqual(itemKeys(await get(`${PATH}?level=lab&ordering=-name`)), inOrder(active.filter((p) => p.level === 'lab'), '-name'));
+  assert.deepEqual(
+    itemKeys(await get(`${PATH}?level=lab&ordering=-name`)),
+    inOrder(
+      active.filter((p) => p.level === 'lab'),
+      '-name',
+    ),
+  );
   assert.deepEqual(itemKeys(await get(`${PATH}?level=`)), inOrder(active));
   for (const bad of ['unknown', 'flag', 'flagships']) {
     const res = await get(`${PATH}?level=${bad}`);
     assertInvalid(res, 'query', 'level', bad);
-    for (const level of ['flagship', 'production', 'lab', 'incubator', 'other']) assert.ok(res.json().errors[0].msg.includes(level));
+    for (const level of ['flagship', 'production', 'lab', 'incubator', 'other'])
+      assert.ok(res.json().errors[0].msg.includes(level));
   }
 });
 
@@ -131,7 +223,10 @@ test('detail: the key with or without the prefix, any case; leaders in position 
     level: 'flagship',
     type: 'code',
     description: 'The API.',
-    leaders: [{ key: 'anagh', name: 'Ana' }, { key: 'bbell', name: 'Bo Bell' }],
+    leaders: [
+      { key: 'anagh', name: 'Ana' },
+      { key: 'bbell', name: 'Bo Bell' },
+    ],
     created_at: active[0]!.created_at.toISOString(),
     updated_at: active[0]!.updated_at.toISOString(),
   });
@@ -146,7 +241,12 @@ test('detail: the key with or without the prefix, any case; leaders in position 
 });
 
 test('detail: missing and inactive projects are 404', async () => {
-  await assertNotFound(get, PATH, ['retired', 'www-project-retired', 'nothing', 'www-chapter-nest'], 'Project not found');
+  await assertNotFound(
+    get,
+    PATH,
+    ['retired', 'www-project-retired', 'nothing', 'www-chapter-nest'],
+    'Project not found',
+  );
 });
 
 test('HEAD answers the list and the detail with 200 and no body', async () => {

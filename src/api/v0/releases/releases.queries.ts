@@ -24,7 +24,13 @@ export function getRelease(db: Db, scope: Required<RepositoryScope>, tagName: st
   const q = db
     .selectFrom('releases')
     .innerJoin('repositories', 'repositories.id', 'releases.repository_id')
-    .select(['releases.name', 'releases.tag_name', 'releases.description', 'releases.published_at', 'releases.created_at'])
+    .select([
+      'releases.name',
+      'releases.tag_name',
+      'releases.description',
+      'releases.published_at',
+      'releases.created_at',
+    ])
     .where('releases.tag_name', '=', tagName);
   return whereRepository(q, scope).executeTakeFirst();
 }

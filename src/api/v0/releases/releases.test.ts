@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day } from '../../../../test/factories.ts';
 import { nestRepositories, release } from '../../../../test/factories-github.ts';
-import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import {
+  assertDateTime,
+  assertInvalid,
+  assertOrderingContract,
+  assertPagination,
+  keysInOrder,
+  keysOf,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 type Tracked = { id: number; name: string; tag_name: string; published_at: string | null; created_at: string };
@@ -20,7 +27,12 @@ const api = useTestApp(async (db) => {
     [other, 'v2.0.0-rc.1', 'n6', null, 4],
   ] as const;
   for (const [repository_id, tag_name, name, published, created] of specs) {
-    const values = { name, tag_name, published_at: published === null ? null : day(published), created_at: day(created) };
+    const values = {
+      name,
+      tag_name,
+      published_at: published === null ? null : day(published),
+      created_at: day(created),
+    };
     rows.push({ id: await release(db, { repository_id, description: `Notes of ${name}`, ...values }), ...values });
   }
 });
@@ -33,7 +45,11 @@ const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((
 const ALL = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
 
 test('orderings: default -published_at,-created_at (unpublished first), each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, { key: 'name', fields: ['created_at', 'published_at'], byDefault: DEFAULT });
+  await assertOrderingContract(get, LIST, rows, {
+    key: 'name',
+    fields: ['created_at', 'published_at'],
+    byDefault: DEFAULT,
+  });
   assert.deepEqual((await names(LIST)).slice(0, 2), ['n6', 'n2']);
 });
 
@@ -89,7 +105,12 @@ test('detail: every Release field; names case-insensitive, the tag exact; dots a
 });
 
 test('detail: unknown → 404 "Release not found"; a raw slash in the tag is not a route', async () => {
-  await assertNotFound(get, '/api/v0/releases/', ['OWASP/Nest/v9', 'OWASP/Nest/V1.1.0', 'OWASP/Other/v1.0.0', 'nobody/Nest/v1.0.0'], 'Release not found');
+  await assertNotFound(
+    get,
+    '/api/v0/releases/',
+    ['OWASP/Nest/v9', 'OWASP/Nest/V1.1.0', 'OWASP/Other/v1.0.0', 'nobody/Nest/v1.0.0'],
+    'Release not found',
+  );
   await assertNotFound(get, '/api/v0/releases/', ['OWASP/Other/release/2.0'], 'Not found');
 });
 

@@ -23,7 +23,8 @@ export function whereRepository<TB extends keyof DB, O>(
   scope: RepositoryScope,
 ): SelectQueryBuilder<DB, TB, O> {
   let q = query;
-  if (scope.organization !== undefined) q = q.where(sql`lower(repositories.owner_login)`, '=', scope.organization.toLowerCase());
+  if (scope.organization !== undefined)
+    q = q.where(sql`lower(repositories.owner_login)`, '=', scope.organization.toLowerCase());
   if (scope.repository !== undefined) q = q.where(sql`lower(repositories.name)`, '=', scope.repository.toLowerCase());
   return q;
 }
@@ -43,7 +44,10 @@ export async function whereInRepositories<DB2, TB extends keyof DB2, O>(
   scope: RepositoryScope,
 ): Promise<SelectQueryBuilder<DB2, TB, O>> {
   if (scope.organization !== undefined && scope.repository !== undefined) {
-    const found = await whereRepository(db.selectFrom('repositories').select('repositories.id'), scope).executeTakeFirst();
+    const found = await whereRepository(
+      db.selectFrom('repositories').select('repositories.id'),
+      scope,
+    ).executeTakeFirst();
     return query.where(found ? sql<boolean>`${sql.ref(column)} = ${found.id}` : sql<boolean>`false`);
   }
   if (!isScoped(scope)) return query;
@@ -53,9 +57,12 @@ export async function whereInRepositories<DB2, TB extends keyof DB2, O>(
 
 /** The rows of the list for these filters, before ordering and paging (bench/search.ts pages it too). */
 export function filterRepositories(db: Db, query: Static<typeof RepositoryFilters>) {
-  let q = db.selectFrom('repositories').select(['repositories.name', 'repositories.created_at', 'repositories.updated_at']);
+  let q = db
+    .selectFrom('repositories')
+    .select(['repositories.name', 'repositories.created_at', 'repositories.updated_at']);
   q = whereRepository(q, { organization: query.organization_id });
-  if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.repositories), SEARCH_COLUMNS.repositories);
+  if (query.q !== undefined)
+    q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.repositories), SEARCH_COLUMNS.repositories);
   return q;
 }
 

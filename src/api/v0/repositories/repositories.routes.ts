@@ -25,7 +25,8 @@ export async function repositoryRoutes(app: FastifyInstance): Promise<void> {
     params: RepositoryParams,
     response: RepositoryDetail,
     resource: 'Repository',
-    fetch: (db, params) => getRepository(db, { organization: params.organization_id, repository: params.repository_id }),
+    fetch: (db, params) =>
+      getRepository(db, { organization: params.organization_id, repository: params.repository_id }),
     present: (row) => row,
   });
 }

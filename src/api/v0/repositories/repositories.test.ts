@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, organization, repository } from '../../../../test/factories.ts';
-import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination, keysInOrder, keysOf } from '../../../../test/lists.ts';
+import {
+  assertDateTime,
+  assertInvalid,
+  assertOrderingContract,
+  assertPagination,
+  keysInOrder,
+  keysOf,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 type Tracked = { id: number; name: string; created_at: string; updated_at: string };
@@ -40,7 +47,11 @@ const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((
 const ALL = ['Nest', 'www-project', 'nest', 'Other', 'hello-world', 'zap', 'dotfiles'];
 
 test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, { key: 'name', fields: ['created_at', 'updated_at'], byDefault: DEFAULT });
+  await assertOrderingContract(get, LIST, rows, {
+    key: 'name',
+    fields: ['created_at', 'updated_at'],
+    byDefault: DEFAULT,
+  });
 });
 
 test('an item has exactly name, created_at, updated_at', async () => {
@@ -86,7 +97,12 @@ test('detail: every Repository field, names in any case; 404 "Repository not fou
   const octoNest = (await get('/api/v0/repositories/OCTO-ORG/Nest')).json();
   assert.equal(octoNest.description, 'octo-org/nest');
   assert.equal(octoNest.stars_count, 0);
-  await assertNotFound(get, '/api/v0/repositories/', ['OWASP/hello-world', 'nobody/Nest', 'OWASP/Nes'], 'Repository not found');
+  await assertNotFound(
+    get,
+    '/api/v0/repositories/',
+    ['OWASP/hello-world', 'nobody/Nest', 'OWASP/Nes'],
+    'Repository not found',
+  );
 });
 
 test('HEAD on the list and the detail', async () => {

@@ -119,12 +119,18 @@ function subOrdering(table: string, other: string, defaultOrdering: string): Ord
 }
 
 /** The five sub-lists of a snapshot: their orderings and rows; the rows of an unknown snapshot are a NotFoundError. */
-export const SNAPSHOT_SUB_LISTS: Record<SnapshotSegment, { ordering: OrderingSpec; query: (db: Db, snapshotId: string) => Promise<ListQuery> }> = {
+export const SNAPSHOT_SUB_LISTS: Record<
+  SnapshotSegment,
+  { ordering: OrderingSpec; query: (db: Db, snapshotId: string) => Promise<ListQuery> }
+> = {
   chapters: { ordering: subOrdering('chapters', 'updated_at', '-created_at'), query: inSnapshot(listSnapshotChapters) },
   issues: { ordering: subOrdering('issues', 'updated_at', '-created_at'), query: inSnapshot(listSnapshotIssues) },
   members: { ordering: subOrdering('members', 'updated_at', '-created_at'), query: inSnapshot(listSnapshotMembers) },
   projects: { ordering: subOrdering('projects', 'updated_at', '-created_at'), query: inSnapshot(listSnapshotProjects) },
-  releases: { ordering: subOrdering('releases', 'published_at', '-published_at'), query: inSnapshot(listSnapshotReleases) },
+  releases: {
+    ordering: subOrdering('releases', 'published_at', '-published_at'),
+    query: inSnapshot(listSnapshotReleases),
+  },
 };
 
 function inSnapshot<Q>(list: (db: Db, period: Period) => Q): (db: Db, snapshotId: string) => Promise<Q> {

@@ -12,7 +12,13 @@ import {
   SnapshotProjectItem,
   SnapshotReleaseItem,
 } from './snapshots.schemas.ts';
-import { getSnapshot, listSnapshots, SNAPSHOT_ORDERING, SNAPSHOT_SUB_LISTS, type SnapshotSegment } from './snapshots.queries.ts';
+import {
+  getSnapshot,
+  listSnapshots,
+  SNAPSHOT_ORDERING,
+  SNAPSHOT_SUB_LISTS,
+  type SnapshotSegment,
+} from './snapshots.queries.ts';
 
 const TAG = 'Community';
 

@@ -32,13 +32,20 @@ export const SnapshotDetail = Type.Object(
 );
 
 export const SnapshotParams = Type.Object({
-  snapshot_id: Type.String({ minLength: 1, maxLength: 200, description: 'The snapshot key, `YYYY-MM`.', examples: ['2025-02'] }),
+  snapshot_id: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'The snapshot key, `YYYY-MM`.',
+    examples: ['2025-02'],
+  }),
 });
 
 export const NoFilters = Type.Object({});
 
 const Repository = {
-  organization_login: Nullable(Type.String({ description: 'Login of the organization owning the repository; null for a user-owned one.' })),
+  organization_login: Nullable(
+    Type.String({ description: 'Login of the organization owning the repository; null for a user-owned one.' }),
+  ),
   repository_name: Nullable(Type.String()),
 };
 
@@ -48,7 +55,10 @@ export const SnapshotChapterItem = ChapterItem;
 
 export const SnapshotIssueItem = Type.Object({ ...IssueItem.properties, ...Repository }, { title: 'SnapshotIssue' });
 
-export const SnapshotReleaseItem = Type.Object({ ...ReleaseItem.properties, ...Repository }, { title: 'SnapshotRelease' });
+export const SnapshotReleaseItem = Type.Object(
+  { ...ReleaseItem.properties, ...Repository },
+  { title: 'SnapshotRelease' },
+);
 
 export const SnapshotProjectItem = ProjectItem;
 

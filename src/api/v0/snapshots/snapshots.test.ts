@@ -38,23 +38,63 @@ const api = useTestApp(async (db) => {
   const { nest, other, octoNest } = await nestRepositories(db);
   const coordinates = { latitude: 51.5, longitude: -0.1 };
   // January 2024: two published chapters, and two that are not (inactive, no coordinates).
-  for (const [key, created, updated] of [['jan-a', '2024-01-05T08:00:00Z', '2024-02-10T00:00:00Z'], ['jan-b', '2024-01-20T08:00:00Z', '2024-01-21T00:00:00Z']]) {
-    const values = { key: key!, name: `Chapter ${key}`, ...coordinates, created_at: at(created!), updated_at: at(updated!) };
+  for (const [key, created, updated] of [
+    ['jan-a', '2024-01-05T08:00:00Z', '2024-02-10T00:00:00Z'],
+    ['jan-b', '2024-01-20T08:00:00Z', '2024-01-21T00:00:00Z'],
+  ]) {
+    const values = {
+      key: key!,
+      name: `Chapter ${key}`,
+      ...coordinates,
+      created_at: at(created!),
+      updated_at: at(updated!),
+    };
     chapters.push({ id: Number(await chapter(db, values)), ...values });
   }
   await chapter(db, { key: 'jan-inactive', is_active: false, created_at: at('2024-01-10T00:00:00Z') });
   await chapter(db, { key: 'jan-unplaced', latitude: null, created_at: at('2024-01-11T00:00:00Z') });
   await chapter(db, { key: 'mar-current', created_at: at('2024-03-01T00:00:00Z') });
   // Projects of three of the client's four types (the importer maps the website's text to them).
-  for (const [key, type, created] of [['code-tool', 'code', '2024-01-03T00:00:00Z'], ['untyped', 'other', '2024-01-25T00:00:00Z'], ['docs', 'documentation', '2024-01-28T00:00:00Z']] as const) {
-    const row = await project(db, { key, name: `project ${key}`, level: 'lab', type, created_at: at(created), updated_at: at('2024-02-01T00:00:00Z') });
-    projects.push({ id: Number(row.id), key: row.key, name: row.name, level: 'lab', created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
+  for (const [key, type, created] of [
+    ['code-tool', 'code', '2024-01-03T00:00:00Z'],
+    ['untyped', 'other', '2024-01-25T00:00:00Z'],
+    ['docs', 'documentation', '2024-01-28T00:00:00Z'],
+  ] as const) {
+    const row = await project(db, {
+      key,
+      name: `project ${key}`,
+      level: 'lab',
+      type,
+      created_at: at(created),
+      updated_at: at('2024-02-01T00:00:00Z'),
+    });
+    projects.push({
+      id: Number(row.id),
+      key: row.key,
+      name: row.name,
+      level: 'lab',
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    });
   }
   await project(db, { key: 'inactive', is_active: false, created_at: at('2024-01-04T00:00:00Z') });
   // Members: the last microsecond of January is in January; members without dates are in no period.
-  for (const [login, created, updated] of [['old-timer', '2023-11-20T10:00:00Z', '2024-01-01T00:00:00Z'], ['edge', '2024-01-31T23:59:59.999999Z', '2024-02-01T00:00:00Z']]) {
-    const values = { login: login!, name: `Name ${login}`, avatar_url: `https://avatars.example/${login}`, url: `https://github.com/${login}` };
-    members.push({ id: Number(await member(db, { ...values, created_at: created!, updated_at: updated! })), ...values, created_at: at(created!), updated_at: at(updated!) });
+  for (const [login, created, updated] of [
+    ['old-timer', '2023-11-20T10:00:00Z', '2024-01-01T00:00:00Z'],
+    ['edge', '2024-01-31T23:59:59.999999Z', '2024-02-01T00:00:00Z'],
+  ]) {
+    const values = {
+      login: login!,
+      name: `Name ${login}`,
+      avatar_url: `https://avatars.example/${login}`,
+      url: `https://github.com/${login}`,
+    };
+    members.push({
+      id: Number(await member(db, { ...values, created_at: created!, updated_at: updated! })),
+      ...values,
+      created_at: at(created!),
+      updated_at: at(updated!),
+    });
   }
   await member(db, { login: 'stub', created_at: null, updated_at: null });
   await member(db, { login: 'half-known', created_at: at('2024-01-15T00:00:00Z'), updated_at: null });
@@ -67,9 +107,20 @@ const api = useTestApp(async (db) => {
     [nest, 'Nest', 'OWASP', '2024-02-29T23:59:59Z', '2024-03-01T00:00:00Z'],
   ] as const;
   for (const [n, [repository_id, repository_name, organization_login, created, updated]] of issueSpecs.entries()) {
-    const values = { title: `issue ${n + 1}`, state: n % 2 ? ('closed' as const) : ('open' as const), url: `https://github.com/x/y/issues/${n + 1}` };
+    const values = {
+      title: `issue ${n + 1}`,
+      state: n % 2 ? ('closed' as const) : ('open' as const),
+      url: `https://github.com/x/y/issues/${n + 1}`,
+    };
     const id = Number(await issue(db, { repository_id, ...values, created_at: created, updated_at: updated }));
-    issues.push({ id, ...values, created_at: at(created), updated_at: at(updated), organization_login, repository_name });
+    issues.push({
+      id,
+      ...values,
+      created_at: at(created),
+      updated_at: at(updated),
+      organization_login,
+      repository_name,
+    });
   }
   await issue(db, { repository_id: nest, title: 'march', created_at: at('2024-03-01T00:00:00Z') });
   // Releases: January's, February's three (one unpublished), and a draft and a pre-release that never count.
@@ -80,11 +131,26 @@ const api = useTestApp(async (db) => {
     [other, 'Other', 'OWASP', 'v4', '2024-02-04T00:00:00Z', '2024-02-10T00:00:00Z'],
   ] as const;
   for (const [repository_id, repository_name, organization_login, tag_name, created, published] of releaseSpecs) {
-    const values = { name: `release ${tag_name}`, tag_name, published_at: published && at(published), created_at: at(created) };
-    releases.push({ id: await release(db, { repository_id, ...values }), ...values, organization_login, repository_name });
+    const values = {
+      name: `release ${tag_name}`,
+      tag_name,
+      published_at: published && at(published),
+      created_at: at(created),
+    };
+    releases.push({
+      id: await release(db, { repository_id, ...values }),
+      ...values,
+      organization_login,
+      repository_name,
+    });
   }
   await release(db, { repository_id: nest, tag_name: 'draft', is_draft: true, created_at: at('2024-02-06T00:00:00Z') });
-  await release(db, { repository_id: nest, tag_name: 'rc', is_prerelease: true, created_at: at('2024-02-07T00:00:00Z') });
+  await release(db, {
+    repository_id: nest,
+    tag_name: 'rc',
+    is_prerelease: true,
+    created_at: at('2024-02-07T00:00:00Z'),
+  });
   await refreshSnapshots(db, () => NOW);
 });
 
@@ -94,11 +160,30 @@ const strip = ({ id: _id, ...rest }: Row) => rest;
 const inOrder = (rows: Row[], ordering: string) => expectedOrder(rows, ordering).map(strip);
 
 const PERIODS = {
-  '2023-11': { title: 'November 2023 Snapshot', start_at: '2023-11-01T00:00:00.000Z', end_at: '2023-11-30T23:59:59.999Z' },
-  '2024-01': { title: 'January 2024 Snapshot', start_at: '2024-01-01T00:00:00.000Z', end_at: '2024-01-31T23:59:59.999Z' },
-  '2024-02': { title: 'February 2024 Snapshot', start_at: '2024-02-01T00:00:00.000Z', end_at: '2024-02-29T23:59:59.999Z' },
+  '2023-11': {
+    title: 'November 2023 Snapshot',
+    start_at: '2023-11-01T00:00:00.000Z',
+    end_at: '2023-11-30T23:59:59.999Z',
+  },
+  '2024-01': {
+    title: 'January 2024 Snapshot',
+    start_at: '2024-01-01T00:00:00.000Z',
+    end_at: '2024-01-31T23:59:59.999Z',
+  },
+  '2024-02': {
+    title: 'February 2024 Snapshot',
+    start_at: '2024-02-01T00:00:00.000Z',
+    end_at: '2024-02-29T23:59:59.999Z',
+  },
 };
-const snapshot = (key: keyof typeof PERIODS) => ({ created_at: BUILT, end_at: PERIODS[key].end_at, key, start_at: PERIODS[key].start_at, title: PERIODS[key].title, updated_at: BUILT });
+const snapshot = (key: keyof typeof PERIODS) => ({
+  created_at: BUILT,
+  end_at: PERIODS[key].end_at,
+  key,
+  start_at: PERIODS[key].start_at,
+  title: PERIODS[key].title,
+  updated_at: BUILT,
+});
 
 describe('snapshots built from records with fixed dates', () => {
   test('one snapshot per completed month with a new record: not the current month, not an empty one', async () => {
@@ -132,7 +217,12 @@ describe('snapshots built from records with fixed dates', () => {
 
   test('unknown snapshot → 404 "Snapshot not found", on the detail and on every sub-list; bad ids → 400', async () => {
     for (const id of ['2024-03', '2023-12', '2099-01', 'latest', '2024-1']) {
-      await assertNotFound(get, LIST, [id, ...['chapters', 'issues', 'members', 'projects', 'releases'].map((s) => `${id}/${s}/`)], 'Snapshot not found');
+      await assertNotFound(
+        get,
+        LIST,
+        [id, ...['chapters', 'issues', 'members', 'projects', 'releases'].map((s) => `${id}/${s}/`)],
+        'Snapshot not found',
+      );
     }
     assertInvalid(await get(`${LIST}${'9'.repeat(201)}`), 'path', 'snapshot_id');
     assertInvalid(await get(`${LIST}2024-01%00`), 'path', 'snapshot_id');
@@ -141,9 +231,18 @@ describe('snapshots built from records with fixed dates', () => {
 
   test('chapters: the active ones with coordinates created in the period, as the chapters list gives them', async () => {
     assert.deepEqual((await get(`${LIST}2024-01/chapters/`)).json().items, inOrder(chapters, '-created_at'));
-    assert.deepEqual((await get(`${LIST}2024-01/chapters/?ordering=updated_at`)).json().items, inOrder(chapters, 'updated_at'));
+    assert.deepEqual(
+      (await get(`${LIST}2024-01/chapters/?ordering=updated_at`)).json().items,
+      inOrder(chapters, 'updated_at'),
+    );
     assert.deepEqual((await get(`${LIST}2023-11/chapters/`)).json(), {
-      items: [], count: 0, total_count: 0, current_page: 1, total_pages: 1, has_next: false, has_previous: false,
+      items: [],
+      count: 0,
+      total_count: 0,
+      current_page: 1,
+      total_pages: 1,
+      has_next: false,
+      has_previous: false,
     });
     assertInvalid(await get(`${LIST}2024-01/chapters/?ordering=published_at`), 'query', 'ordering');
   });
@@ -151,7 +250,10 @@ describe('snapshots built from records with fixed dates', () => {
   test('projects: active ones, with the client type', async () => {
     const items = (await get(`${LIST}2024-01/projects/?ordering=created_at`)).json().items;
     const types = { 'code-tool': 'code', untyped: 'other', docs: 'documentation' };
-    assert.deepEqual(items, projects.map((p) => ({ ...strip(p), type: types[p.key as keyof typeof types] })));
+    assert.deepEqual(
+      items,
+      projects.map((p) => ({ ...strip(p), type: types[p.key as keyof typeof types] })),
+    );
     assert.deepEqual(await keysOf(get, `${LIST}2024-01/projects/`), ['docs', 'untyped', 'code-tool']);
   });
 
@@ -173,14 +275,23 @@ describe('snapshots built from records with fixed dates', () => {
     assert.deepEqual((await get(`${LIST}2024-02/releases/`)).json().items, inOrder(february, '-published_at'));
     assert.equal((await get(`${LIST}2024-02/releases/`)).json().items[0].published_at, null);
     for (const ordering of bothWays(['created_at', 'published_at'])) {
-      assert.deepEqual((await get(`${LIST}2024-02/releases/?ordering=${ordering}`)).json().items, inOrder(february, ordering), ordering);
+      assert.deepEqual(
+        (await get(`${LIST}2024-02/releases/?ordering=${ordering}`)).json().items,
+        inOrder(february, ordering),
+        ordering,
+      );
     }
     assert.deepEqual((await get(`${LIST}2024-01/releases/`)).json().items, [strip(releases[0]!)]);
     assertInvalid(await get(`${LIST}2024-02/releases/?ordering=updated_at`), 'query', 'ordering');
   });
 
   test('pagination of a sub-list and of the list: pages, envelope, Link header, bounds', async () => {
-    await assertPagination(get, `${LIST}2024-02/issues/`, inOrder(issues, '-created_at').map((i) => i.title), { key: 'title', limit: 2 });
+    await assertPagination(
+      get,
+      `${LIST}2024-02/issues/`,
+      inOrder(issues, '-created_at').map((i) => i.title),
+      { key: 'title', limit: 2 },
+    );
     await assertPagination(get, LIST, ['2024-02', '2024-01', '2023-11'], { key: 'key', limit: 1 });
   });
 
@@ -201,11 +312,21 @@ describe('rebuilding', () => {
   test('idempotent; a month completing adds its snapshot; a new record updates one; an emptied month goes', async () => {
     const db = own.t.database.db;
     const { nest } = await nestRepositories(db);
-    assert.deepEqual(await refresh('2021-01-10T00:00:00Z'), { snapshots: 0, added: 0, updated: 0, removed: 0, changed: false, dataVersion: 0 });
+    assert.deepEqual(await refresh('2021-01-10T00:00:00Z'), {
+      snapshots: 0,
+      added: 0,
+      updated: 0,
+      removed: 0,
+      changed: false,
+      dataVersion: 0,
+    });
     await issue(db, { repository_id: nest, created_at: at('2020-11-03T00:00:00Z') });
     const december = await issue(db, { repository_id: nest, created_at: at('2020-12-31T23:59:59Z') });
     const first = await refresh('2020-12-31T23:59:59Z');
-    assert.deepEqual({ ...first, dataVersion: undefined }, { snapshots: 1, added: 1, updated: 0, removed: 0, changed: true, dataVersion: undefined });
+    assert.deepEqual(
+      { ...first, dataVersion: undefined },
+      { snapshots: 1, added: 1, updated: 0, removed: 0, changed: true, dataVersion: undefined },
+    );
     assert.deepEqual(await keysOf(own.get, LIST), ['2020-11']);
 
     // The clock moves into January: December is complete. Built again with nothing new: no change at all.
@@ -213,13 +334,19 @@ describe('rebuilding', () => {
     const again = await refresh('2021-01-20T00:00:00Z');
     assert.deepEqual([again.added, again.updated, again.removed, again.changed], [0, 0, 0, false]);
     const built = await detail('2020-12');
-    assert.deepEqual([built.created_at, built.updated_at, built.new_issues_count], ['2021-01-01T00:00:00.000Z', '2021-01-01T00:00:00.000Z', 1]);
+    assert.deepEqual(
+      [built.created_at, built.updated_at, built.new_issues_count],
+      ['2021-01-01T00:00:00.000Z', '2021-01-01T00:00:00.000Z', 1],
+    );
 
     // A member first created in November: its counts and updated_at change, its created_at stays.
     await member(db, { created_at: at('2020-11-30T00:00:00Z') });
     assert.equal((await refresh('2021-02-01T00:00:00Z')).updated, 1);
     const november = await detail('2020-11');
-    assert.deepEqual([november.new_users_count, november.created_at, november.updated_at], [1, '2020-12-31T23:59:59.000Z', '2021-02-01T00:00:00.000Z']);
+    assert.deepEqual(
+      [november.new_users_count, november.created_at, november.updated_at],
+      [1, '2020-12-31T23:59:59.000Z', '2021-02-01T00:00:00.000Z'],
+    );
 
     // December's only record goes: so does December.
     await db.deleteFrom('issues').where('id', '=', december).execute();
@@ -246,7 +373,10 @@ describe('import and the command line rebuild them', () => {
     const { db } = own.t.database;
     const now = () => new Date('2026-11-24T00:00:00Z');
     const first = await importDataset(db, sourcesFrom(BUNDLED_DATA_DIR), { now });
-    assert.ok(first.snapshots.added > 10 && first.snapshots.added === first.snapshots.snapshots, JSON.stringify(first.snapshots));
+    assert.ok(
+      first.snapshots.added > 10 && first.snapshots.added === first.snapshots.snapshots,
+      JSON.stringify(first.snapshots),
+    );
     own.t.app.shared.watcher.set(first.dataVersion);
     assert.equal((await own.get(`${LIST}?limit=1`)).json().count, first.snapshots.snapshots);
     await assertNotFound(own.get, LIST, ['2010-06'], 'Snapshot not found');
@@ -256,14 +386,27 @@ describe('import and the command line rebuild them', () => {
     const file = path.join(copy, 'owasp', 'projects.json');
     const projects = JSON.parse(await fs.readFile(file, 'utf8'));
     const built = projects.find((p: { build: string }) => p.build === 'built');
-    projects.push({ ...built, name: 'snapshot-probe', title: 'OWASP Snapshot Probe', url: 'https://owasp.org/www-project-snapshot-probe/', created: '2010-06-15', type: 'tool' });
+    projects.push({
+      ...built,
+      name: 'snapshot-probe',
+      title: 'OWASP Snapshot Probe',
+      url: 'https://owasp.org/www-project-snapshot-probe/',
+      created: '2010-06-15',
+      type: 'tool',
+    });
     await fs.writeFile(file, JSON.stringify(projects));
     const second = await importDataset(db, sourcesFrom(copy), { now });
-    assert.deepEqual([second.changed, second.snapshots.added, second.snapshots.updated, second.snapshots.removed], [true, 1, 0, 0]);
+    assert.deepEqual(
+      [second.changed, second.snapshots.added, second.snapshots.updated, second.snapshots.removed],
+      [true, 1, 0, 0],
+    );
     own.t.app.shared.watcher.set(second.dataVersion);
     assert.equal((await own.get(`${LIST}2010-06`)).json().new_projects_count, 1);
     const items = (await own.get(`${LIST}2010-06/projects/`)).json().items;
-    assert.deepEqual(items.map((p: { key: string; type: string }) => [p.key, p.type]), [['snapshot-probe', 'tool']]);
+    assert.deepEqual(
+      items.map((p: { key: string; type: string }) => [p.key, p.type]),
+      [['snapshot-probe', 'tool']],
+    );
 
     const unchanged = await importDataset(db, sourcesFrom(copy), { now });
     assert.deepEqual([unchanged.changed, unchanged.dataVersion], [false, second.dataVersion]);
@@ -294,7 +437,10 @@ describe('import and the command line rebuild them', () => {
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr + result.stdout, /Usage: cds|snapshots needs/);
     }
-    const unreachable = await runCli(['snapshots', 'rebuild'], { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    const unreachable = await runCli(['snapshots', 'rebuild'], {
+      ...env,
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+    });
     assert.equal(unreachable.code, 1);
     assert.match(unreachable.stderr, /ECONNREFUSED/);
   });
@@ -333,14 +479,21 @@ describe('the syncs rebuild them', () => {
       (SELECT count(*) FROM issues WHERE ${before})::int AS new_issues_count,
       (SELECT count(*) FROM projects WHERE ${before} AND is_active)::int AS new_projects_count,
       (SELECT count(*) FROM releases WHERE ${before} AND NOT is_draft AND NOT is_prerelease)::int AS new_releases_count,
-      (SELECT count(*) FROM members WHERE ${before} AND updated_at IS NOT NULL)::int AS new_users_count`.execute(app.database.db);
+      (SELECT count(*) FROM members WHERE ${before} AND updated_at IS NOT NULL)::int AS new_users_count`.execute(
+      app.database.db,
+    );
     return rows[0]!;
   }
 
   test('a GitHub sync, then a website sync, each leave the snapshots matching the records; a run without changes changes nothing', async () => {
-    const github = () => syncGithub(app.database.db, {
-      apiUrl: fixture.standIn.url, clock: fixture.clock, token: 'test-token', organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'], now,
-    });
+    const github = () =>
+      syncGithub(app.database.db, {
+        apiUrl: fixture.standIn.url,
+        clock: fixture.clock,
+        token: 'test-token',
+        organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'],
+        now,
+      });
     const first = await github();
     app.app.shared.watcher.set(first.dataVersion);
     const afterGithub = await totals();

@@ -11,7 +11,9 @@ import type { SponsorFilters } from './sponsors.schemas.ts';
 export const SPONSOR_ORDERING: OrderingSpec = { fields: { name: 'name' }, default: 'name', tieBreaker: 'id' };
 
 export function listSponsors(db: Db, query: Static<typeof SponsorFilters>) {
-  let q = db.selectFrom('sponsors').select(['key', 'name', 'sponsor_type', 'is_member', 'member_type', 'url', 'image_url']);
+  let q = db
+    .selectFrom('sponsors')
+    .select(['key', 'name', 'sponsor_type', 'is_member', 'member_type', 'url', 'image_url']);
   if (query.is_member !== undefined) q = q.where('is_member', '=', query.is_member);
   if (query.member_type !== undefined) q = q.where(sql`lower(member_type)`, '=', query.member_type.toLowerCase());
   if (query.sponsor_type !== undefined) q = q.where(sql`lower(sponsor_type)`, '=', query.sponsor_type.toLowerCase());

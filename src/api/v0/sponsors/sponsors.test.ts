@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
 import type { SponsorTable } from '../../../db/schema.ts';
 import { sponsor } from '../../../../test/factories-community.ts';
-import { assertDefaultOrdering, assertInvalid, assertOrderings, assertPagination, assertUnknownOrdering, itemKeys, keysInOrder } from '../../../../test/lists.ts';
+import {
+  assertDefaultOrdering,
+  assertInvalid,
+  assertOrderings,
+  assertPagination,
+  assertUnknownOrdering,
+  itemKeys,
+  keysInOrder,
+} from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
 const PATH = '/api/v0/sponsors/';
@@ -28,7 +36,13 @@ const api = useTestApp(async (db) => {
   sponsors = [
     await sponsor(db, ACME),
     await sponsor(db, { key: 'zinc', name: 'zinc', sponsor_type: 'diamond', is_member: true, member_type: 'gold' }),
-    await sponsor(db, { key: 'yarrow', name: 'bolt', sponsor_type: 'Platinum', is_member: true, member_type: 'Silver' }),
+    await sponsor(db, {
+      key: 'yarrow',
+      name: 'bolt',
+      sponsor_type: 'Platinum',
+      is_member: true,
+      member_type: 'Silver',
+    }),
     await sponsor(db, { key: 'xylo', name: 'acme', sponsor_type: 'Diamond' }),
     await sponsor(db, { key: 'wren', name: 'cobalt', sponsor_type: 'PLATINUM', is_member: false }),
     await sponsor(db, { key: 'vane', name: 'bolt' }),
@@ -42,19 +56,40 @@ const inOrder = (rows: Sponsor[], ordering = 'name') => keysInOrder(rows, orderi
 test('the list shows every sponsor, by name by default, with the list item fields', async () => {
   await assertDefaultOrdering(get, PATH, sponsors, 'name');
   const items = (await get(PATH)).json().items;
-  assert.deepEqual(items.find((i: { key: string }) => i.key === 'Acme-Corp'), {
-    key: 'Acme-Corp',
-    name: 'acme',
-    sponsor_type: 'Diamond',
-    is_member: true,
-    member_type: 'Gold',
-    url: 'https://acme.example',
-    image_url: 'https://acme.example/logo.png',
-  });
-  assert.deepEqual(items.find((i: { key: string }) => i.key === 'vane'), {
-    key: 'vane', name: 'bolt', sponsor_type: '', is_member: false, member_type: '', url: '', image_url: '',
-  });
-  for (const item of items) assert.deepEqual(Object.keys(item), ['key', 'name', 'sponsor_type', 'is_member', 'member_type', 'url', 'image_url']);
+  assert.deepEqual(
+    items.find((i: { key: string }) => i.key === 'Acme-Corp'),
+    {
+      key: 'Acme-Corp',
+      name: 'acme',
+      sponsor_type: 'Diamond',
+      is_member: true,
+      member_type: 'Gold',
+      url: 'https://acme.example',
+      image_url: 'https://acme.example/logo.png',
+    },
+  );
+  assert.deepEqual(
+    items.find((i: { key: string }) => i.key === 'vane'),
+    {
+      key: 'vane',
+      name: 'bolt',
+      sponsor_type: '',
+      is_member: false,
+      member_type: '',
+      url: '',
+      image_url: '',
+    },
+  );
+  for (const item of items)
+    assert.deepEqual(Object.keys(item), [
+      'key',
+      'name',
+      'sponsor_type',
+      'is_member',
+      'member_type',
+      'url',
+      'image_url',
+    ]);
 });
 
 test('name and -name; id breaks ties; a repeated or unknown ordering is 400 naming the allowed values', async () => {
@@ -65,13 +100,21 @@ test('name and -name; id breaks ties; a repeated or unknown ordering is 400 nami
 });
 
 test('is_member: yes/no spellings in any case; empty is ignored; anything else is 400', async () => {
-  for (const [value, member] of [['true', true], ['YES', true], ['1', true], ['false', false], ['No', false], ['off', false]] as const) {
+  for (const [value, member] of [
+    ['true', true],
+    ['YES', true],
+    ['1', true],
+    ['false', false],
+    ['No', false],
+    ['off', false],
+  ] as const) {
     const res = await get(`${PATH}?is_member=${value}`);
     assert.equal(res.statusCode, 200, value);
     assert.deepEqual(itemKeys(res), inOrder(sponsors.filter((s) => s.is_member === member)), value);
   }
   assert.deepEqual(itemKeys(await get(`${PATH}?is_member=`)), inOrder(sponsors));
-  for (const bad of ['maybe', 'member', '2']) assertInvalid(await get(`${PATH}?is_member=${bad}`), 'query', 'is_member', bad);
+  for (const bad of ['maybe', 'member', '2'])
+    assertInvalid(await get(`${PATH}?is_member=${bad}`), 'query', 'is_member', bad);
 });
 
 test('member_type and sponsor_type: case-insensitive equality, combinable; empty is ignored; too long is 400', async () => {
@@ -83,7 +126,10 @@ test('member_type and sponsor_type: case-insensitive equality, combinable; empty
     ['sponsor_type=diamond', (s) => s.sponsor_type.toLowerCase() === 'diamond'],
     ['sponsor_type=Platinum', (s) => s.sponsor_type.toLowerCase() === 'platinum'],
     ['sponsor_type=platinum&is_member=false', (s) => s.sponsor_type.toLowerCase() === 'platinum' && !s.is_member],
-    ['sponsor_type=DIAMOND&member_type=gold&ordering=-name', (s) => s.sponsor_type.toLowerCase() === 'diamond' && s.member_type.toLowerCase() === 'gold'],
+    [
+      'sponsor_type=DIAMOND&member_type=gold&ordering=-name',
+      (s) => s.sponsor_type.toLowerCase() === 'diamond' && s.member_type.toLowerCase() === 'gold',
+    ],
     ['member_type=&sponsor_type=', () => true],
   ];
   for (const [query, match] of cases) {
@@ -91,7 +137,8 @@ test('member_type and sponsor_type: case-insensitive equality, combinable; empty
     assert.equal(res.statusCode, 200, query);
     assert.deepEqual(itemKeys(res), inOrder(sponsors.filter(match), query.includes('-name') ? '-name' : 'name'), query);
   }
-  for (const name of ['member_type', 'sponsor_type']) assertInvalid(await get(`${PATH}?${name}=${'x'.repeat(201)}`), 'query', name);
+  for (const name of ['member_type', 'sponsor_type'])
+    assertInvalid(await get(`${PATH}?${name}=${'x'.repeat(201)}`), 'query', name);
 });
 
 test('pagination: pages, past the end, limit and page_size bounds, Link header', async () => {
