@@ -221,7 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: duration(env, 'SYNC_INTERVAL', 60_000),
       githubOrgs: list(env, 'SYNC_GITHUB_ORGS'),
       owaspFrom: text(env, 'SYNC_OWASP_FROM'),
-      githubRequestsPerMinute: integer(env, 'SYNC_GITHUB_REQUESTS_PER_MINUTE', 600, 0, 1_000_000), // github-client's default,
+      githubRequestsPerMinute: integer(env, 'SYNC_GITHUB_REQUESTS_PER_MINUTE', 600, 0, 1_000_000), // github.client.ts's default,
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     lists: {

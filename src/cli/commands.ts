@@ -9,7 +9,7 @@ import { countRecords } from './status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
-import { terminalProgress } from '../data/sync/progress.ts';
+import { terminalProgress } from './progress.ts';
 import { NO_PROGRESS } from '../data/sync/sync-log.ts';
 import { runUsersCommand } from './users.ts';
 import { err, isTerminal, out, sharedDatabase } from './output.ts';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../config.ts';
-import { DEFAULT_REQUESTS_PER_MINUTE } from './github-client.ts';
+import { DEFAULT_REQUESTS_PER_MINUTE } from '../github/github.client.ts';
 import { parseDuration } from './settings.ts';
 
 test('durations: seconds, minutes, hours, days; anything else is refused', () => {

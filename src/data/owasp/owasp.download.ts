@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { VERSION } from '../../version.ts';
 import { ImportError } from '../errors.ts';
-import type { RequestState } from './sync-state.queries.ts';
+import type { RequestState } from '../sync/sync-state.queries.ts';
 
 /** What readOwaspData reads; only chapters.json is required. */
 export const OWASP_FILES = [

@@ -7,7 +7,7 @@ import {
 } from '../../../test/github-api-standin.ts';
 import { readDataVersion } from '../import.ts';
 import { changedRows } from '../report.ts';
-import { syncGithub, type GithubSyncReport } from './github-sync.ts';
+import { syncGithub, type GithubSyncReport } from './github.sync.ts';
 
 const ORGS = ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'];
 

@@ -7,11 +7,13 @@ import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
 import { bumpDataVersion, readDataVersion } from '../import.ts';
 import { changedRows } from '../report.ts';
-import { readOwaspData, writeOwaspData, type OwaspData, type OwaspReport } from '../owasp/owasp.import.ts';
-import { downloadFile, OWASP_FILES, type Download, type DownloadLimits } from './owasp-download.ts';
-import { NO_PROGRESS, type SyncProgress } from './sync-log.ts';
+import { readOwaspData } from './owasp.read.ts';
+import { writeOwaspData } from './owasp.write.ts';
+import type { OwaspData, OwaspReport } from './owasp.types.ts';
+import { downloadFile, OWASP_FILES, type Download, type DownloadLimits } from './owasp.download.ts';
+import { NO_PROGRESS, type SyncProgress } from '../sync/sync-log.ts';
 import { rebuildSnapshots, snapshotsChanged } from '../snapshots/snapshots.queries.ts';
-import { lockWrites, readRequestStates, replaceRequestStates, type RequestState } from './sync-state.queries.ts';
+import { lockWrites, readRequestStates, replaceRequestStates, type RequestState } from '../sync/sync-state.queries.ts';
 
 export interface OwaspSyncOptions extends Partial<DownloadLimits> {
   /** Base URL of the data files (…/_data/) or a folder holding them. */

@@ -7,7 +7,7 @@ import {
   servedRecords, storedRecords, useFixtureSync,
 } from '../../../test/github-api-standin.ts';
 import { changedRows } from '../report.ts';
-import { SyncStopped, syncGithub } from './github-sync.ts';
+import { SyncStopped, syncGithub } from './github.sync.ts';
 
 const fixture = useFixtureSync();
 

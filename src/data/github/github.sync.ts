@@ -4,13 +4,13 @@ import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
 import { readDataVersion } from '../import.ts';
 import { emptyCounts } from '../report.ts';
-import { GITHUB_RESOURCES, type RepositoryRecord } from '../github/github.records.ts';
-import type { GithubReport } from '../github/github.write.ts';
-import { createGithubClient, type GithubClientOptions, type RequestStats } from './github-client.ts';
-import type { BatchResult } from './github-batch.ts';
-import { syncOrganization, syncRepository, type UnitContext } from './github-units.ts';
-import { PROFILE_REQUESTS, syncProfiles, type ProfileReport } from './github-profiles.ts';
-import { NO_PROGRESS, QUIET_LOG, type SyncLog, type SyncProgress } from './sync-log.ts';
+import { GITHUB_RESOURCES, type RepositoryRecord } from './github.records.ts';
+import type { GithubReport } from './github.write.ts';
+import { createGithubClient, type GithubClientOptions, type RequestStats } from './github.client.ts';
+import type { BatchResult } from './github.batch.ts';
+import { syncOrganization, syncRepository, type UnitContext } from './github.units.ts';
+import { PROFILE_REQUESTS, syncProfiles, type ProfileReport } from './github.profiles.ts';
+import { NO_PROGRESS, QUIET_LOG, type SyncLog, type SyncProgress } from '../sync/sync-log.ts';
 import { refreshSnapshots } from '../snapshots/snapshots.rebuild.ts';
 
 export interface GithubSyncOptions extends Omit<GithubClientOptions, 'log'> {

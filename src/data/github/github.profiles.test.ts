@@ -9,7 +9,7 @@ import { fakeClock } from '../../../test/fake-clock.ts';
 import { loadFixtureOrganizations, startGithubApiStandIn, type GithubApiStandIn, type LoggedRequest } from '../../../test/github-api-standin.ts';
 import { readDataVersion } from '../import.ts';
 import { changedRows } from '../report.ts';
-import { syncGithub, type GithubSyncReport } from './github-sync.ts';
+import { syncGithub, type GithubSyncReport } from './github.sync.ts';
 
 let t: TestApp;
 let standIn: GithubApiStandIn;

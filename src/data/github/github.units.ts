@@ -1,21 +1,21 @@
 // The two units of a GitHub sync. An organization: its profile, repository listing and public members.
 // A repository: its issues (incrementally, with `since`), labels, milestones and releases.
 import type { Db } from '../../db/index.ts';
-import { GithubCollector } from '../github/github.collect.ts';
-import type { RepositoryRecord } from '../github/github.records.ts';
-import { collectPages, writeBatch, type BatchResult } from './github-batch.ts';
-import type { GithubClient } from './github-client.ts';
-import { countsCursor, fetchRepositoryCounts } from './github-counts.ts';
-import { fetchConditional, freshItems, isUnchanged, type Fetched } from './github-listing.ts';
-import { storedOrganization, storedRepositories } from './github-stored.queries.ts';
-import { isPublicRecord, removeNonPublicRepositories } from './github-visibility.ts';
-import { readRequestStates, readSyncValue, type RequestState } from './sync-state.queries.ts';
+import { GithubCollector } from './github.collect.ts';
+import type { RepositoryRecord } from './github.records.ts';
+import { collectPages, writeBatch, type BatchResult } from './github.batch.ts';
+import type { GithubClient } from './github.client.ts';
+import { countsCursor, fetchRepositoryCounts } from './github.counts.ts';
+import { fetchConditional, freshItems, isUnchanged, type Fetched } from './github.listing.ts';
+import { storedOrganization, storedRepositories } from './github.stored.queries.ts';
+import { isPublicRecord, removeNonPublicRepositories } from './github.visibility.ts';
+import { readRequestStates, readSyncValue, type RequestState } from '../sync/sync-state.queries.ts';
 
 export interface UnitContext {
   db: Db;
   octokit: GithubClient;
   perPage: number;
-  /** Fetch commits_count and contributors_count of repositories pushed since last time (github-counts.ts). */
+  /** Fetch commits_count and contributors_count of repositories pushed since last time (github.counts.ts). */
   counts?: boolean;
 }
 

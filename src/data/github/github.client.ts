@@ -1,5 +1,5 @@
 // The sync's GitHub REST client: @octokit/rest with its retry plugin (5xx answers, dropped connections), over
-// a fetch that goes through the request gate (github-gate.ts): requests in flight and per minute are capped,
+// a fetch that goes through the request gate (github.gate.ts): requests in flight and per minute are capped,
 // and rate limits are handled here, for every worker at once. A secondary limit (403/429 with Retry-After, or
 // GitHub's "secondary rate limit" message) pauses all requests for Retry-After seconds, else one minute, then
 // two…; a spent hourly budget (x-ratelimit-remaining: 0) pauses them until x-ratelimit-reset. A pause longer
@@ -7,8 +7,8 @@
 import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { VERSION } from '../../version.ts';
-import { RateLimitStop, RequestGate, SYSTEM_CLOCK, type SyncClock } from './github-gate.ts';
-import type { SyncLog } from './sync-log.ts';
+import { RateLimitStop, RequestGate, SYSTEM_CLOCK, type SyncClock } from './github.gate.ts';
+import type { SyncLog } from '../sync/sync-log.ts';
 
 const SyncOctokit = Octokit.plugin(retry);
 export type GithubClient = InstanceType<typeof SyncOctokit>;

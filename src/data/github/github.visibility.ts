@@ -4,9 +4,9 @@
 // repository missing from the public listing is asked for: unless GitHub shows it public (moved or renamed),
 // it is deleted with its issues, labels, milestones and releases.
 import { bumpDataVersion } from '../import.ts';
-import type { UnitContext } from './github-units.ts';
-import { deleteRepositories, storedRepositoriesOf } from './github-visibility.queries.ts';
-import { lockWrites } from './sync-state.queries.ts';
+import type { UnitContext } from './github.units.ts';
+import { deleteRepositories, storedRepositoriesOf } from './github.visibility.queries.ts';
+import { lockWrites } from '../sync/sync-state.queries.ts';
 
 type Json = Record<string, unknown>;
 

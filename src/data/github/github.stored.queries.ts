@@ -2,7 +2,7 @@
 // yet the writer needs the repository (or organization) its records hang from: the stored row is it.
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
-import type { MemberRecord, OrganizationRecord, RepositoryRecord } from '../github/github.records.ts';
+import type { MemberRecord, OrganizationRecord, RepositoryRecord } from './github.records.ts';
 
 type Raw = Record<string, unknown>;
 

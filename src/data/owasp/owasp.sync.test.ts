@@ -14,8 +14,8 @@ import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
 import { distanceKm } from '../geocode/geocode.gazetteer.ts';
 import { BUNDLED_DATA_DIR, readDataVersion } from '../import.ts';
-import { OWASP_FILES } from './owasp-download.ts';
-import { syncOwasp } from './owasp-sync.ts';
+import { OWASP_FILES } from './owasp.download.ts';
+import { syncOwasp } from './owasp.sync.ts';
 
 type Json = Record<string, unknown>;
 const MANCHESTER = { latitude: 53.48, longitude: -2.24 };

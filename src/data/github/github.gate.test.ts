@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fakeClock } from '../../../test/fake-clock.ts';
-import { RequestGate } from './github-gate.ts';
+import { RequestGate } from './github.gate.ts';
 
 async function starts(perMinute: number, concurrency: number, requests: number): Promise<{ at: number[]; sleeps: number[] }> {
   const clock = fakeClock(0);

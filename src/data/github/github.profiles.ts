@@ -5,13 +5,13 @@
 // last answer, so a profile that did not change costs a 304 (which GitHub does not count).
 import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
-import { GithubCollector } from '../github/github.collect.ts';
-import { collectPages, writeBatch, type BatchResult } from './github-batch.ts';
-import type { GithubClient } from './github-client.ts';
-import { fetchConditional } from './github-listing.ts';
-import { markProfileChecked, profileCandidates, type ProfileCandidate } from './github-profiles.queries.ts';
-import { readRequestStates } from './sync-state.queries.ts';
-import type { SyncLog } from './sync-log.ts';
+import { GithubCollector } from './github.collect.ts';
+import { collectPages, writeBatch, type BatchResult } from './github.batch.ts';
+import type { GithubClient } from './github.client.ts';
+import { fetchConditional } from './github.listing.ts';
+import { markProfileChecked, profileCandidates, type ProfileCandidate } from './github.profiles.queries.ts';
+import { readRequestStates } from '../sync/sync-state.queries.ts';
+import type { SyncLog } from '../sync/sync-log.ts';
 
 /** Profile requests per run unless the caller says otherwise. */
 export const PROFILE_REQUESTS = 100;

@@ -4,14 +4,14 @@
 import type { Db } from '../../db/index.ts';
 import { bumpDataVersion } from '../import.ts';
 import { changedRows } from '../report.ts';
-import type { GithubCollector } from '../github/github.collect.ts';
-import type { GithubData, MemberRecord, OrganizationRecord } from '../github/github.records.ts';
-import { collectResponse } from '../github/github.responses.ts';
-import { writeGithubData, type GithubReport } from '../github/github.write.ts';
-import { storedAccounts, storedRepositories } from './github-stored.queries.ts';
-import { publicOnly } from './github-visibility.ts';
-import type { FetchedPage } from './github-listing.ts';
-import { lockWrites, replaceRequestStates, writeSyncValue, type RequestState } from './sync-state.queries.ts';
+import type { GithubCollector } from './github.collect.ts';
+import type { GithubData, MemberRecord, OrganizationRecord } from './github.records.ts';
+import { collectResponse } from './github.responses.ts';
+import { writeGithubData, type GithubReport } from './github.write.ts';
+import { storedAccounts, storedRepositories } from './github.stored.queries.ts';
+import { publicOnly } from './github.visibility.ts';
+import type { FetchedPage } from './github.listing.ts';
+import { lockWrites, replaceRequestStates, writeSyncValue, type RequestState } from '../sync/sync-state.queries.ts';
 
 export interface Batch {
   /** The sync_requests scope whose states this unit replaces. */
@@ -29,7 +29,7 @@ export interface BatchResult {
 
 /**
  * The records of the pages that came with a body, read as the import reads recorded responses; records of
- * private or internal repositories are left out (github-visibility.ts).
+ * private or internal repositories are left out (github.visibility.ts).
  */
 export function collectPages(collector: GithubCollector, path: string, pages: FetchedPage[]): void {
   for (const page of pages) {
@@ -69,7 +69,7 @@ async function keepStoredProfiles(db: Db, data: GithubData): Promise<void> {
 }
 
 // Listings carry no commit or contributor counts (the mappers write 0): the counts a repository unit took
-// (github-counts.ts) stay until it takes new ones.
+// (github.counts.ts) stay until it takes new ones.
 async function keepStoredCounts(db: Db, data: GithubData): Promise<void> {
   const bare = (record: GithubData['repositories'][number]) => record.commits_count === 0 && record.contributors_count === 0;
   const ids = data.repositories.filter(bare).map((record) => record.github_id);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useFixtureSync } from '../../../test/github-api-standin.ts';
 import { changedRows } from '../report.ts';
-import { syncGithub } from './github-sync.ts';
+import { syncGithub } from './github.sync.ts';
 
 const fixture = useFixtureSync();
 

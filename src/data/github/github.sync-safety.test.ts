@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { servedRecords, storedRecords, useFixtureSync, type LoggedRequest } from '../../../test/github-api-standin.ts';
 import { readDataVersion } from '../import.ts';
-import { retryAfterMs } from './github-client.ts';
-import { SyncStopped, syncGithub, type GithubSyncOptions } from './github-sync.ts';
+import { retryAfterMs } from './github.client.ts';
+import { SyncStopped, syncGithub, type GithubSyncOptions } from './github.sync.ts';
 
 const ORGS = ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'];
 // The stand-in serves private repositories whatever `type` asks: the client's own check must hold.
