@@ -4,7 +4,8 @@
 // repository missing from the public listing is asked for: unless GitHub shows it public (moved or renamed),
 // it is deleted with its issues, labels, milestones and releases.
 import { bumpDataVersion } from '../import.ts';
-import type { UnitContext } from './github.units.ts';
+import type { Db } from '../../db/index.ts';
+import type { GithubClient } from './github.client.ts';
 import { deleteRepositories, storedRepositoriesOf } from './github.visibility.queries.ts';
 import { lockWrites } from '../sync/sync-state.queries.ts';
 
@@ -30,7 +31,7 @@ export function publicOnly(body: unknown): unknown {
  * are not in `listed` (the GitHub ids of its public listing now) and that GitHub does not show as public any
  * more. Returns the number deleted.
  */
-export async function removeNonPublicRepositories(ctx: UnitContext, login: string, listed: ReadonlySet<number>, before: number[]): Promise<number> {
+export async function removeNonPublicRepositories(ctx: { db: Db; octokit: GithubClient }, login: string, listed: ReadonlySet<number>, before: number[]): Promise<number> {
   const { db, octokit } = ctx;
   const missing = (await storedRepositoriesOf(db, login, before)).filter((repo) => !listed.has(repo.githubId));
   const gone: number[] = [];
