@@ -1,9 +1,10 @@
+// The dispatcher of `cds <command>`: parses a command's options and runs it (keys, sync and users in their own
+// modules); usage.ts holds the help text, output.ts where a command writes and which database it uses.
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { analyze, importDataset, sourcesFrom } from '../data/import.ts';
-import { openConfiguredDatabase } from '../startup.ts';
 import { announceDataChanged } from '../plugins/announce.ts';
 import { countRecords } from './status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
@@ -12,62 +13,9 @@ import { runSyncCommand } from './sync.ts';
 import { terminalProgress } from './progress.ts';
 import { NO_PROGRESS } from '../data/sync/sync-log.ts';
 import { runUsersCommand } from './users.ts';
-import { err, isTerminal, out, sharedDatabase } from './output.ts';
+import { err, isTerminal, out, withDatabase } from './output.ts';
+import { UsageError } from './usage.ts';
 import { countsTable, wantsJson } from './tables.ts';
-
-export const USAGE = `Usage: cds <command> [options]
-
-Commands:
-  serve                 start the service (same as npm start)
-  migrate               apply pending database migrations
-  import [--from DIR] [--json|--text]
-                        import a dataset (DIR holds owasp/ and github/; default: the bundled data); prints a
-                        table of the records read and changed on a terminal, the JSON report otherwise or with --json;
-                        a progress bar on stderr when it is a terminal
-  status                print the number of stored records per resource
-  sync github [--org LOGIN]… [--budget N]
-                        mirror GitHub organizations (default: SYNC_GITHUB_ORGS): public repositories, issues,
-                        labels, milestones, releases, members; incremental and resumable; --budget stops
-                        the run before it spends more than N requests of the hourly limit
-  sync owasp [--from URL|DIR]
-                        load the OWASP website's data files (default: SYNC_OWASP_FROM, else owasp.github.io's)
-  sync … --json|--text  the JSON report (default when stdout is not a terminal) or a summary and a table (default
-                        on a terminal, with progress bars on stderr)
-  snapshots rebuild     rebuild the monthly snapshots from the stored records (import and sync do it too)
-  keys create --user LOGIN --name NAME --expires-in DAYS
-                        create an API key for a user (prints the raw key once, on stdout)
-  keys list --user LOGIN
-                        list a user's keys (all of them, with their state)
-  keys revoke UUID      revoke a key
-  users create LOGIN [--key NAME] [--expires-in DAYS]
-                        create a local user (no GitHub account needed); with --key, also an API key
-                        for it (default 30 days), printed once on stdout
-
-Options of every command:
-  --help, -h            this help, or a command's own (cds sync --help)
-  --wait-for-server     (first, before the command) wait until a server on DATA_DIR is ready and run the
-                        command there
-
-The database is DATABASE_URL when set, else the embedded one under DATA_DIR. While a server runs on the
-embedded database, commands are sent to it over its admin socket (DATA_DIR/cds.sock) and run inside it.
-`;
-
-/** The usage lines of one command (`cds keys --help`); undefined for an unknown command. */
-export function helpFor(command: string): string | undefined {
-  const lines = USAGE.split('\n');
-  const start = lines.findIndex((line) => line === 'Commands:');
-  const end = lines.findIndex((line, index) => index > start && line === '');
-  const own: string[] = [];
-  let inside = false;
-  for (const line of lines.slice(start + 1, end)) {
-    if (/^ {2}\S/.test(line)) inside = line.trim().split(/\s+/)[0] === command;
-    if (inside) own.push(line);
-  }
-  if (own.length === 0) return undefined;
-  return `Usage: cds ${command} …\n\n${own.join('\n')}\n\nAll commands: cds --help\n`;
-}
-
-export class UsageError extends Error {}
 
 export async function runCommand(config: Config, command: string, args: string[]): Promise<number> {
   const parse = (options: ParseArgsConfig['options'] = {}) => {
@@ -151,24 +99,5 @@ function parsePositionals(args: string[]) {
     return parseArgs({ args, options: {}, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-export async function withDatabase(
-  config: Config,
-  work: (db: import('../db/index.ts').Db) => Promise<void>,
-): Promise<number> {
-  const shared = sharedDatabase();
-  if (shared) {
-    // Inside the server (admin channel): its database, already migrated, stays open.
-    await work(shared.db);
-    return 0;
-  }
-  const database = await openConfiguredDatabase(config);
-  try {
-    await work(database.db);
-    return 0;
-  } finally {
-    await database.close();
   }
 }

@@ -3,7 +3,8 @@
 import type { Config } from '../config.ts';
 import { ConfigError } from '../config.ts';
 import { ImportError } from '../data/errors.ts';
-import { helpFor, runCommand, UsageError, USAGE } from './commands.ts';
+import { runCommand } from './commands.ts';
+import { helpFor, UsageError, USAGE } from './usage.ts';
 import { err, out } from './output.ts';
 
 export async function executeCommand(config: Config, command: string, args: string[]): Promise<number> {

@@ -5,8 +5,8 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { createApiKey, revokeApiKey } from '../api-keys/api-keys.service.ts';
 import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
 import { findUserByLogin } from '../auth/users.queries.ts';
-import { UsageError, withDatabase } from './commands.ts';
-import { err, keyRevoked, out } from './output.ts';
+import { UsageError } from './usage.ts';
+import { err, keyRevoked, out, withDatabase } from './output.ts';
 import { table } from './tables.ts';
 import { announceRevocation } from '../plugins/announce.ts';
 

@@ -1,7 +1,7 @@
 // cds <command>: operator commands. Exit 0 on success, 1 on failure, 2 on usage errors;
 // messages go to stderr, results to stdout.
 import { loadConfig, loadEnvFile } from '../config.ts';
-import { USAGE } from './commands.ts';
+import { USAGE } from './usage.ts';
 import { executeCommand } from './execute.ts';
 import { forwardToServer } from './admin-channel.ts';
 

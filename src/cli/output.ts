@@ -2,7 +2,9 @@
 // stderr, and a database the command opens itself. Run by the server for a CLI on the admin channel
 // (admin-channel.ts): the channel's streams and the server's own open database.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Database } from '../db/index.ts';
+import type { Config } from '../config.ts';
+import type { Database, Db } from '../db/index.ts';
+import { openConfiguredDatabase } from '../startup.ts';
 
 export interface CliContext {
   stdout(text: string): void;
@@ -44,4 +46,21 @@ export async function keyRevoked(): Promise<void> {
 /** True when the command's output goes to a terminal (progress bars); never inside the server. */
 export function isTerminal(stream: 'stdout' | 'stderr'): boolean {
   return !context.getStore() && Boolean(process[stream].isTTY);
+}
+
+/** Runs `work` on the server's database inside the server, else on the configured one, opened and closed here. */
+export async function withDatabase(config: Config, work: (db: Db) => Promise<void>): Promise<number> {
+  const shared = sharedDatabase();
+  if (shared) {
+    // Inside the server (admin channel): its database, already migrated, stays open.
+    await work(shared.db);
+    return 0;
+  }
+  const database = await openConfiguredDatabase(config);
+  try {
+    await work(database.db);
+    return 0;
+  } finally {
+    await database.close();
+  }
 }

@@ -5,8 +5,8 @@ import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createApiKey } from '../api-keys/api-keys.service.ts';
 import { findUserByLogin, insertLocalUser } from '../auth/users.queries.ts';
-import { UsageError, withDatabase } from './commands.ts';
-import { err, out } from './output.ts';
+import { UsageError } from './usage.ts';
+import { err, out, withDatabase } from './output.ts';
 
 /** GitHub's rules for a login: what `POST /auth/dev/login` accepts too. */
 const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?$/;
