@@ -8,7 +8,7 @@ import { announceDataChanged } from '../plugins/announce.ts';
 import { SyncStopped, syncGithub, type GithubSyncReport } from '../data/github/github.sync.ts';
 import { syncOwasp } from '../data/owasp/owasp.sync.ts';
 import { terminalProgress } from './progress.ts';
-import { OWASP_DATA_URL } from '../data/sync/settings.ts';
+import { OWASP_DATA_URL } from '../data/owasp/owasp.download.ts';
 import { githubSummary, owaspSummary } from '../data/sync/summary.ts';
 import type { SyncLog } from '../data/sync/sync-log.ts';
 import { UsageError } from './usage.ts';

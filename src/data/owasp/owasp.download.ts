@@ -6,6 +6,9 @@ import { VERSION } from '../../version.ts';
 import { ImportError } from '../errors.ts';
 import type { RequestState } from '../sync/sync-state.queries.ts';
 
+/** The OWASP website's `_data` folder, where `cds sync owasp` reads when no source is given. */
+export const OWASP_DATA_URL = 'https://raw.githubusercontent.com/OWASP/owasp.github.io/main/_data/';
+
 /** What readOwaspData reads; only chapters.json is required. */
 export const OWASP_FILES = [
   'chapters.json', 'inactive_chapters.json', 'committees.json', 'projects.json', 'project_levels.json',

@@ -1,9 +1,8 @@
 // SYNC_INTERVAL, SYNC_GITHUB_ORGS, SYNC_OWASP_FROM and SYNC_GITHUB_REQUESTS_PER_MINUTE as config.ts reads them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../config.ts';
-import { DEFAULT_REQUESTS_PER_MINUTE } from '../github/github.client.ts';
-import { parseDuration } from './settings.ts';
+import { ConfigError, loadConfig, parseDuration } from './config.ts';
+import { DEFAULT_REQUESTS_PER_MINUTE } from './data/github/github.client.ts';
 
 test('durations: seconds, minutes, hours, days; anything else is refused', () => {
   assert.equal(parseDuration('90'), 90_000);
