@@ -14,15 +14,43 @@ test('durations: seconds, minutes, hours, days; anything else is refused', () =>
 });
 
 test('the sync is off by default and configured by four variables', () => {
-  assert.deepEqual({ ...loadConfig({}).sync }, { intervalMs: undefined, githubOrgs: [], owaspFrom: undefined, githubRequestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE });
+  assert.deepEqual(
+    { ...loadConfig({}).sync },
+    {
+      intervalMs: undefined,
+      githubOrgs: [],
+      owaspFrom: undefined,
+      githubRequestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE,
+    },
+  );
   assert.equal(DEFAULT_REQUESTS_PER_MINUTE, 600);
-  const config = loadConfig({ SYNC_INTERVAL: '1h', SYNC_GITHUB_ORGS: 'OWASP, owasp-community ,', SYNC_OWASP_FROM: './site/_data', SYNC_GITHUB_REQUESTS_PER_MINUTE: '0' });
-  assert.deepEqual({ ...config.sync }, { intervalMs: 3_600_000, githubOrgs: ['OWASP', 'owasp-community'], owaspFrom: './site/_data', githubRequestsPerMinute: 0 });
+  const config = loadConfig({
+    SYNC_INTERVAL: '1h',
+    SYNC_GITHUB_ORGS: 'OWASP, owasp-community ,',
+    SYNC_OWASP_FROM: './site/_data',
+    SYNC_GITHUB_REQUESTS_PER_MINUTE: '0',
+  });
+  assert.deepEqual(
+    { ...config.sync },
+    {
+      intervalMs: 3_600_000,
+      githubOrgs: ['OWASP', 'owasp-community'],
+      owaspFrom: './site/_data',
+      githubRequestsPerMinute: 0,
+    },
+  );
   assert.ok(Object.isFrozen(config.sync.githubOrgs));
   assert.equal(loadConfig({ SYNC_INTERVAL: 'off' }).sync.intervalMs, undefined);
-  assert.throws(() => loadConfig({ SYNC_INTERVAL: 'hourly' }), (e: unknown) => e instanceof ConfigError && e.variable === 'SYNC_INTERVAL');
+  assert.throws(
+    () => loadConfig({ SYNC_INTERVAL: 'hourly' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'SYNC_INTERVAL',
+  );
   assert.throws(() => loadConfig({ SYNC_INTERVAL: '10s' }), /SYNC_INTERVAL must be at least 60 seconds/);
   for (const bad of ['-1', 'fast', '1.5']) {
-    assert.throws(() => loadConfig({ SYNC_GITHUB_REQUESTS_PER_MINUTE: bad }), (e: unknown) => e instanceof ConfigError && e.variable === 'SYNC_GITHUB_REQUESTS_PER_MINUTE', bad);
+    assert.throws(
+      () => loadConfig({ SYNC_GITHUB_REQUESTS_PER_MINUTE: bad }),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'SYNC_GITHUB_REQUESTS_PER_MINUTE',
+      bad,
+    );
   }
 });
