@@ -1,7 +1,7 @@
 // Countries as ISO 3166-1 alpha-2 codes, with one canonical English name each (CLDR's, through the
 // runtime's Intl) and the continent the website's data uses as a chapter's region. Light on purpose:
 // the API resolves `?country=` with it, so it must not load the gazetteer.
-import { COUNTRY_ALIASES, normalizePlace } from './geocode.names.ts';
+import { COUNTRY_ALIASES, normalizePlace } from './place-names.ts';
 
 // CLDR's long names where a shorter one is the common name.
 const NAME_OVERRIDES: Record<string, string> = { HK: 'Hong Kong', MO: 'Macao', PS: 'Palestine' };
