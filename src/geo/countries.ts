@@ -62,7 +62,8 @@ let tables: CountryTables | undefined;
 function load(): CountryTables {
   const display = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
   const regions = new Map<string, string>();
-  for (const [region, codes] of Object.entries(REGION_CODES)) for (const code of codes.split(' ')) regions.set(code, region);
+  for (const [region, codes] of Object.entries(REGION_CODES))
+    for (const code of codes.split(' ')) regions.set(code, region);
   const names = new Map<string, string>();
   const byName = new Map<string, string>();
   for (const code of regions.keys()) {
