@@ -10,14 +10,17 @@ import { countRecords } from './status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
-import { terminalProgress } from './progress.ts';
-import { NO_PROGRESS } from '../data/sync/sync-log.ts';
 import { runUsersCommand } from './users.ts';
-import { err, isTerminal, out, withDatabase } from './output.ts';
+import { err, isTerminal, out, progressOn, withDatabase, type ProgressBar } from './output.ts';
 import { UsageError } from './usage.ts';
 import { countsTable, wantsJson } from './tables.ts';
 
-export async function runCommand(config: Config, command: string, args: string[]): Promise<number> {
+export async function runCommand(
+  config: Config,
+  command: string,
+  args: string[],
+  progressBar?: ProgressBar,
+): Promise<number> {
   const parse = (options: ParseArgsConfig['options'] = {}) => {
     try {
       return parseArgs({ args, options, allowPositionals: false, strict: true });
@@ -41,7 +44,7 @@ export async function runCommand(config: Config, command: string, args: string[]
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
         const report = await importDataset(db, sourcesFrom(from), {
-          progress: isTerminal('stderr') ? terminalProgress() : NO_PROGRESS,
+          progress: progressOn(progressBar),
         });
         if (report.changed) {
           await analyze(db);
@@ -86,7 +89,7 @@ export async function runCommand(config: Config, command: string, args: string[]
     case 'keys':
       return runKeysCommand(config, args);
     case 'sync':
-      return runSyncCommand(config, args);
+      return runSyncCommand(config, args, progressBar);
     case 'users':
       return runUsersCommand(config, args);
     default:

@@ -5,9 +5,15 @@ import { ConfigError } from '../config.ts';
 import { ImportError } from '../data/errors.ts';
 import { runCommand } from './commands.ts';
 import { helpFor, UsageError, USAGE } from './usage.ts';
-import { err, out } from './output.ts';
+import { err, out, type ProgressBar } from './output.ts';
 
-export async function executeCommand(config: Config, command: string, args: string[]): Promise<number> {
+/** `progressBar`: the terminal's progress bar (cli/main.ts); the server's admin channel has none. */
+export async function executeCommand(
+  config: Config,
+  command: string,
+  args: string[],
+  progressBar?: ProgressBar,
+): Promise<number> {
   try {
     if (args.includes('--help') || args.includes('-h')) {
       const help = helpFor(command);
@@ -15,7 +21,7 @@ export async function executeCommand(config: Config, command: string, args: stri
       out(help);
       return 0;
     }
-    return await runCommand(config, command, args);
+    return await runCommand(config, command, args, progressBar);
   } catch (error) {
     if (error instanceof UsageError) {
       err(`cds: ${error.message}\n\n${helpFor(command) ?? USAGE}`);

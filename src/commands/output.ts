@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/index.ts';
 import { openConfiguredDatabase } from '../startup.ts';
+import { NO_PROGRESS, type SyncProgress } from '../data/sync/sync-log.ts';
 
 export interface CliContext {
   stdout(text: string): void;
@@ -46,6 +47,14 @@ export async function keyRevoked(): Promise<void> {
 /** True when the command's output goes to a terminal (progress bars); never inside the server. */
 export function isTerminal(stream: 'stdout' | 'stderr'): boolean {
   return !context.getStore() && Boolean(process[stream].isTTY);
+}
+
+/** Starts a progress bar on the terminal's stderr: the terminal's `cds` gives one (cli/progress.ts), the server none. */
+export type ProgressBar = () => SyncProgress;
+
+/** The progress of a long command: the terminal's bar when stderr is a terminal, else nothing. */
+export function progressOn(bar: ProgressBar | undefined): SyncProgress {
+  return bar && isTerminal('stderr') ? bar() : NO_PROGRESS;
 }
 
 /** Runs `work` on the server's database inside the server, else on the configured one, opened and closed here. */

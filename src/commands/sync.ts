@@ -7,14 +7,12 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { announceDataChanged } from '../plugins/announce.ts';
 import { SyncStopped, syncGithub, type GithubSyncReport } from '../data/github/github.sync.ts';
 import { syncOwasp } from '../data/owasp/owasp.sync.ts';
-import { terminalProgress } from './progress.ts';
 import { OWASP_DATA_URL } from '../data/owasp/owasp.download.ts';
 import { githubSummary, owaspSummary } from '../data/sync/summary.ts';
 import type { SyncLog } from '../data/sync/sync-log.ts';
 import { UsageError } from './usage.ts';
-import { err, isTerminal, out, withDatabase } from './output.ts';
+import { err, isTerminal, out, progressOn, withDatabase, type ProgressBar } from './output.ts';
 import { countsTable, wantsJson } from './tables.ts';
-import { NO_PROGRESS } from '../data/sync/sync-log.ts';
 import type { ResourceCounts } from '../data/report.ts';
 
 const stderrLog: SyncLog = {
@@ -30,13 +28,13 @@ function parse(args: string[], options: ParseArgsConfig['options']): Record<stri
   }
 }
 
-export async function runSyncCommand(config: Config, args: string[]): Promise<number> {
+export async function runSyncCommand(config: Config, args: string[], progressBar?: ProgressBar): Promise<number> {
   const [target, ...options] = args;
   const json = wantsJson({ json: options.includes('--json'), text: options.includes('--text') }, isTerminal('stdout'));
   if (options.includes('--json') && options.includes('--text'))
     throw new UsageError('--json and --text exclude each other');
   const rest = options.filter((option) => option !== '--json' && option !== '--text');
-  const progress = () => (isTerminal('stderr') ? terminalProgress() : NO_PROGRESS);
+  const progress = () => progressOn(progressBar);
   const settings = config.sync;
   let failed = false;
   let printed = false;
