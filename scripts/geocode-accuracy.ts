@@ -6,11 +6,12 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BUNDLED_DATA_DIR } from '../src/data/import.ts';
-import { readOwaspData } from '../src/data/owasp/owasp.import.ts';
+import { readOwaspData } from '../src/data/owasp/owasp.read.ts';
 import { CHAPTER_PLACES, placeChapter } from '../src/data/geocode/chapter-places.ts';
 import { distanceKm } from '../src/data/geocode/geocode.gazetteer.ts';
 import { locate } from '../src/data/geocode/geocode.ts';
-import { PLACE_ALIASES, normalizePlace } from '../src/data/geocode/geocode.names.ts';
+import { normalizePlace } from '../src/geo/place-names.ts';
+import { PLACE_ALIASES } from '../src/data/geocode/geocode.names.ts';
 
 interface CscCity {
   name: string;

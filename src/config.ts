@@ -2,7 +2,19 @@
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseDuration, type SyncSettings } from './data/sync/settings.ts';
+
+/** What the scheduled sync does (docs/sync.md): SYNC_INTERVAL, SYNC_GITHUB_ORGS, SYNC_OWASP_FROM and
+ * SYNC_GITHUB_REQUESTS_PER_MINUTE. */
+export interface SyncSettings {
+  /** Time between scheduled runs; undefined: `serve` never syncs. */
+  readonly intervalMs: number | undefined;
+  /** Organizations the scheduled GitHub sync mirrors; empty: no GitHub sync. */
+  readonly githubOrgs: readonly string[];
+  /** Base URL or folder of the OWASP website's data files; undefined: no website sync. */
+  readonly owaspFrom: string | undefined;
+  /** GitHub requests started per minute at most by a sync (scheduled or `cds sync github`); 0: no pacing; unset: 600. */
+  readonly githubRequestsPerMinute?: number;
+}
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -94,6 +106,15 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/** `90`, `90s`, `30m`, `1h`, `1d` → milliseconds; null when the text is not such a duration. */
+export function parseDuration(text: string): number | null {
+  const match = /^(\d{1,9})\s*([smhd]?)$/i.exec(text.trim());
+  if (!match) return null;
+  return Number(match[1]) * DURATION_UNITS[(match[2] || 's').toLowerCase()]! * 1_000;
 }
 
 /** `30m`, `1h`, `90` (seconds); unset, `0` or `off`: undefined. */
@@ -221,7 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: duration(env, 'SYNC_INTERVAL', 60_000),
       githubOrgs: list(env, 'SYNC_GITHUB_ORGS'),
       owaspFrom: text(env, 'SYNC_OWASP_FROM'),
-      githubRequestsPerMinute: integer(env, 'SYNC_GITHUB_REQUESTS_PER_MINUTE', 600, 0, 1_000_000), // github-client's default,
+      githubRequestsPerMinute: integer(env, 'SYNC_GITHUB_REQUESTS_PER_MINUTE', 600, 0, 1_000_000), // github.client.ts's default,
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     lists: {

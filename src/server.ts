@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
-import { openAdminChannel, type AdminChannel } from './cli/admin-channel.ts';
+import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
 
 let config: Config;

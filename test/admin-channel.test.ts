@@ -1,5 +1,5 @@
 // cds while the server runs on the embedded database: commands go over DATA_DIR/cds.sock and run inside the
-// server (src/cli/admin-channel.ts). Also `cds users create` and `--help` after a command.
+// server (src/commands/admin-channel.ts, src/cli/forward.ts). Also `cds users create` and `--help` after a command.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';

@@ -2,7 +2,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../src/db/index.ts';
 import type { DB } from '../src/db/schema.ts';
-import { countryCode } from '../src/data/geocode/countries.ts';
+import { countryCode } from '../src/geo/countries.ts';
 
 let sequence = 0;
 const next = () => ++sequence;

@@ -6,8 +6,12 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from './app.ts';
 import { BUNDLED_DATA_DIR, bumpDataVersion } from '../src/data/import.ts';
-import { readOwaspData, writeOwaspData, type OwaspData } from '../src/data/owasp/owasp.import.ts';
-import { readGithubData, writeGithubData, type GithubData } from '../src/data/github/github.import.ts';
+import { readOwaspData } from '../src/data/owasp/owasp.read.ts';
+import { writeOwaspData } from '../src/data/owasp/owasp.write.ts';
+import type { OwaspData } from '../src/data/owasp/owasp.types.ts';
+import { readGithubData } from '../src/data/github/github.read.ts';
+import { writeGithubData } from '../src/data/github/github.write.ts';
+import type { GithubData } from '../src/data/github/github.records.ts';
 
 type Item = Record<string, unknown>;
 

@@ -1,9 +1,10 @@
 // cds <command>: operator commands. Exit 0 on success, 1 on failure, 2 on usage errors;
 // messages go to stderr, results to stdout.
 import { loadConfig, loadEnvFile } from '../config.ts';
-import { USAGE } from './commands.ts';
-import { executeCommand } from './execute.ts';
-import { forwardToServer } from './admin-channel.ts';
+import { USAGE } from '../commands/usage.ts';
+import { executeCommand } from '../commands/execute.ts';
+import { forwardToServer } from './forward.ts';
+import { terminalProgress } from './progress.ts';
 
 /** How long `--wait-for-server` waits for a server that is starting (a first start imports the bundled data). */
 const SERVER_WAIT_MS = 180_000;
@@ -28,7 +29,8 @@ if (command === 'serve') {
     process.stderr.write(`cds: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
-  // On the embedded database, a running server holds it: the command runs there (admin-channel.ts).
+  // On the embedded database, a running server holds it: the command runs there (cli/forward.ts,
+  // commands/admin-channel.ts).
   if (!config.databaseUrl) {
     const code = await forwardToServer(config.dataDir, [command, ...rest], waitForServer ? SERVER_WAIT_MS : 0);
     if (code !== undefined) process.exit(code);
@@ -37,5 +39,5 @@ if (command === 'serve') {
       process.exit(1);
     }
   }
-  process.exit(await executeCommand(config, command, rest));
+  process.exit(await executeCommand(config, command, rest, () => terminalProgress()));
 }

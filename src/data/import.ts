@@ -5,9 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { bumpMetaCounter, readMetaCounter } from '../db/meta.queries.ts';
-import { readOwaspData, writeOwaspData, type OwaspReport } from './owasp/owasp.import.ts';
+import { readOwaspData } from './owasp/owasp.read.ts';
+import { writeOwaspData } from './owasp/owasp.write.ts';
+import type { OwaspReport } from './owasp/owasp.types.ts';
 import { changedRows } from './report.ts';
-import { readGithubData, writeGithubData, type GithubReport } from './github/github.import.ts';
+import { readGithubData } from './github/github.read.ts';
+import { writeGithubData, type GithubReport } from './github/github.write.ts';
 import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './snapshots/snapshots.queries.ts';
 import { NO_PROGRESS, type SyncProgress } from './sync/sync-log.ts';
 

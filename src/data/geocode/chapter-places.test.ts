@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHAPTER_PLACES, placeChapter } from './chapter-places.ts';
-import { countryCode, countryName, countryRegion } from './countries.ts';
+import { countryCode, countryName, countryRegion } from '../../geo/countries.ts';
 import { distanceKm } from './geocode.gazetteer.ts';
 import { locate } from './geocode.ts';
 

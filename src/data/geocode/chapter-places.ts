@@ -2,7 +2,7 @@
 // and state chapters, homonyms), kept in chapter-places.json with the source of each entry. Import and
 // sync place a chapter listed there at that city; the others go through the gazetteer as before.
 import table from './chapter-places.json' with { type: 'json' };
-import { countryCode, countryName, countryRegion } from './countries.ts';
+import { countryCode, countryName, countryRegion } from '../../geo/countries.ts';
 import { locate, type Point } from './geocode.ts';
 
 export interface ChapterPlace {

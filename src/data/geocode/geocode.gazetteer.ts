@@ -3,7 +3,7 @@
 // (about half a second), so processes that never geocode never pay for it.
 import { createRequire } from 'node:module';
 import type { ICountry, IState } from 'country-state-city';
-import { COUNTRY_ALIASES, compactPlace, normalizePlace } from './geocode.names.ts';
+import { COUNTRY_ALIASES, compactPlace, normalizePlace } from '../../geo/place-names.ts';
 
 export interface Point {
   latitude: number;

@@ -1,6 +1,7 @@
 // Lookups of one normalized name in the gazetteer, narrowed by what else is known about the place.
 import { distanceKm, gazetteer, type City, type Country, type Region } from './geocode.gazetteer.ts';
-import { CONTINENT_ZONES, PLACE_ALIASES, compactPlace, normalizePlace } from './geocode.names.ts';
+import { compactPlace, normalizePlace } from '../../geo/place-names.ts';
+import { CONTINENT_ZONES, PLACE_ALIASES } from './geocode.names.ts';
 
 export interface Scope {
   country?: Country | undefined;

@@ -1,7 +1,8 @@
 // Free-text place names → the names to look up, each with what narrows it (country, state).
 import type { Country, Region } from './geocode.gazetteer.ts';
 import { findCountry, resolveCountry, resolveRegion, type Scope } from './geocode.match.ts';
-import { NON_PLACE_WORDS, normalizePlace } from './geocode.names.ts';
+import { normalizePlace } from '../../geo/place-names.ts';
+import { NON_PLACE_WORDS } from './geocode.names.ts';
 
 export interface Candidate {
   /** A normalized name. */

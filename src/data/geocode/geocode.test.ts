@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { geocode, locate, type GeocodeQuery } from './geocode.ts';
 import { distanceKm, gazetteer } from './geocode.gazetteer.ts';
-import { normalizePlace } from './geocode.names.ts';
+import { normalizePlace } from '../../geo/place-names.ts';
 
 /** Asserts the query lands within `km` of the expected point (true coordinates of the place). */
 function near(query: GeocodeQuery, latitude: number, longitude: number, km = 15): void {

@@ -9,7 +9,9 @@ import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
 import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
-import { readGithubData, writeGithubData, type GithubData } from './github.import.ts';
+import { readGithubData } from './github.read.ts';
+import { writeGithubData } from './github.write.ts';
+import type { GithubData } from './github.records.ts';
 
 const DIR = path.join(BUNDLED_DATA_DIR, 'github');
 const TABLES = ['organizations', 'members', 'organization_members', 'repositories', 'milestones', 'issues', 'labels',

@@ -9,7 +9,8 @@ import { sql } from 'kysely';
 import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
 import type { Db } from '../../db/index.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
-import { readGithubData, writeGithubData, type GithubReport } from './github.import.ts';
+import { readGithubData } from './github.read.ts';
+import { writeGithubData, type GithubReport } from './github.write.ts';
 
 const DIR = path.join(BUNDLED_DATA_DIR, 'github');
 const TABLES = ['organizations', 'members', 'organization_members', 'repositories', 'milestones', 'issues', 'labels',

@@ -2,12 +2,11 @@
 // tick: the runner holds a session advisory lock for the whole run, and a run is only started when the
 // last one (recorded in sync_state, on the database's clock) began at least half an interval ago.
 import type { Logger } from 'pino';
-import type { Config } from '../../config.ts';
+import type { Config, SyncSettings } from '../../config.ts';
 import type { Database, Db } from '../../db/index.ts';
 import { announceDataChanged } from '../../plugins/announce.ts';
-import { syncGithub } from './github-sync.ts';
-import { syncOwasp } from './owasp-sync.ts';
-import type { SyncSettings } from './settings.ts';
+import { syncGithub } from '../github/github.sync.ts';
+import { syncOwasp } from '../owasp/owasp.sync.ts';
 import { githubSummary, owaspSummary } from './summary.ts';
 import type { SyncLog } from './sync-log.ts';
 import { claimRun, SCHEDULER_LOCK, tryLock, unlock } from './sync-state.queries.ts';

@@ -27,7 +27,7 @@ before(async () => {
     await embedded.close();
   }
   env = { DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: database?.url, GITHUB_API_URL: standIn.url, GITHUB_TOKEN: 'cli-token',
-    // The local stand-in needs no pacing (the gate's pacing is tested with a fake clock in github-gate.test.ts).
+    // The local stand-in needs no pacing (the gate's pacing is tested with a fake clock in github.gate.test.ts).
     SYNC_GITHUB_REQUESTS_PER_MINUTE: '0' };
 });
 after(async () => {

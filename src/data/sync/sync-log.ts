@@ -7,7 +7,7 @@ export interface SyncLog {
 
 export const QUIET_LOG: SyncLog = { info: () => {}, warn: () => {} };
 
-/** Progress of a run: a bar on a terminal (progress.ts), nothing elsewhere. */
+/** Progress of a run: a bar on a terminal (cli/progress.ts), nothing elsewhere. */
 export interface SyncProgress {
   start(total: number, what: string): void;
   /** One more unit done; `detail` is shown next to the count. */

@@ -1,5 +1,28 @@
 import { sql, type Kysely } from 'kysely';
 
+// Milestones and issues are both numbered within their repository, open or closed, and listed by the same
+// orderings: the columns and indexes they share, written once (the schema is the one written out twice before).
+const NUMBERED_ITEM_KEYS = sql.raw(`id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      github_id bigint NOT NULL UNIQUE,
+      repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+      number integer NOT NULL,
+      title text NOT NULL,
+      body text NOT NULL DEFAULT '',
+      state text NOT NULL CHECK (state IN ('open', 'closed')),`);
+
+const NUMBERED_ITEM_TIMES = sql.raw(`created_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL,
+      nest_created_at timestamptz NOT NULL DEFAULT now(),
+      nest_updated_at timestamptz NOT NULL DEFAULT now(),
+      UNIQUE (repository_id, number)`);
+
+function numberedItemIndexes(table: 'milestones' | 'issues') {
+  return sql.raw(`CREATE INDEX ${table}_state_idx ON ${table} (state);
+    CREATE INDEX ${table}_created_at_idx ON ${table} (created_at, id);
+    CREATE INDEX ${table}_updated_at_idx ON ${table} (updated_at, id);
+    CREATE INDEX ${table}_default_order_idx ON ${table} (created_at, updated_at, id);`);
+}
+
 // The community records (from the OWASP website data) and the mirrored GitHub records.
 // Every table has a bigint primary key `id` used as the hidden tie-breaker of every ordering,
 // public identifiers are unique case-insensitively, and `nest_created_at` / `nest_updated_at`
@@ -223,38 +246,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX repositories_default_order_idx ON repositories (created_at, updated_at, id);
 
     CREATE TABLE milestones (
-      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-      github_id bigint NOT NULL UNIQUE,
-      repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-      number integer NOT NULL,
-      title text NOT NULL,
-      body text NOT NULL DEFAULT '',
-      state text NOT NULL CHECK (state IN ('open', 'closed')),
+      ${NUMBERED_ITEM_KEYS}
       url text NOT NULL DEFAULT '',
       author_id bigint REFERENCES members (id) ON DELETE SET NULL,
       open_issues_count integer NOT NULL DEFAULT 0,
       closed_issues_count integer NOT NULL DEFAULT 0,
       due_on timestamptz,
       closed_at timestamptz,
-      created_at timestamptz NOT NULL,
-      updated_at timestamptz NOT NULL,
-      nest_created_at timestamptz NOT NULL DEFAULT now(),
-      nest_updated_at timestamptz NOT NULL DEFAULT now(),
-      UNIQUE (repository_id, number)
+      ${NUMBERED_ITEM_TIMES}
     );
-    CREATE INDEX milestones_state_idx ON milestones (state);
-    CREATE INDEX milestones_created_at_idx ON milestones (created_at, id);
-    CREATE INDEX milestones_updated_at_idx ON milestones (updated_at, id);
-    CREATE INDEX milestones_default_order_idx ON milestones (created_at, updated_at, id);
+    ${numberedItemIndexes('milestones')}
 
     CREATE TABLE issues (
-      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-      github_id bigint NOT NULL UNIQUE,
-      repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-      number integer NOT NULL,
-      title text NOT NULL,
-      body text NOT NULL DEFAULT '',
-      state text NOT NULL CHECK (state IN ('open', 'closed')),
+      ${NUMBERED_ITEM_KEYS}
       state_reason text NOT NULL DEFAULT '',
       url text NOT NULL DEFAULT '',
       author_id bigint REFERENCES members (id) ON DELETE SET NULL,
@@ -262,16 +266,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       comments_count integer NOT NULL DEFAULT 0,
       is_locked boolean NOT NULL DEFAULT false,
       closed_at timestamptz,
-      created_at timestamptz NOT NULL,
-      updated_at timestamptz NOT NULL,
-      nest_created_at timestamptz NOT NULL DEFAULT now(),
-      nest_updated_at timestamptz NOT NULL DEFAULT now(),
-      UNIQUE (repository_id, number)
+      ${NUMBERED_ITEM_TIMES}
     );
-    CREATE INDEX issues_state_idx ON issues (state);
-    CREATE INDEX issues_created_at_idx ON issues (created_at, id);
-    CREATE INDEX issues_updated_at_idx ON issues (updated_at, id);
-    CREATE INDEX issues_default_order_idx ON issues (created_at, updated_at, id);
+    ${numberedItemIndexes('issues')}
     CREATE INDEX issues_author_idx ON issues (author_id);
     CREATE INDEX issues_milestone_idx ON issues (milestone_id);
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { countryCode, countryName, countryRegion } from '../../data/geocode/countries.ts';
+import { countryCode, countryName, countryRegion } from '../../geo/countries.ts';
 
 // Countries as ISO 3166-1 codes beside one canonical name, and accent-blind search (issue 15).
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -6,7 +6,7 @@ import { stripPrefix } from '../common/keys.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
-import { countryCode } from '../../../data/geocode/countries.ts';
+import { countryCode } from '../../../geo/countries.ts';
 import type { Condition } from '../../../search/search.fields.ts';
 import type { ChapterFilters } from './chapters.schemas.ts';
 

@@ -1,0 +1,56 @@
+// The terminal's side of the admin channel (commands/admin-channel.ts, which states the protocol): `cds` sends its
+// command to the server that holds the embedded database and relays the server's stdout, stderr and exit code.
+import net from 'node:net';
+import { adminSocketPath } from '../commands/admin-channel.ts';
+
+/**
+ * Sends a command to the server that holds the data folder. Undefined when no server answers on the socket
+ * (none runs: the CLI opens the database itself); with `waitMs`, keeps trying that long first (a server
+ * that is starting).
+ */
+export async function forwardToServer(dataDir: string, args: string[], waitMs = 0): Promise<number | undefined> {
+  const file = adminSocketPath(dataDir);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const socket = await connect(file);
+    if (socket) return relay(socket, args);
+    if (Date.now() >= deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function connect(file: string): Promise<net.Socket | undefined> {
+  return new Promise((resolve) => {
+    const socket = net.connect(file);
+    socket.once('connect', () => {
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', () => resolve(undefined));
+  });
+}
+
+function relay(socket: net.Socket, args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    let buffer = '';
+    let code: number | undefined;
+    socket.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      let end: number;
+      while ((end = buffer.indexOf('\n')) >= 0) {
+        const message = JSON.parse(buffer.slice(0, end)) as { stdout?: string; stderr?: string; exit?: number };
+        buffer = buffer.slice(end + 1);
+        if (typeof message.stdout === 'string') process.stdout.write(message.stdout);
+        if (typeof message.stderr === 'string') process.stderr.write(message.stderr);
+        if (typeof message.exit === 'number') code = message.exit;
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      if (code === undefined)
+        process.stderr.write('cds: the server closed the admin channel before the command finished\n');
+      resolve(code ?? 1);
+    });
+    socket.write(`${JSON.stringify({ args })}\n`);
+  });
+}

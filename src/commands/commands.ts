@@ -1,0 +1,106 @@
+// The dispatcher of `cds <command>`: parses a command's options and runs it (keys, sync and users in their own
+// modules); usage.ts holds the help text, output.ts where a command writes and which database it uses.
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { analyze, importDataset, sourcesFrom } from '../data/import.ts';
+import { announceDataChanged } from '../plugins/announce.ts';
+import { countRecords } from './status.queries.ts';
+import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
+import { runKeysCommand } from './keys.ts';
+import { runSyncCommand } from './sync.ts';
+import { runUsersCommand } from './users.ts';
+import { err, isTerminal, out, progressOn, withDatabase, type ProgressBar } from './output.ts';
+import { UsageError } from './usage.ts';
+import { countsTable, wantsJson } from './tables.ts';
+
+export async function runCommand(
+  config: Config,
+  command: string,
+  args: string[],
+  progressBar?: ProgressBar,
+): Promise<number> {
+  const parse = (options: ParseArgsConfig['options'] = {}) => {
+    try {
+      return parseArgs({ args, options, allowPositionals: false, strict: true });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+  };
+  switch (command) {
+    case 'migrate': {
+      parse();
+      return withDatabase(config, async (db) => {
+        const applied = await migrateToLatest(db);
+        err(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+      });
+    }
+    case 'import': {
+      const { values } = parse({ from: { type: 'string' }, json: { type: 'boolean' }, text: { type: 'boolean' } });
+      if (values.json && values.text) throw new UsageError('--json and --text exclude each other');
+      const json = wantsJson(values, isTerminal('stdout'));
+      const from = values.from === undefined ? undefined : path.resolve(String(values.from));
+      return withDatabase(config, async (db) => {
+        await migrateToLatest(db);
+        const report = await importDataset(db, sourcesFrom(from), {
+          progress: progressOn(progressBar),
+        });
+        if (report.changed) {
+          await analyze(db);
+          await announceDataChanged(config);
+        }
+        if (json) out(`${JSON.stringify(report, null, 2)}\n`);
+        else {
+          out(
+            `OWASP website data\n${countsTable(report.owasp.counts)}\nGitHub records\n${countsTable(report.github)}\n`,
+          );
+          out(
+            `snapshots: ${report.snapshots.snapshots} (${report.snapshots.added} added, ${report.snapshots.updated} updated, ${report.snapshots.removed} removed)\n`,
+          );
+        }
+        err(
+          `imported in ${report.durationMs} ms; ${report.changed ? `data version ${report.dataVersion}` : 'nothing changed'}\n`,
+        );
+      });
+    }
+    case 'status': {
+      parse();
+      return withDatabase(config, async (db) => {
+        const counts = await countRecords(db);
+        const width = Math.max(...Object.keys(counts).map((k) => k.length));
+        for (const [name, count] of Object.entries(counts)) out(`${name.padEnd(width)}  ${count}\n`);
+      });
+    }
+    case 'snapshots': {
+      const { positionals } = parsePositionals(args);
+      if (positionals.length !== 1 || positionals[0] !== 'rebuild')
+        throw new UsageError('snapshots needs one action: rebuild');
+      return withDatabase(config, async (db) => {
+        await migrateToLatest(db);
+        const report = await refreshSnapshots(db);
+        if (report.changed) await announceDataChanged(config);
+        out(`${JSON.stringify(report, null, 2)}\n`);
+        err(
+          `${report.snapshots} snapshots; ${report.changed ? `${report.added} added, ${report.updated} updated, ${report.removed} removed, data version ${report.dataVersion}` : 'nothing changed'}\n`,
+        );
+      });
+    }
+    case 'keys':
+      return runKeysCommand(config, args);
+    case 'sync':
+      return runSyncCommand(config, args, progressBar);
+    case 'users':
+      return runUsersCommand(config, args);
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+function parsePositionals(args: string[]) {
+  try {
+    return parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}

@@ -1,0 +1,106 @@
+// cds keys …: API key administration for operators (the same rules as the GraphQL mutations).
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { createApiKey, revokeApiKey } from '../api-keys/api-keys.service.ts';
+import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
+import { findUserByLogin } from '../auth/users.queries.ts';
+import { UsageError } from './usage.ts';
+import { err, keyRevoked, out, withDatabase } from './output.ts';
+import { table } from './tables.ts';
+import { announceRevocation } from '../plugins/announce.ts';
+
+class CommandFailed extends Error {}
+
+function parse(args: string[], options: ParseArgsConfig['options'], positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+    if (parsed.positionals.length !== positionals) throw new Error(`expected ${positionals} argument(s)`);
+    return parsed;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export async function runKeysCommand(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  try {
+    switch (sub) {
+      case 'create': {
+        const { values } = parse(rest, {
+          user: { type: 'string' },
+          name: { type: 'string' },
+          'expires-in': { type: 'string' },
+        });
+        const login = required(values, 'user');
+        const name = required(values, 'name');
+        const days = required(values, 'expires-in');
+        if (!/^\d+$/.test(days) || Number(days) < 1 || Number(days) > 3650)
+          throw new UsageError('--expires-in must be a number of days, 1 to 3650');
+        return await withDatabase(config, async (db) => {
+          await migrateToLatest(db);
+          const user = await findUserByLogin(db, login);
+          if (!user)
+            throw new CommandFailed(`no user with login "${login}" (users are created when they first sign in)`);
+          const result = await createApiKey(db, user.id, name, new Date(Date.now() + Number(days) * 86_400_000));
+          if (!result.ok) throw new CommandFailed(`${result.code}: ${result.message}`);
+          out(`${result.rawKey}\n`);
+          err(
+            `created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`,
+          );
+        });
+      }
+      case 'list': {
+        const { values } = parse(rest, { user: { type: 'string' } });
+        const login = required(values, 'user');
+        return await withDatabase(config, async (db) => {
+          const user = await findUserByLogin(db, login);
+          if (!user) throw new CommandFailed(`no user with login "${login}"`);
+          const now = Date.now();
+          const keys = await findKeysOfUser(db, user.id);
+          if (keys.length === 0) {
+            err(`${user.login} has no API keys\n`);
+            return;
+          }
+          const rows = keys.map((key) => [
+            key.uuid,
+            key.is_revoked ? 'revoked' : key.expires_at.getTime() <= now ? 'expired' : 'active',
+            key.expires_at.toISOString(),
+            key.last_used_at ? key.last_used_at.toISOString() : 'never',
+            key.name,
+          ]);
+          out(table(['UUID', 'STATE', 'EXPIRES', 'LAST USED', 'NAME'], rows));
+        });
+      }
+      case 'revoke': {
+        const { positionals } = parse(rest, {}, 1);
+        const uuid = positionals[0]!.toLowerCase();
+        if (!/^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/.test(uuid)) throw new UsageError('UUID must be a key uuid');
+        return await withDatabase(config, async (db) => {
+          const key = await findKeyByUuid(db, uuid);
+          if (!key) throw new CommandFailed('API key not found.');
+          if (key.is_revoked) {
+            err(`${uuid} was already revoked; nothing changed\n`);
+            return;
+          }
+          await revokeApiKey(db, key.user_id, uuid);
+          await keyRevoked();
+          await announceRevocation(config);
+          err(`revoked ${uuid}\n`);
+        });
+      }
+      default:
+        throw new UsageError(`unknown keys command "${sub ?? ''}"`);
+    }
+  } catch (error) {
+    if (!(error instanceof CommandFailed)) throw error;
+    err(`cds: ${error.message}\n`);
+    return 1;
+  }
+}

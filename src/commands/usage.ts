@@ -1,0 +1,55 @@
+// The help text of `cds` (all commands, or one command's lines) and the error a wrong command line throws
+// (exit 2, with the help). Below every command module, so each can throw it.
+export const USAGE = `Usage: cds <command> [options]
+
+Commands:
+  serve                 start the service (same as npm start)
+  migrate               apply pending database migrations
+  import [--from DIR] [--json|--text]
+                        import a dataset (DIR holds owasp/ and github/; default: the bundled data); prints a
+                        table of the records read and changed on a terminal, the JSON report otherwise or with --json;
+                        a progress bar on stderr when it is a terminal
+  status                print the number of stored records per resource
+  sync github [--org LOGIN]… [--budget N]
+                        mirror GitHub organizations (default: SYNC_GITHUB_ORGS): public repositories, issues,
+                        labels, milestones, releases, members; incremental and resumable; --budget stops
+                        the run before it spends more than N requests of the hourly limit
+  sync owasp [--from URL|DIR]
+                        load the OWASP website's data files (default: SYNC_OWASP_FROM, else owasp.github.io's)
+  sync … --json|--text  the JSON report (default when stdout is not a terminal) or a summary and a table (default
+                        on a terminal, with progress bars on stderr)
+  snapshots rebuild     rebuild the monthly snapshots from the stored records (import and sync do it too)
+  keys create --user LOGIN --name NAME --expires-in DAYS
+                        create an API key for a user (prints the raw key once, on stdout)
+  keys list --user LOGIN
+                        list a user's keys (all of them, with their state)
+  keys revoke UUID      revoke a key
+  users create LOGIN [--key NAME] [--expires-in DAYS]
+                        create a local user (no GitHub account needed); with --key, also an API key
+                        for it (default 30 days), printed once on stdout
+
+Options of every command:
+  --help, -h            this help, or a command's own (cds sync --help)
+  --wait-for-server     (first, before the command) wait until a server on DATA_DIR is ready and run the
+                        command there
+
+The database is DATABASE_URL when set, else the embedded one under DATA_DIR. While a server runs on the
+embedded database, commands are sent to it over its admin socket (DATA_DIR/cds.sock) and run inside it.
+`;
+
+/** The usage lines of one command (`cds keys --help`); undefined for an unknown command. */
+export function helpFor(command: string): string | undefined {
+  const lines = USAGE.split('\n');
+  const start = lines.findIndex((line) => line === 'Commands:');
+  const end = lines.findIndex((line, index) => index > start && line === '');
+  const own: string[] = [];
+  let inside = false;
+  for (const line of lines.slice(start + 1, end)) {
+    if (/^ {2}\S/.test(line)) inside = line.trim().split(/\s+/)[0] === command;
+    if (inside) own.push(line);
+  }
+  if (own.length === 0) return undefined;
+  return `Usage: cds ${command} …\n\n${own.join('\n')}\n\nAll commands: cds --help\n`;
+}
+
+export class UsageError extends Error {}
