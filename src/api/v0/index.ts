@@ -1,4 +1,5 @@
-// REST v0: the explicit list of resources. Adding one is one folder and one line here.
+// REST v0: the public welcome, then every resource of the registry (resources.ts) behind authentication,
+// the rate limit and the response cache.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -6,37 +7,8 @@ import { createAuthenticator } from '../../plugins/rest-auth.ts';
 import { createLimiter } from '../../plugins/rate-limit.ts';
 import { createResponseCache } from '../../plugins/response-cache.ts';
 import { registerCors } from '../../plugins/cors.ts';
-import { chapterRoutes } from './chapters/chapters.routes.ts';
-import { committeeRoutes } from './committees/committees.routes.ts';
-import { deletedRoutes } from './deleted/deleted.routes.ts';
-import { eventRoutes } from './events/events.routes.ts';
-import { issueRoutes } from './issues/issues.routes.ts';
-import { labelRoutes } from './labels/labels.routes.ts';
-import { memberRoutes } from './members/members.routes.ts';
-import { milestoneRoutes } from './milestones/milestones.routes.ts';
-import { organizationRoutes } from './organizations/organizations.routes.ts';
-import { projectRoutes } from './projects/projects.routes.ts';
-import { releaseRoutes } from './releases/releases.routes.ts';
-import { repositoryRoutes } from './repositories/repositories.routes.ts';
-import { snapshotRoutes } from './snapshots/snapshots.routes.ts';
-import { sponsorRoutes } from './sponsors/sponsors.routes.ts';
-
-const resources = [
-  chapterRoutes,
-  committeeRoutes,
-  deletedRoutes,
-  eventRoutes,
-  issueRoutes,
-  labelRoutes,
-  memberRoutes,
-  milestoneRoutes,
-  organizationRoutes,
-  projectRoutes,
-  releaseRoutes,
-  repositoryRoutes,
-  snapshotRoutes,
-  sponsorRoutes,
-];
+import { RESOURCES } from './resources.ts';
+import { registerResources } from './common/resource.ts';
 
 const Welcome = Type.Object({
   name: Type.String(),
@@ -78,6 +50,6 @@ export async function apiV0(app: FastifyInstance): Promise<void> {
       if (limiting) await limiting;
       if (fromCache(request, reply)) return reply;
     });
-    for (const resource of resources) await guarded.register(resource);
+    await registerResources(guarded, RESOURCES);
   });
 }

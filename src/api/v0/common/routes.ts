@@ -40,8 +40,6 @@ interface Operation {
   operationId: string;
   summary: string;
   description?: string;
-  /** Unused: the OpenAPI tag is the reference's for the path (`referenceTag`), so that every route gets it alike. */
-  tag?: string;
 }
 
 export interface ListDefinition<
