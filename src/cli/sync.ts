@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { announceDataChanged } from '../plugins/announce.ts';
+import { announceDataChanged } from '../changes/announce.ts';
 import { SyncStopped, syncGithub, type GithubSyncReport } from '../data/sync/github-sync.ts';
 import { syncOwasp } from '../data/sync/owasp-sync.ts';
 import { terminalProgress } from '../data/sync/progress.ts';

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Database, Db } from '../../db/index.ts';
-import { announceDataChanged } from '../../plugins/announce.ts';
+import { announceDataChanged } from '../../changes/announce.ts';
 import { syncGithub } from './github-sync.ts';
 import { syncOwasp } from './owasp-sync.ts';
 import type { SyncSettings } from './settings.ts';

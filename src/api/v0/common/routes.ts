@@ -24,7 +24,7 @@ import {
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 import { changeFilter, changeParams, type ChangeWindow } from './changes.ts';
-import { referenceTag } from '../../../plugins/openapi.ts';
+import { referenceTag } from '../openapi/openapi.ts';
 import {
   FeatureCollectionBody,
   featureCollectionJson,
