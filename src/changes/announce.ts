@@ -4,9 +4,12 @@
 // count (SharedChanges.noticed). Best effort: they also notice both within a second through the
 // database counters (counters.queries.ts).
 import { Redis } from 'ioredis';
-import type { Config } from '../config.ts';
 
-type RedisSettings = Pick<Config, 'redisUrl' | 'redisPrefix'>;
+/** Where the announcements go (Config's REDIS_URL and REDIS_PREFIX); no URL: nowhere, the database counters suffice. */
+export interface RedisSettings {
+  redisUrl?: string | undefined;
+  redisPrefix: string;
+}
 
 /** The shared data-change counter: moved by every import or sync that changed data. */
 export const dataChangesKey = (prefix: string) => `${prefix}data-changes`;
