@@ -4,23 +4,24 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
-import { registerBaseSecurityHeaders } from './web/security-headers.ts';
-import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handling.ts';
+import { registerBaseSecurityHeaders } from './http/security-headers.ts';
+import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
-import { registerOpenApi } from './plugins/openapi.ts';
-import { registerMetrics } from './plugins/metrics.ts';
+import { registerOpenApi } from './api/v0/openapi/openapi.ts';
+import { registerMetrics } from './metrics/metrics.ts';
 import { apiV0 } from './api/v0/index.ts';
-import { registerSessions } from './plugins/session.ts';
+import { registerSessions } from './auth/session.plugin.ts';
+import { scheduleSessionSweep, type Every } from './auth/session-sweep.ts';
 import { registerGraphql } from './graphql/index.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
 import type { Redis } from 'ioredis';
 import { connectRedis } from './redis.ts';
-import { Counter } from './plugins/rate-limit.ts';
-import { DataVersionWatcher } from './plugins/data-version.ts';
-import { ResponseCache } from './plugins/response-cache.ts';
-import { AuthCache } from './plugins/auth-cache.ts';
+import { Counter } from './api/v0/rest/rate-limit.ts';
+import { ResponseCache } from './api/v0/rest/response-cache.ts';
+import { SharedChanges } from './changes/shared-changes.ts';
+import type { DataVersionWatcher } from './changes/data-version.ts';
 
 export interface AppOptions {
   config: Config;
@@ -29,6 +30,8 @@ export interface AppOptions {
   logger?: FastifyBaseLogger;
   /** The time in epoch milliseconds of the brute-force guard's windows (tests fix it). */
   clock?: () => number;
+  /** The timer of periodic work (the sweep of expired sessions); tests run it by hand. */
+  every?: Every;
 }
 
 // Never log credentials: API keys, cookies, tokens.
@@ -40,7 +43,7 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export async function buildApp({ config, database, logger, clock = Date.now }: AppOptions) {
+export async function buildApp({ config, database, logger, clock = Date.now, every }: AppOptions) {
   const app = Fastify({
     ...(logger
       ? { loggerInstance: logger }
@@ -60,23 +63,21 @@ export async function buildApp({ config, database, logger, clock = Date.now }: A
   app.decorate('config', config);
   app.decorate('database', database);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
-  const watcher = new DataVersionWatcher(database.db, app.log);
-  await watcher.start();
-  const authCache = new AuthCache(database.db, app.log, redis, config.redisPrefix);
-  await authCache.start();
-  app.decorate('shared', {
+  const changes = new SharedChanges(database.db, app.log, redis, config.redisPrefix);
+  await changes.start();
+  const shared: SharedState = {
     redis,
     counter: new Counter(redis, config.redisPrefix),
-    watcher,
+    changes,
+    watcher: changes.dataVersion,
     cache: new ResponseCache(),
-    authCache,
-    clock,
-  });
+  };
+  app.decorate('shared', shared);
+  scheduleSessionSweep(app, every);
   const unwatch = logEmbeddedWorker(app.log, database);
   app.addHook('onClose', async () => {
     unwatch();
-    await watcher.stop();
-    await authCache.stop();
+    await changes.stop();
     redis?.disconnect();
   });
 
@@ -94,7 +95,13 @@ export async function buildApp({ config, database, logger, clock = Date.now }: A
     await signedIn.register(authRoutes);
     await signedIn.register(webRoutes);
   });
-  await app.register(apiV0, { prefix: '/api/v0' });
+  await app.register(apiV0, {
+    prefix: '/api/v0',
+    changes,
+    counter: shared.counter,
+    cache: shared.cache,
+    clock,
+  });
   return app;
 }
 
@@ -135,14 +142,16 @@ function trustProxyOption(trust: Config['trustProxy']) {
   return (_address: string, hop: number) => hop < trust;
 }
 
+/** What this instance shares with the others (through Redis and the database), read by status, metrics and the lists. */
 export interface SharedState {
   /** Present when REDIS_URL is set; commands fail fast while it is down. */
   redis: Redis | undefined;
   counter: Counter;
+  /** What other instances changed, and how this one tells them (GraphQL revocations, the admin channel). */
+  changes: SharedChanges;
+  /** The data version this instance serves (changes.dataVersion). */
   watcher: DataVersionWatcher;
   cache: ResponseCache;
-  authCache: AuthCache;
-  clock: () => number;
 }
 
 declare module 'fastify' {

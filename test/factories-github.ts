@@ -54,3 +54,28 @@ export async function nestRepositories(db: Db) {
   const octoNest = await repository(db, { owner_login: 'octo-org', name: 'Nest' });
   return { owasp, nest, other, octoNest };
 }
+
+/** A record of a repository-scoped list (issues, milestones) as its tests track it. */
+export interface Tracked {
+  id: number;
+  title: string;
+  state: 'open' | 'closed';
+  created_at: string;
+  updated_at: string;
+}
+
+/** [repository id, number, title, state, created day, updated day] */
+export type TrackedSpec = readonly [string, number, string, 'open' | 'closed', number, number];
+
+/** Inserts one record per spec (`insert` adds what its table needs) and returns them as tracked. */
+export async function insertTracked(
+  specs: readonly TrackedSpec[],
+  insert: (values: Omit<Tracked, 'id'> & { repository_id: string; number: number }) => Promise<unknown>,
+): Promise<Tracked[]> {
+  const rows: Tracked[] = [];
+  for (const [repository_id, number, title, state, created, updated] of specs) {
+    const values = { title, state, created_at: day(created), updated_at: day(updated) };
+    rows.push({ id: Number(await insert({ repository_id, number, ...values })), ...values });
+  }
+  return rows;
+}

@@ -17,7 +17,7 @@ import { buildTestApp, type TestApp } from './app.ts';
 import { event, utcDate } from './factories-community.ts';
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
-import { CONTENT_SECURITY_POLICY } from '../src/web/security-headers.ts';
+import { CONTENT_SECURITY_POLICY } from '../src/http/security-headers.ts';
 
 const SCREENSHOT =
   process.env.UPDATE_SCREENSHOT === '1'

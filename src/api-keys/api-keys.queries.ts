@@ -1,9 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
-import { bumpMetaCounter } from '../db/meta.queries.ts';
-
-// The app_meta counter of revocations (read by plugins/auth-cache.ts).
-export const REVOCATIONS_KEY = 'keys_revoked';
 
 const PUBLIC_COLUMNS = ['uuid', 'name', 'created_at', 'expires_at', 'is_revoked', 'last_used_at'] as const;
 
@@ -47,24 +43,6 @@ export async function insertKeyWithinLimit(
   });
 }
 
-/**
- * Revokes one of the user's keys; false when the user has no key with that uuid. The revocation
- * counter moves in the same transaction, so every instance's memory of valid keys is dropped.
- */
-export async function revokeKey(db: Db, userId: string, uuid: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .updateTable('api_keys')
-      .set({ is_revoked: true, revoked_at: sql`coalesce(revoked_at, now())` })
-      .where('user_id', '=', userId)
-      .where('uuid', '=', uuid)
-      .returning('id')
-      .executeTakeFirst();
-    if (row) await bumpMetaCounter(trx, REVOCATIONS_KEY);
-    return row !== undefined;
-  });
-}
-
 export function findKeyByUuid(db: Db, uuid: string) {
   return db
     .selectFrom('api_keys')
@@ -84,7 +62,7 @@ export function findValidKeyByDigest(db: Db, digest: string) {
     .executeTakeFirst();
 }
 
-/** The first `length` hex digits of the digest of every valid key (plugins/known-keys.ts). */
+/** The first `length` hex digits of the digest of every valid key (api/v0/rest/known-keys.ts). */
 export async function listValidDigestPrefixes(db: Db, length: number): Promise<string[]> {
   const rows = await db
     .selectFrom('api_keys')

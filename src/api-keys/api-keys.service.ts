@@ -1,7 +1,9 @@
 // The rules of API keys: name and expiry checks, the active-key limit, revocation, authentication.
 import type { Db } from '../db/index.ts';
 import { generateApiKey, isWellFormedApiKey, sha256Hex } from './api-keys.format.ts';
-import { findValidKeyByDigest, insertKeyWithinLimit, revokeKey } from './api-keys.queries.ts';
+import { findValidKeyByDigest, insertKeyWithinLimit } from './api-keys.queries.ts';
+import { revokeKey } from '../changes/changes.ts';
+import type { Announcer } from '../changes/announce.ts';
 
 export const MAX_ACTIVE_KEYS = 3;
 export const MAX_NAME_LENGTH = 100;
@@ -56,9 +58,10 @@ export async function createApiKey(
   return { ok: true, code: 'SUCCESS', message: MESSAGES.created, rawKey: raw, apiKey };
 }
 
-export async function revokeApiKey(db: Db, userId: string, uuid: string) {
+/** Revokes one of the user's keys, then tells every instance (`announcer`: the server's or a command's). */
+export async function revokeApiKey(db: Db, userId: string, uuid: string, announcer: Announcer) {
   // Someone else's key and an unknown uuid are the same answer, so uuids cannot be probed.
-  if (!(await revokeKey(db, userId, uuid)))
+  if (!(await revokeKey(db, userId, uuid, announcer)))
     return { ok: false, code: 'NOT_FOUND' as const, message: MESSAGES.notFound };
   return { ok: true, code: 'SUCCESS' as const, message: MESSAGES.revoked };
 }

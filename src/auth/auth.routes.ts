@@ -5,11 +5,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { exchangeCode, GithubAuthError } from './github.client.ts';
 import { signInWithGithubToken } from './sign-in.ts';
-import { endSession, startSession } from './sessions.ts';
+import { endSession, startSession } from './sessions.queries.ts';
 import { upsertLocalUser } from './users.queries.ts';
 import { sameSecret } from '../api-keys/api-keys.format.ts';
-import { newToken, SESSION_COOKIE } from '../plugins/session.ts';
-import { errorPage } from '../web/pages.ts';
+import { newToken, SESSION_COOKIE } from './session.plugin.ts';
+import { errorPage } from './sign-in-error.page.ts';
 
 const FLOW_COOKIE = 'cds_oauth';
 const FLOW_PATH = '/auth/github';

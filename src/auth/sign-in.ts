@@ -3,7 +3,7 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { fetchProfile, GithubAuthError } from './github.client.ts';
-import { startSession, type SessionUser } from './sessions.ts';
+import { startSession, type SessionUser } from './sessions.queries.ts';
 import { upsertGithubUser } from './users.queries.ts';
 
 export type SignInResult =

@@ -5,7 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { analyze, importDataset, sourcesFrom } from '../data/import.ts';
-import { announceDataChanged } from '../plugins/announce.ts';
+import { announceDataChanged } from '../changes/announce.ts';
 import { countRecords } from './status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';

@@ -8,7 +8,7 @@ import { findUserByLogin } from '../auth/users.queries.ts';
 import { UsageError } from './usage.ts';
 import { err, keyRevoked, out, withDatabase } from './output.ts';
 import { table } from './tables.ts';
-import { announceRevocation } from '../plugins/announce.ts';
+import { commandAnnouncer } from '../changes/announce.ts';
 
 class CommandFailed extends Error {}
 
@@ -89,9 +89,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
             err(`${uuid} was already revoked; nothing changed\n`);
             return;
           }
-          await revokeApiKey(db, key.user_id, uuid);
-          await keyRevoked();
-          await announceRevocation(config);
+          await revokeApiKey(db, key.user_id, uuid, commandAnnouncer(config, { revocation: keyRevoked }));
           err(`revoked ${uuid}\n`);
         });
       }

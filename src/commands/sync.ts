@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { announceDataChanged } from '../plugins/announce.ts';
+import { announceDataChanged } from '../changes/announce.ts';
 import { SyncStopped, syncGithub, type GithubSyncReport } from '../data/github/github.sync.ts';
 import { syncOwasp } from '../data/owasp/owasp.sync.ts';
 import { OWASP_DATA_URL } from '../data/owasp/owasp.download.ts';

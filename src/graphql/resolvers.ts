@@ -5,8 +5,8 @@ import type { Config } from '../config.ts';
 import { createApiKey, revokeApiKey, type ApiKeyRecord } from '../api-keys/api-keys.service.ts';
 import { countValidKeys, listValidKeys } from '../api-keys/api-keys.queries.ts';
 import { signInWithGithubToken } from '../auth/sign-in.ts';
-import { endSession, type SessionUser } from '../auth/sessions.ts';
-import { SESSION_COOKIE } from '../plugins/session.ts';
+import { endSession, type SessionUser } from '../auth/sessions.queries.ts';
+import { SESSION_COOKIE } from '../auth/session.plugin.ts';
 import { DateTime, UUID } from './scalars.ts';
 
 export interface Context {
@@ -63,9 +63,8 @@ export const resolvers = {
       return { ...result, apiKey: result.apiKey ? apiKeyNode(result.apiKey) : null };
     },
     revokeApiKey: async (_: unknown, args: { uuid: string }, context: Context) => {
-      const result = await revokeApiKey(context.db, (await requireUser(context)).id, args.uuid);
-      if (result.ok) await context.request.server.shared.authCache.revoked();
-      return result;
+      const user = await requireUser(context);
+      return revokeApiKey(context.db, user.id, args.uuid, context.request.server.shared.changes);
     },
     githubAuth: async (_: unknown, args: { accessToken: string }, context: Context) => {
       const result = await signInWithGithubToken(context.db, context.config, args.accessToken);

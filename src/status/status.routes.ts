@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
-import { readDataVersion } from '../data/import.ts';
+import { readDataVersion } from '../changes/counters.queries.ts';
+import { pingDatabase } from './status.queries.ts';
 
 const StatusBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -71,7 +71,7 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
     async (_request, reply) => {
       const { redis } = app.shared;
       const [database, redisCheck] = await Promise.all([
-        check(() => sql`select 1`.execute(app.database.db)),
+        check(() => pingDatabase(app.database.db)),
         redis ? check(() => redis.ping()) : Promise.resolve(undefined),
       ]);
       const ready = database.ok && (redisCheck?.ok ?? true);
@@ -96,7 +96,7 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
       const uptime_seconds = Math.floor(process.uptime());
       const started = performance.now();
       try {
-        await sql`select 1`.execute(db);
+        await pingDatabase(db);
         const latency_ms = Math.round((performance.now() - started) * 10) / 10;
         const data_version = await readDataVersion(db);
         return {

@@ -1,7 +1,7 @@
 // GET /settings/api-keys. Who is signed in is rendered here; the keys themselves are listed,
 // created and revoked by /static/api-keys.js through GraphQL, like any other client would.
-import type { SessionUser } from '../auth/sessions.ts';
-import { escapeHtml } from './pages.ts';
+import type { SessionUser } from '../auth/sessions.queries.ts';
+import { escapeHtml } from '../http/html.ts';
 import { layout } from './layout.ts';
 
 export const SIGN_IN_URL = '/auth/github/login?next=/settings/api-keys';

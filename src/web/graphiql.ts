@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { introspectionFromSchema } from 'graphql';
-import { GRAPHIQL_CONTENT_SECURITY_POLICY } from './security-headers.ts';
+import { GRAPHIQL_CONTENT_SECURITY_POLICY } from '../http/security-headers.ts';
 import { sendStaticFile, staticFile, type StaticFile } from './static.ts';
 
 const require = createRequire(import.meta.url);

@@ -1,11 +1,10 @@
 // GET /: what the service is and where to go next.
-import { escapeHtml } from './pages.ts';
+import { escapeHtml } from '../http/html.ts';
 import { ATTRIBUTION_HTML, layout } from './layout.ts';
+import { RESOURCE_GROUPS } from '../api/v0/resources.ts';
 
-const COMMUNITY = ['chapters', 'committees', 'events', 'projects', 'sponsors', 'snapshots'];
-const GITHUB = ['organizations', 'members', 'repositories', 'issues', 'labels', 'milestones', 'releases'];
-
-const resourceLinks = (names: string[]) => names.map((name) => `<li><code>/api/v0/${name}/</code></li>`).join('');
+const resourceLinks = (resources: readonly { name: string }[]) =>
+  resources.map(({ name }) => `<li><code>/api/v0/${name}/</code></li>`).join('');
 
 /** `origin` is where this service is reached (PUBLIC_URL or the request's host), for the example. */
 export function landingPage(origin: string): string {
@@ -39,11 +38,11 @@ export function landingPage(origin: string): string {
 <div class="columns">
   <section class="card" aria-labelledby="community-title">
     <h2 id="community-title">Community records</h2>
-    <ul class="plain">${resourceLinks(COMMUNITY)}</ul>
+    <ul class="plain">${resourceLinks(RESOURCE_GROUPS.community)}</ul>
   </section>
   <section class="card" aria-labelledby="github-title">
     <h2 id="github-title">Mirrored GitHub records</h2>
-    <ul class="plain">${resourceLinks(GITHUB)}</ul>
+    <ul class="plain">${resourceLinks(RESOURCE_GROUPS.github)}</ul>
   </section>
 </div>
 

@@ -1,6 +1,6 @@
 // The web pages: the landing page, the map, API key management, GraphiQL (outside production), and their static files.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { registerSecurityHeaders } from './security-headers.ts';
+import { registerSecurityHeaders } from '../http/security-headers.ts';
 import { staticRoutes } from './static.ts';
 import { graphiqlRoutes } from './graphiql.ts';
 import { landingPage } from './landing.page.ts';

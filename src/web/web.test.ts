@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { buildTestApp, type TestApp } from '../../test/app.ts';
 import { CLIENT_DOCUMENTS, cookieHeader, devSignIn } from '../../test/auth.ts';
-import { CONTENT_SECURITY_POLICY } from './security-headers.ts';
+import { CONTENT_SECURITY_POLICY } from '../http/security-headers.ts';
 import { STATIC_DIR } from './static.ts';
 
 const EXPECTED_CSP =

@@ -1,42 +1,16 @@
-// REST v0: the explicit list of resources. Adding one is one folder and one line here.
+// REST v0: the public welcome, then every resource of the registry (resources.ts) behind authentication,
+// the rate limit and the response cache.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createAuthenticator } from '../../plugins/rest-auth.ts';
-import { createLimiter } from '../../plugins/rate-limit.ts';
-import { createResponseCache } from '../../plugins/response-cache.ts';
-import { registerCors } from '../../plugins/cors.ts';
-import { chapterRoutes } from './chapters/chapters.routes.ts';
-import { committeeRoutes } from './committees/committees.routes.ts';
-import { deletedRoutes } from './deleted/deleted.routes.ts';
-import { eventRoutes } from './events/events.routes.ts';
-import { issueRoutes } from './issues/issues.routes.ts';
-import { labelRoutes } from './labels/labels.routes.ts';
-import { memberRoutes } from './members/members.routes.ts';
-import { milestoneRoutes } from './milestones/milestones.routes.ts';
-import { organizationRoutes } from './organizations/organizations.routes.ts';
-import { projectRoutes } from './projects/projects.routes.ts';
-import { releaseRoutes } from './releases/releases.routes.ts';
-import { repositoryRoutes } from './repositories/repositories.routes.ts';
-import { snapshotRoutes } from './snapshots/snapshots.routes.ts';
-import { sponsorRoutes } from './sponsors/sponsors.routes.ts';
-
-const resources = [
-  chapterRoutes,
-  committeeRoutes,
-  deletedRoutes,
-  eventRoutes,
-  issueRoutes,
-  labelRoutes,
-  memberRoutes,
-  milestoneRoutes,
-  organizationRoutes,
-  projectRoutes,
-  releaseRoutes,
-  repositoryRoutes,
-  snapshotRoutes,
-  sponsorRoutes,
-];
+import { createAuthenticator } from './rest/authenticate.ts';
+import { createLimiter, type Counter } from './rest/rate-limit.ts';
+import { createResponseCache, type ResponseCache } from './rest/response-cache.ts';
+import { ValidKeys } from './rest/key-cache.ts';
+import type { SharedChanges } from '../../changes/shared-changes.ts';
+import { registerCors } from './rest/cors.ts';
+import { RESOURCES } from './resources.ts';
+import { registerResources } from './common/resource.ts';
 
 const Welcome = Type.Object({
   name: Type.String(),
@@ -50,7 +24,17 @@ export const ATTRIBUTION =
   'Community data © OWASP Foundation and the contributors to OWASP/owasp.github.io, used under CC BY-SA 4.0. ' +
   'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
 
-export async function apiV0(app: FastifyInstance): Promise<void> {
+export interface ApiV0Options {
+  /** What other instances changed (revocations, data versions), and how this one tells them. */
+  changes: SharedChanges;
+  /** Rate-limit and brute-force counts (shared through Redis when configured). */
+  counter: Counter;
+  cache: ResponseCache;
+  /** The time in epoch milliseconds of the brute-force guard's windows (tests fix it). */
+  clock: () => number;
+}
+
+export async function apiV0(app: FastifyInstance, { changes, counter, cache, clock }: ApiV0Options): Promise<void> {
   registerCors(app);
   // The welcome object is public: it sits outside the scope that authenticates.
   app.get('/', { schema: { hide: true, response: { 200: Welcome } } }, async () => ({
@@ -60,17 +44,28 @@ export async function apiV0(app: FastifyInstance): Promise<void> {
     openapi: '/api/v0/openapi.json',
     attribution: ATTRIBUTION,
   }));
+  const validKeys = new ValidKeys();
+  changes.onRevocation(() => validKeys.clear());
   await app.register(async (guarded) => {
     // One hook, in an order that matters: authenticate, then count against the limit, then (and
     // only then) the cache. Steps that need no I/O complete without an await.
-    const { authenticate, recheck } = createAuthenticator(guarded);
-    const limit = createLimiter(guarded, guarded.shared.counter, recheck);
-    const fromCache = createResponseCache(
-      guarded,
-      guarded.shared.cache,
-      guarded.shared.watcher,
-      guarded.config.responseCache,
-    );
+    const { authenticate, recheck } = createAuthenticator(guarded, { counter, validKeys, clock });
+    const limit = createLimiter({
+      limit: guarded.config.rateLimitPerSecond,
+      counter,
+      // With Redis, each count also brings what other instances changed, so this one catches up before
+      // it answers: keys revoked elsewhere (the request's key is asked about again) and data changed
+      // elsewhere (the data version is read again, emptying the response cache, before the cache is consulted).
+      watch: {
+        keys: changes.watchedKeys,
+        seen: (values, request) => {
+          const { revoked, refreshing } = changes.noticed(values);
+          const rechecking = revoked && request.apiKey !== undefined ? recheck(request) : undefined;
+          if (rechecking || refreshing) return Promise.all([rechecking, refreshing]).then(() => {});
+        },
+      },
+    });
+    const fromCache = createResponseCache(guarded, cache, changes.dataVersion, guarded.config.responseCache);
     guarded.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const authenticating = authenticate(request);
       if (authenticating) await authenticating;
@@ -78,6 +73,6 @@ export async function apiV0(app: FastifyInstance): Promise<void> {
       if (limiting) await limiting;
       if (fromCache(request, reply)) return reply;
     });
-    for (const resource of resources) await guarded.register(resource);
+    await registerResources(guarded, RESOURCES);
   });
 }

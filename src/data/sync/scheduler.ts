@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config, SyncSettings } from '../../config.ts';
 import type { Database, Db } from '../../db/index.ts';
-import { announceDataChanged } from '../../plugins/announce.ts';
+import { announceDataChanged } from '../../changes/announce.ts';
 import { syncGithub } from '../github/github.sync.ts';
 import { syncOwasp } from '../owasp/owasp.sync.ts';
 import { githubSummary, owaspSummary } from './summary.ts';

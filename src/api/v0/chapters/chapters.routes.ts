@@ -1,32 +1,16 @@
-import type { FastifyInstance } from 'fastify';
-import { detailRoute, listRoute } from '../common/routes.ts';
+import { resource } from '../common/resource.ts';
 import { ChapterDetail, ChapterFilters, ChapterItem, ChapterParams } from './chapters.schemas.ts';
 import { CHAPTER_ORDERING, getChapter, listChapters } from './chapters.queries.ts';
 
-export async function chapterRoutes(app: FastifyInstance): Promise<void> {
-  listRoute(app, {
-    path: '/chapters/',
-    operationId: 'list_chapters',
-    summary: 'List chapters',
-    description: 'Active chapters (with coordinates).',
-    tag: 'Community',
-    filters: ChapterFilters,
-    item: ChapterItem,
-    itemName: 'Chapter',
-    ordering: CHAPTER_ORDERING,
-    geo: { latitude: 'chapters.latitude', longitude: 'chapters.longitude' },
-    query: listChapters,
-  });
+const geo = { latitude: 'chapters.latitude', longitude: 'chapters.longitude' };
 
-  detailRoute(app, {
-    path: '/chapters/:chapter_id',
-    operationId: 'get_chapter',
-    summary: 'Get chapter',
-    tag: 'Community',
+export const chapters = resource('chapters', 'Chapter', {
+  description: 'Active chapters (with coordinates).',
+  list: { filters: ChapterFilters, item: ChapterItem, ordering: CHAPTER_ORDERING, query: listChapters, geo },
+  detail: {
     params: ChapterParams,
     response: ChapterDetail,
-    resource: 'Chapter',
     fetch: (db, params) => getChapter(db, params.chapter_id),
     present: ({ id: _id, ...chapter }) => chapter,
-  });
-}
+  },
+});

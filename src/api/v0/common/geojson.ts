@@ -7,8 +7,8 @@
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { JSON_TYPE, NotAcceptableError, requestMediaType } from '../../../plugins/negotiate.ts';
-import type { Page, PageInfo } from './pagination.ts';
+import { JSON_TYPE, NotAcceptableError, requestMediaType } from '../../../http/negotiate.ts';
+import type { Page, PageInfo } from './page.ts';
 
 export const GEOJSON_TYPE = 'application/geo+json';
 export const LIST_MEDIA_TYPES = [JSON_TYPE, GEOJSON_TYPE] as const;

@@ -5,6 +5,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { invalidParam } from '../../../errors.ts';
 import type { OrderTerm } from './ordering.ts';
+import type { Page, PageInfo } from './page.ts';
 import { after, BoundaryCache, decodeCursor, encodeCursor, STEP, type Key } from './keyset.ts';
 import { tablesOf, type CountCache } from './counts.ts';
 import { coordinateColumns, featureJson, located, type GeoColumns } from './geojson.ts';
@@ -24,13 +25,6 @@ export interface PageQuery {
   cursor?: string;
   limit?: number;
   page_size?: number;
-}
-
-export interface Page {
-  page: number;
-  limit: number;
-  /** The opaque position given by the client (keyset.ts); `page` then only numbers the page. */
-  cursor?: string;
 }
 
 /** A page of a list route: with the route's totals and the fields of its items (set by listRoute). */
@@ -181,13 +175,6 @@ async function boundaryKeys(db: Db, query: ListQuery, order: OrderTerm[]): Promi
     db,
   );
   return rows.map((r) => JSON.parse(r.k) as Key);
-}
-
-export interface PageInfo {
-  count: number;
-  total_pages: number;
-  has_next: boolean;
-  has_previous: boolean;
 }
 
 export function pageInfo(count: number, { page, limit }: Page, hasNext?: boolean): PageInfo {

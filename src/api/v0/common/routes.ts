@@ -24,7 +24,7 @@ import {
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 import { changeFilter, changeParams, type ChangeWindow } from './changes.ts';
-import { referenceTag } from '../../../plugins/openapi.ts';
+import { referenceTag } from '../openapi/openapi.ts';
 import {
   FeatureCollectionBody,
   featureCollectionJson,
@@ -40,8 +40,6 @@ interface Operation {
   operationId: string;
   summary: string;
   description?: string;
-  /** Unused: the OpenAPI tag is the reference's for the path (`referenceTag`), so that every route gets it alike. */
-  tag?: string;
 }
 
 export interface ListDefinition<

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, issue } from '../../../../test/factories.ts';
-import { nestRepositories } from '../../../../test/factories-github.ts';
+import { insertTracked, nestRepositories, type Tracked, type TrackedSpec } from '../../../../test/factories-github.ts';
 import {
   assertDateTime,
   assertInvalid,
@@ -12,13 +12,12 @@ import {
 } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-type Tracked = { id: number; title: string; state: 'open' | 'closed'; created_at: string; updated_at: string };
 const rows: Tracked[] = [];
 
 const api = useTestApp(async (db) => {
   const { nest, other, octoNest } = await nestRepositories(db);
   // Equal created_at and updated_at values on purpose, so the id tie-breaker decides.
-  const specs = [
+  const specs: TrackedSpec[] = [
     [nest, 1, 'a', 'open', 3, 5],
     [nest, 2, 'b', 'closed', 1, 5],
     [other, 1, 'c', 'open', 3, 6],
@@ -26,18 +25,11 @@ const api = useTestApp(async (db) => {
     [nest, 3, 'e', 'open', 1, 7],
     [other, 2, 'f', 'open', 3, 6],
     [octoNest, 2, 'g', 'open', 2, 4],
-  ] as const;
-  for (const [repository_id, number, title, state, created, updated] of specs) {
-    const values = { title, state, created_at: day(created), updated_at: day(updated) };
-    const id = await issue(db, {
-      repository_id,
-      number,
-      body: `Body of ${title}`,
-      url: `https://github.com/x/${title}`,
-      ...values,
-    });
-    rows.push({ id: Number(id), ...values });
-  }
+  ];
+  const inserted = await insertTracked(specs, (values) =>
+    issue(db, { ...values, body: `Body of ${values.title}`, url: `https://github.com/x/${values.title}` }),
+  );
+  rows.push(...inserted);
 });
 
 const { get, head } = api;

@@ -24,15 +24,14 @@ export const MEMBER_ORDERING: OrderingSpec = {
   tieBreaker: 'members.id',
 };
 
+// The item's columns (the list); the detail adds the profile's (the response schema orders the fields).
+const ITEM_COLUMNS = ['login', 'name', 'avatar_url', 'url', 'created_at', 'updated_at'] as const;
+const PROFILE_COLUMNS = ['bio', 'company', 'location', 'title', 'twitter_username'] as const;
+const COUNT_COLUMNS = ['followers_count', 'following_count', 'public_repositories_count'] as const;
+const ofMembers = <C extends string>(columns: readonly C[]) => columns.map((column) => `members.${column}` as const);
+
 export function listMembers(db: Db, query: Static<typeof MemberFilters>) {
-  let q = publishedMembers(db).select([
-    'members.login',
-    'members.name',
-    'members.avatar_url',
-    'members.url',
-    'members.created_at',
-    'members.updated_at',
-  ]);
+  let q = publishedMembers(db).select(ofMembers(ITEM_COLUMNS));
   if (query.company !== undefined) q = q.where(sql`lower(members.company)`, '=', query.company.toLowerCase());
   if (query.location !== undefined) q = q.where(sql`lower(members.location)`, '=', query.location.toLowerCase());
   return q;
@@ -40,22 +39,7 @@ export function listMembers(db: Db, query: Static<typeof MemberFilters>) {
 
 export function getMember(db: Db, login: string) {
   return publishedMembers(db)
-    .select([
-      'members.login',
-      'members.name',
-      'members.avatar_url',
-      'members.url',
-      'members.bio',
-      'members.company',
-      'members.location',
-      'members.title',
-      'members.twitter_username',
-      'members.followers_count',
-      'members.following_count',
-      'members.public_repositories_count',
-      'members.created_at',
-      'members.updated_at',
-    ])
+    .select(ofMembers([...ITEM_COLUMNS, ...PROFILE_COLUMNS, ...COUNT_COLUMNS]))
     .where(sql`lower(members.login)`, '=', login.toLowerCase())
     .$narrowType<{ created_at: Date; updated_at: Date }>()
     .executeTakeFirst();

@@ -1,7 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day } from '../../../../test/factories.ts';
-import { milestone, nestRepositories } from '../../../../test/factories-github.ts';
+import {
+  insertTracked,
+  milestone,
+  nestRepositories,
+  type Tracked,
+  type TrackedSpec,
+} from '../../../../test/factories-github.ts';
 import {
   assertDateTime,
   assertInvalid,
@@ -12,24 +18,20 @@ import {
 } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
 
-type Tracked = { id: number; title: string; state: 'open' | 'closed'; created_at: string; updated_at: string };
 const rows: Tracked[] = [];
 
 const api = useTestApp(async (db) => {
   const { nest, other, octoNest } = await nestRepositories(db);
   // Equal dates on purpose, so the id tie-breaker decides.
-  const specs = [
+  const specs: TrackedSpec[] = [
     [octoNest, 1, 'a', 'open', 2, 5],
     [nest, 1, 'b', 'closed', 3, 5],
     [nest, 2, 'c', 'open', 3, 6],
     [other, 1, 'd', 'closed', 1, 5],
     [nest, 3, 'e', 'open', 2, 7],
     [other, 2, 'f', 'open', 3, 6],
-  ] as const;
-  for (const [repository_id, number, title, state, created, updated] of specs) {
-    const values = { title, state, created_at: day(created), updated_at: day(updated) };
-    rows.push({ id: await milestone(db, { repository_id, number, ...values }), ...values });
-  }
+  ];
+  rows.push(...(await insertTracked(specs, (values) => milestone(db, values))));
   const detailed = { title: 'detailed', state: 'closed', created_at: day(0), updated_at: day(0) } as const;
   const id = await milestone(db, {
     repository_id: nest,

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import { detailRoute, listRoute } from '../common/routes.ts';
+import { resource } from '../common/resource.ts';
 import {
   OrganizationDetail,
   OrganizationFilters,
@@ -8,29 +7,17 @@ import {
 } from './organizations.schemas.ts';
 import { ORGANIZATION_ORDERING, getOrganization, listOrganizations } from './organizations.queries.ts';
 
-export async function organizationRoutes(app: FastifyInstance): Promise<void> {
-  listRoute(app, {
-    path: '/organizations/',
-    operationId: 'list_organizations',
-    summary: 'List organizations',
-    description: 'GitHub organizations mirrored by the service, once the GitHub sync has their profile.',
-    tag: 'GitHub',
+export const organizations = resource('organizations', 'Organization', {
+  description: 'GitHub organizations mirrored by the service, once the GitHub sync has their profile.',
+  list: {
     filters: OrganizationFilters,
     item: OrganizationItem,
-    itemName: 'Organization',
     ordering: ORGANIZATION_ORDERING,
     query: listOrganizations,
-  });
-
-  detailRoute(app, {
-    path: '/organizations/:organization_id',
-    operationId: 'get_organization',
-    summary: 'Get organization',
-    tag: 'GitHub',
+  },
+  detail: {
     params: OrganizationParams,
     response: OrganizationDetail,
-    resource: 'Organization',
     fetch: (db, params) => getOrganization(db, params.organization_id),
-    present: (row) => row,
-  });
-}
+  },
+});

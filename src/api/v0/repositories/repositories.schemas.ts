@@ -45,3 +45,8 @@ export const RepositoryScopeFilters = {
   organization: StringFilter('Organization login (the repository owner), case-insensitive exact match.'),
   repository: StringFilter('Repository name, case-insensitive exact match.'),
 };
+
+/** The repository a detail path names (`/…/:organization_id/:repository_id/…`), as the queries take it. */
+export function repositoryOf(params: { organization_id: string; repository_id: string }) {
+  return { organization: params.organization_id, repository: params.repository_id };
+}

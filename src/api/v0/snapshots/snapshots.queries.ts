@@ -71,20 +71,17 @@ function listSnapshotMembers(db: Db, period: Period) {
     .where(NEW_RECORDS.users.where);
 }
 
+/** Issues and releases name their repository by the organization's login and the repository's name. */
+const REPOSITORY_NAMES = ['organizations.login as organization_login', 'repositories.name as repository_name'] as const;
+const ISSUE_COLUMNS = ['issues.title', 'issues.state', 'issues.url', 'issues.created_at', 'issues.updated_at'] as const;
+const RELEASE_COLUMNS = ['releases.name', 'releases.tag_name', 'releases.published_at', 'releases.created_at'] as const;
+
 function listSnapshotIssues(db: Db, period: Period) {
   return db
     .selectFrom('issues')
     .leftJoin('repositories', 'repositories.id', 'issues.repository_id')
     .leftJoin('organizations', 'organizations.id', 'repositories.organization_id')
-    .select([
-      'issues.title',
-      'issues.state',
-      'issues.url',
-      'issues.created_at',
-      'issues.updated_at',
-      'organizations.login as organization_login',
-      'repositories.name as repository_name',
-    ])
+    .select([...ISSUE_COLUMNS, ...REPOSITORY_NAMES])
     .where(within('issues.created_at', period))
     .where(NEW_RECORDS.issues.where);
 }
@@ -94,14 +91,7 @@ function listSnapshotReleases(db: Db, period: Period) {
     .selectFrom('releases')
     .leftJoin('repositories', 'repositories.id', 'releases.repository_id')
     .leftJoin('organizations', 'organizations.id', 'repositories.organization_id')
-    .select([
-      'releases.name',
-      'releases.tag_name',
-      'releases.published_at',
-      'releases.created_at',
-      'organizations.login as organization_login',
-      'repositories.name as repository_name',
-    ])
+    .select([...RELEASE_COLUMNS, ...REPOSITORY_NAMES])
     .where(within('releases.created_at', period))
     .where(NEW_RECORDS.releases.where);
 }

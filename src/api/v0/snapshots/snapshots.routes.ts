@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import type { TObject } from '@sinclair/typebox';
-import { detailRoute, listRoute } from '../common/routes.ts';
+import { listOperation, resource, type Resource } from '../common/resource.ts';
 import {
   NoFilters,
   SnapshotChapterItem,
@@ -20,8 +19,6 @@ import {
   type SnapshotSegment,
 } from './snapshots.queries.ts';
 
-const TAG = 'Community';
-
 // The reference's five sub-lists: path segment and item; their orderings and rows are in snapshots.queries.ts.
 const SUB_LISTS: { segment: SnapshotSegment; item: TObject; itemName: string }[] = [
   { segment: 'chapters', item: SnapshotChapterItem, itemName: 'Chapter' },
@@ -31,48 +28,37 @@ const SUB_LISTS: { segment: SnapshotSegment; item: TObject; itemName: string }[]
   { segment: 'releases', item: SnapshotReleaseItem, itemName: 'SnapshotRelease' },
 ];
 
-export async function snapshotRoutes(app: FastifyInstance): Promise<void> {
-  listRoute(app, {
-    path: '/snapshots/',
-    operationId: 'list_snapshots',
-    summary: 'List snapshots',
-    description:
-      'One snapshot per completed calendar month (UTC) in which at least one chapter, project, issue, release or member ' +
-      'was first created; rebuilt from the stored records after every import and sync.',
-    tag: TAG,
-    filters: NoFilters,
-    item: SnapshotItem,
-    itemName: 'Snapshot',
-    ordering: SNAPSHOT_ORDERING,
-    query: listSnapshots,
-  });
-
-  detailRoute(app, {
-    path: '/snapshots/:snapshot_id',
-    operationId: 'get_snapshot',
-    summary: 'Get snapshot',
+const snapshot = resource('snapshots', 'Snapshot', {
+  description:
+    'One snapshot per completed calendar month (UTC) in which at least one chapter, project, issue, release or member ' +
+    'was first created; rebuilt from the stored records after every import and sync.',
+  list: { filters: NoFilters, item: SnapshotItem, ordering: SNAPSHOT_ORDERING, query: listSnapshots },
+  detail: {
     description: 'The period and the number of records of each kind first created in it.',
-    tag: TAG,
     params: SnapshotParams,
     response: SnapshotDetail,
-    resource: 'Snapshot',
     fetch: (db, params) => getSnapshot(db, params.snapshot_id),
-    present: ({ id: _id, ...snapshot }) => snapshot,
-  });
+    present: ({ id: _id, ...rest }) => rest,
+  },
+});
 
-  for (const sub of SUB_LISTS) {
-    listRoute(app, {
-      path: `/snapshots/:snapshot_id/${sub.segment}/`,
-      operationId: `list_snapshot_${sub.segment}`,
-      summary: `List new ${sub.segment} in snapshot`,
-      description: `The ${sub.segment} first created in the snapshot's period (\`created_at\` between \`start_at\` and \`end_at\`).`,
-      tag: TAG,
-      params: SnapshotParams,
-      filters: NoFilters,
-      item: sub.item,
-      itemName: sub.itemName,
-      ordering: SNAPSHOT_SUB_LISTS[sub.segment].ordering,
-      query: (db, _filters, params) => SNAPSHOT_SUB_LISTS[sub.segment].query(db, params.snapshot_id),
-    });
-  }
-}
+export const snapshots: Resource = {
+  ...snapshot,
+  operations: [
+    ...snapshot.operations,
+    ...SUB_LISTS.map((sub) =>
+      listOperation({
+        path: `/snapshots/:snapshot_id/${sub.segment}/`,
+        operationId: `list_snapshot_${sub.segment}`,
+        summary: `List new ${sub.segment} in snapshot`,
+        description: `The ${sub.segment} first created in the snapshot's period (\`created_at\` between \`start_at\` and \`end_at\`).`,
+        params: SnapshotParams,
+        filters: NoFilters,
+        item: sub.item,
+        itemName: sub.itemName,
+        ordering: SNAPSHOT_SUB_LISTS[sub.segment].ordering,
+        query: (db, _filters, params) => SNAPSHOT_SUB_LISTS[sub.segment].query(db, params.snapshot_id),
+      }),
+    ),
+  ],
+};

@@ -1,12 +1,13 @@
 // X-API-Key authentication of the REST operations. REST_AUTH=required: no key → 401;
 // optional: no key is served anonymously, but a key that is present must be valid.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
-import { authenticateApiKey, type KeyIdentity } from '../api-keys/api-keys.service.ts';
-import { LastUsedRecorder } from '../api-keys/last-used.ts';
+import { AppError } from '../../../errors.ts';
+import { authenticateApiKey, type KeyIdentity } from '../../../api-keys/api-keys.service.ts';
+import { LastUsedRecorder } from '../../../api-keys/last-used.ts';
 import { Counter, TooManyRequestsError, type Hit } from './rate-limit.ts';
 import { KnownKeys } from './known-keys.ts';
-import { isWellFormedApiKey } from '../api-keys/api-keys.format.ts';
+import type { ValidKeys } from './key-cache.ts';
+import { isWellFormedApiKey } from '../../../api-keys/api-keys.format.ts';
 
 export const UNAUTHORIZED_BODY = { detail: "Missing or invalid API key in 'X-API-Key' header" };
 const CHALLENGE = 'ApiKey realm="api", header="X-API-Key"';
@@ -24,8 +25,16 @@ const FAILURE_WINDOW_MS = 60_000;
  * await; anything else is checked. `recheck` asks the database again about a request's key (the
  * limiter calls it when another instance has revoked a key since the memory was filled).
  */
-export function createAuthenticator(app: FastifyInstance) {
-  const { counter, authCache } = app.shared;
+export interface AuthenticatorOptions {
+  /** The brute-force guard's counts (shared through Redis when configured). */
+  counter: Counter;
+  /** The memory of keys found valid. */
+  validKeys: ValidKeys;
+  /** The time in epoch milliseconds of the brute-force guard's windows. */
+  clock: () => number;
+}
+
+export function createAuthenticator(app: FastifyInstance, { counter, validKeys, clock }: AuthenticatorOptions) {
   const recorder = new LastUsedRecorder(app.database.db, (error) =>
     app.log.warn({ err: error }, 'lastUsedAt not recorded'),
   );
@@ -34,7 +43,7 @@ export function createAuthenticator(app: FastifyInstance) {
   const knownKeys = new KnownKeys(app.database.db);
   const ownCounts = new Counter(undefined);
   const lookup = (header: unknown) =>
-    typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), authCache) : null;
+    typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), validKeys) : null;
 
   // Brute-force guard, per client address (the real one behind TRUST_PROXY). Each attempt is
   // counted before the key is looked up, in one atomic step (locally, or INCR in Redis), so that
@@ -43,7 +52,7 @@ export function createAuthenticator(app: FastifyInstance) {
   // valid key is served whatever others at the same address sent. A valid key takes its count back.
   async function check(request: FastifyRequest, header: unknown): Promise<void> {
     const arrivedAt = performance.now();
-    const now = app.shared.clock();
+    const now = clock();
     const failures = `auth-fail:${request.ip}`;
     const counted = counter.hit(failures, FAILURE_WINDOW_MS, now);
     // Counted here too: a Redis command that times out falls back to a local count, which must
@@ -78,7 +87,7 @@ export function createAuthenticator(app: FastifyInstance) {
       if (app.config.restAuth === 'optional') return;
       throw new UnauthorizedError();
     }
-    const known = typeof header === 'string' ? authCache.get(header) : undefined;
+    const known = typeof header === 'string' ? validKeys.get(header) : undefined;
     if (!known) return check(request, header);
     request.apiKey = known;
     recorder.record(known.keyId);

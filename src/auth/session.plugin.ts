@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors.ts';
-import { findSessionUser, type SessionUser } from '../auth/sessions.ts';
+import { findSessionUser, type SessionUser } from './sessions.queries.ts';
 import { sameSecret } from '../api-keys/api-keys.format.ts';
 
 export const SESSION_COOKIE = 'cds_session';

@@ -1,7 +1,5 @@
-// Small server-rendered pages. Everything interpolated is escaped.
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+// The page a failed GitHub sign-in ends on (auth.routes.ts).
+import { escapeHtml } from '../http/html.ts';
 
 export function errorPage(message: string): string {
   return `<!doctype html>

@@ -1,12 +1,10 @@
 // Fixed one-second windows per API key (per client address when anonymous). With Redis the
 // counters are shared by every instance (one atomic round trip); while Redis is unreachable each
 // instance counts on its own, and the shared counters take over again when it returns.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { AppError } from '../errors.ts';
-import { isReady } from '../redis.ts';
-import { revocationEpochKey } from './auth-cache.ts';
-import { dataChangesKey } from './data-version.ts';
+import { AppError } from '../../../errors.ts';
+import { isReady } from '../../../redis.ts';
 
 export interface Hit {
   count: number;
@@ -100,37 +98,29 @@ function identity(request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.keyId}` : `ip:${request.ip}`;
 }
 
-/** The last value seen of a shared counter. */
-class Sighting {
-  private last: string | null | undefined;
+/** Redis keys read in the same round trip as each count, and what to do with their values. */
+export interface Watch {
+  keys: readonly string[];
+  /** The values read with a count (in the order of `keys`); a promise when the request must wait for what they tell. */
+  seen(values: readonly (string | null)[], request: FastifyRequest): void | Promise<void>;
+}
 
-  /** True when the value differs from the last one seen, and on the first sighting. */
-  moved(value: string | null): boolean {
-    if (value === this.last) return false;
-    this.last = value;
-    return true;
-  }
+export interface LimiterOptions {
+  /** Requests per second per key (per client address when anonymous). */
+  limit: number;
+  counter: Counter;
+  /** With Redis, the count's round trip also reads these keys (SharedChanges: what other instances changed). */
+  watch?: Watch;
+  clock?: () => number;
 }
 
 /**
- * The limiter of the REST scope; it runs after authentication, so keys are known.
- *
- * With Redis, the count's round trip also brings what other instances changed: the revocation
- * epoch and the data-change counter, so this instance catches up before it answers. When the
- * epoch has moved, the memory of valid keys is emptied and `recheck` asks the database about the
- * request's key again; when the data changed, the data version is read again (emptying the
- * response cache) before the cache is consulted.
+ * The limiter of the REST scope; it runs after authentication, so keys are known. It counts and
+ * answers 429 past the limit; the values of the watched keys go to `watch.seen`, and the answer
+ * waits for what it returns.
  */
-export function createLimiter(
-  app: FastifyInstance,
-  counter: Counter,
-  recheck: (request: FastifyRequest) => Promise<void>,
-) {
-  const limit = app.config.rateLimitPerSecond;
-  const { authCache, watcher } = app.shared;
-  const watched = [revocationEpochKey(app.config.redisPrefix), dataChangesKey(app.config.redisPrefix)];
-  const epoch = new Sighting();
-  const changes = new Sighting();
+export function createLimiter({ limit, counter, watch, clock = Date.now }: LimiterOptions) {
+  const watched = watch?.keys ?? [];
   const apply = ({ count, resetMs }: Hit, reply: FastifyReply) => {
     const headers = {
       'ratelimit-limit': String(limit),
@@ -141,19 +131,12 @@ export function createLimiter(
     reply.headers(headers);
   };
   const settle = (hit: Hit, request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
-    if (hit.watched) {
-      const epochMoved = epoch.moved(hit.watched[0] ?? null);
-      if (epochMoved) authCache.clear();
-      const revoked = epochMoved && request.apiKey !== undefined;
-      const changed = changes.moved(hit.watched[1] ?? null);
-      if (revoked || changed) {
-        return Promise.all([revoked && recheck(request), changed && watcher.refresh()]).then(() => apply(hit, reply));
-      }
-    }
+    const waiting = hit.watched && watch ? watch.seen(hit.watched, request) : undefined;
+    if (waiting) return waiting.then(() => apply(hit, reply));
     apply(hit, reply);
   };
   return (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
-    const hit = counter.hit(identity(request), 1000, Date.now(), watched);
+    const hit = counter.hit(identity(request), 1000, clock(), watched);
     if (hit instanceof Promise) return hit.then((h) => settle(h, request, reply));
     apply(hit, reply);
   };

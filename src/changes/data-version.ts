@@ -1,13 +1,11 @@
 // Tracks the data version (bumped by every import or sync that changes something), so response
 // caches on every instance drop what they hold as soon as data changes. With Redis, a change
-// counter there is read with every rate-limit count (see rate-limit.ts), so an instance catches up
-// before its next request; in any case the version is read from the database every POLL_MS.
+// counter there is read with every rate-limit count (SharedChanges.noticed), so an instance catches
+// up before its next request; in any case the version is read from the database every POLL_MS.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
-import { readDataVersion } from '../data/import.ts';
+import { readDataVersion } from './counters.queries.ts';
 
-/** The shared data-change counter: moved by every import or sync that changed data, read by the limiter. */
-export const dataChangesKey = (prefix: string) => `${prefix}data-changes`;
 const POLL_MS = 1_000;
 
 export class DataVersionWatcher {

@@ -2,7 +2,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isDatabaseUnavailable, type ParamError } from '../errors.ts';
-import { baseSecurityHeaders } from '../web/security-headers.ts';
+import { baseSecurityHeaders } from './security-headers.ts';
 
 interface ValidationItem {
   instancePath: string;

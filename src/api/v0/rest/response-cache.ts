@@ -3,8 +3,8 @@
 // matching If-None-Match gets 304. Entries belong to a data version and die with it.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { DataVersionWatcher } from './data-version.ts';
-import { negotiates, requestMediaType } from './negotiate.ts';
+import type { DataVersionWatcher } from '../../../changes/data-version.ts';
+import { negotiates, requestMediaType } from '../../../http/negotiate.ts';
 
 interface Entry {
   body: Buffer;

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../../../version.ts';
 import { exampleOf, hoistSchemas } from './openapi.document.ts';
 
 type Schema = Record<string, unknown>;

@@ -1,0 +1,94 @@
+// A REST resource as declarations: its list and its detail, named once. The registry (../resources.ts)
+// lists every resource; it feeds the routes, the landing page and the conformance test.
+import type { FastifyInstance } from 'fastify';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Db } from '../../../db/index.ts';
+import { detailRoute, listRoute, type DetailDefinition, type ListDefinition } from './routes.ts';
+
+/** One operation, declared: registered by the registry, listed by the conformance test. */
+export interface Operation {
+  operationId: string;
+  kind: 'list' | 'detail';
+  register(app: FastifyInstance): void;
+}
+
+export interface Resource {
+  /** The path segment: `/api/v0/<name>/`. */
+  name: string;
+  operations: Operation[];
+}
+
+export function listOperation<F extends TObject, Item extends TObject, P extends TObject = TObject>(
+  def: ListDefinition<F, Item, P>,
+): Operation {
+  return { operationId: def.operationId, kind: 'list', register: (app) => listRoute(app, def) };
+}
+
+export function detailOperation<P extends TObject, Row, Body extends TSchema>(
+  def: DetailDefinition<P, Row, Body>,
+): Operation {
+  return { operationId: def.operationId, kind: 'detail', register: (app) => detailRoute(app, def) };
+}
+
+type ListParts<F extends TObject, Item extends TObject> = Omit<
+  ListDefinition<F, Item>,
+  'path' | 'operationId' | 'summary' | 'itemName' | 'params' | 'description'
+>;
+
+interface DetailParts<P extends TObject, Row, Body extends TSchema> {
+  params: P;
+  response: Body;
+  fetch: (db: Db, params: Static<P>) => Promise<Row | undefined>;
+  /** The body of a row; the row itself by default. */
+  present?: (row: Row) => Static<Body>;
+  description?: string;
+}
+
+/**
+ * The usual resource: `GET /<name>/` (`list_<name>`, "List <name>") and, when it has a detail,
+ * `GET /<name>/:<param>/…` with the detail's path parameters in order (`get_<noun>`, "Get <noun>").
+ * `noun` names the item (`Chapter`): the OpenAPI components and the 404 message.
+ */
+export function resource<F extends TObject, Item extends TObject, P extends TObject, Row, Body extends TSchema>(
+  name: string,
+  noun: string,
+  declared: { description?: string; summary?: string; list: ListParts<F, Item>; detail?: DetailParts<P, Row, Body> },
+): Resource {
+  const operations = [
+    listOperation({
+      path: `/${name}/`,
+      operationId: `list_${name}`,
+      summary: declared.summary ?? `List ${name}`,
+      ...(declared.description ? { description: declared.description } : {}),
+      itemName: noun,
+      ...declared.list,
+    }),
+  ];
+  const detail = declared.detail;
+  if (detail) {
+    const params = Object.keys(detail.params.properties).map((key) => `:${key}`);
+    operations.push(
+      detailOperation({
+        path: `/${name}/${params.join('/')}`,
+        operationId: `get_${noun.toLowerCase()}`,
+        summary: `Get ${noun.toLowerCase()}`,
+        ...(detail.description ? { description: detail.description } : {}),
+        params: detail.params,
+        response: detail.response,
+        resource: noun,
+        fetch: detail.fetch,
+        present: detail.present ?? ((row) => row as Static<Body>),
+      }),
+    );
+  }
+  return { name, operations };
+}
+
+/** Registers every operation of the resources, each resource in its own scope. */
+export async function registerResources(app: FastifyInstance, resources: readonly Resource[]): Promise<void> {
+  for (const { operations } of resources) {
+    await app.register(async (scope) => {
+      for (const operation of operations) operation.register(scope);
+    });
+  }
+}

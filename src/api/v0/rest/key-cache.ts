@@ -1,0 +1,43 @@
+// Valid API keys are remembered in memory for a short while, so a cached read needs no database
+// round trip. A revocation, here or on another instance, empties it (src/changes/shared-changes.ts
+// tells it: at once in the revoking process, before the next request with Redis, within a second
+// through the database otherwise).
+import type { KeyCache, KeyIdentity } from '../../../api-keys/api-keys.service.ts';
+
+const TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  identity: KeyIdentity;
+  /** Until when the entry may be used: the key's expiry or the TTL, whichever comes first. */
+  until: number;
+}
+
+export class ValidKeys implements KeyCache {
+  private entries = new Map<string, Entry>();
+  private emptied = 0;
+
+  get generation(): number {
+    return this.emptied;
+  }
+
+  get(raw: string, now = Date.now()): KeyIdentity | undefined {
+    const entry = this.entries.get(raw);
+    if (!entry) return undefined;
+    if (entry.until > now) return entry.identity;
+    this.entries.delete(raw);
+    return undefined;
+  }
+
+  /** Remembers a key the database found valid, unless the memory was emptied since it was asked. */
+  set(raw: string, identity: KeyIdentity, expiresAt: Date, generation: number, now = Date.now()): void {
+    if (generation !== this.emptied) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(raw, { identity, until: Math.min(expiresAt.getTime(), now + TTL_MS) });
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.emptied++;
+  }
+}
