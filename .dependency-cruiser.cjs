@@ -1,4 +1,46 @@
-// The import rules of src/ (`npm run depcruise`, part of `npm run check`); docs/architecture.md explains the layers.
+// The import rules of src/ (`npm run depcruise`, part of `npm run check`). docs/architecture.md draws the layers.
+// LAYERS runs from the top (entry points) to the bottom (what everything may use): a module may import modules of
+// its own layer's folder and of the layers below it, never one above. Test files are not checked (they may reach
+// anything they exercise); everything else in src/ is, and must sit in one of the layers.
+
+/** Each layer: a name and the paths (below src/) it covers. */
+const LAYERS = [
+  ['cli', ['cli/']],
+  ['server', ['server.ts']],
+  ['commands', ['commands/']],
+  ['app', ['app.ts']],
+  ['startup', ['startup.ts', 'startup.queries.ts']],
+  ['web', ['web/']],
+  ['graphql', ['graphql/']],
+  ['status', ['status/']],
+  ['api', ['api/']],
+  ['auth', ['auth/']],
+  ['metrics', ['metrics/']],
+  ['api-keys', ['api-keys/']],
+  ['data', ['data/']],
+  ['search', ['search/']],
+  ['http', ['http/']],
+  ['changes', ['changes/']],
+  ['db', ['db/']],
+  ['redis', ['redis.ts']],
+  ['geo', ['geo/']],
+  ['config', ['config.ts']],
+  ['base', ['errors.ts', 'version.ts']],
+];
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const pathsOf = (paths) => `^src/(${paths.map(escapeRegExp).join('|')})`;
+
+const layerRules = LAYERS.slice(1).map(([name, paths], index) => ({
+  name: `layer-${name}`,
+  severity: 'error',
+  comment: `${name} is below ${LAYERS.slice(0, index + 1)
+    .map(([above]) => above)
+    .join(', ')}: it must not import them.`,
+  from: { path: pathsOf(paths) },
+  to: { path: pathsOf(LAYERS.slice(0, index + 1).flatMap(([, above]) => above)) },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -9,6 +51,14 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: 'in-a-layer',
+      severity: 'error',
+      comment: 'Every source file belongs to a layer of .dependency-cruiser.cjs (add its folder there).',
+      from: { path: '^src/', pathNot: [pathsOf(LAYERS.flatMap(([, paths]) => paths)), '\\.test\\.ts$'] },
+      to: {},
+    },
+    ...layerRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
