@@ -129,3 +129,9 @@ export async function touchRows(db: Db, table: GithubResource, ids: string[]): P
     await sql`UPDATE ${sql.table(table)} SET nest_updated_at = now() WHERE id = ANY(${batch}::bigint[])`.execute(db);
   }
 }
+
+/** Whether `table` has no row (a first load). */
+export async function tableIsEmpty(db: Db, table: GithubResource): Promise<boolean> {
+  const { rows } = await sql<{ empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM ${sql.table(table)}) AS empty`.execute(db);
+  return rows[0]!.empty;
+}

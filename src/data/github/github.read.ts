@@ -7,9 +7,11 @@ import { ImportError } from '../errors.ts';
 import { GithubCollector } from './github.collect.ts';
 import { isApiObject } from './github.fields.ts';
 import type { GithubData } from './github.records.ts';
-import { stagedIssueKeys } from './github.resolve.ts';
+import {
+  labelOverrides, resolveMemberships, resolveMilestones, resolveReleases, Skipped, skippedCounts,
+} from './github.resolve.ts';
 import { collectResponse } from './github.responses.ts';
-import { IssueStage } from './github.stage.ts';
+import { DatasetStage, type DatasetData } from './github.stage.ts';
 
 const MANIFEST = 'manifest.json';
 
@@ -21,12 +23,14 @@ interface ManifestEntry {
 }
 
 /**
- * With `db` (a transaction), issues are staged in TEMP tables of that transaction as they are read
- * (github.stage.ts) instead of being kept: memory stays bounded whatever their number, and a bad file
- * still changes nothing (the transaction is rolled back).
+ * With `db` (a transaction), issues, labels, accounts and repositories are staged in TEMP tables of that
+ * transaction as they are read (github.stage.ts) instead of being kept: memory stays bounded whatever
+ * their number, and a bad file still changes nothing (the transaction is rolled back).
  */
-export async function readGithubData(dir: string, db?: Db): Promise<GithubData> {
-  const stage = db ? new IssueStage(db) : undefined;
+export async function readGithubData(dir: string): Promise<GithubData>;
+export async function readGithubData(dir: string, db: Db): Promise<DatasetData>;
+export async function readGithubData(dir: string, db?: Db): Promise<GithubData | DatasetData> {
+  const stage = db ? new DatasetStage(db) : undefined;
   const collector = new GithubCollector(stage);
   for (const entry of await readManifest(dir)) {
     const body = await readJson(dir, entry.file);
@@ -34,13 +38,32 @@ export async function readGithubData(dir: string, db?: Db): Promise<GithubData> 
     collectResponse(collector, entry.requests[0]!, body, entry.file);
     await stage?.flush();
   }
-  const data = collector.finish();
-  if (!stage) return data;
-  const keys = stagedIssueKeys(collector, data);
-  const skipped = await stage.resolve(keys.repositories, keys.labels, keys.overrides);
-  data.skipped.issues += skipped.skippedIssues;
-  data.skipped.labels += skipped.skippedLabels;
-  return { ...data, stagedIssues: stage };
+  return stage ? resolveStaged(collector, stage) : collector.finish();
+}
+
+// resolvePending's steps, in its order (so the same error is thrown first), with issues, labels, accounts
+// and repositories resolved in SQL; milestones, releases and memberships stay in memory, given the
+// repositories and organizations they name.
+async function resolveStaged(collector: GithubCollector, stage: DatasetStage): Promise<DatasetData> {
+  await stage.chooseAccounts();
+  const { pending, issueLabels, memberships } = collector;
+  const repositoryIds = await stage.repositoryIds(
+    [...pending.milestones, ...pending.releases, ...issueLabels].map((p) => p.repository.toLowerCase()),
+  );
+  const skipped = new Skipped();
+  const milestones = resolveMilestones(collector, repositoryIds, skipped);
+  const skippedLabels = await stage.resolveLabels();
+  const releases = resolveReleases(collector, repositoryIds, skipped);
+  const issues = await stage.issues.resolve(labelOverrides(issueLabels, repositoryIds), () => stage.labelNames());
+  const logins = memberships.flatMap(({ organization }) => ('login' in organization ? [organization.login.toLowerCase()] : []));
+  const byLogin = await stage.organizationIds(logins);
+  const counts = skippedCounts(skipped);
+  counts.labels += skippedLabels + issues.skippedLabels;
+  counts.issues += issues.skippedIssues;
+  return {
+    organizations: [], members: [], repositories: [], issues: [], labels: [],
+    milestones, releases, organizationMembers: resolveMemberships(memberships, byLogin), skipped: counts, staged: stage,
+  };
 }
 
 async function readManifest(dir: string): Promise<ManifestEntry[]> {
