@@ -11,7 +11,7 @@ import {
   labelOverrides, resolveMemberships, resolveMilestones, resolveReleases, Skipped, skippedCounts,
 } from './github.resolve.ts';
 import { collectResponse } from './github.responses.ts';
-import { DatasetStage, type DatasetData } from './github.stage.ts';
+import { DatasetStage, tracePhase, type DatasetData } from './github.stage.ts';
 
 const MANIFEST = 'manifest.json';
 
@@ -31,6 +31,7 @@ export async function readGithubData(dir: string): Promise<GithubData>;
 export async function readGithubData(dir: string, db: Db): Promise<DatasetData>;
 export async function readGithubData(dir: string, db?: Db): Promise<GithubData | DatasetData> {
   const stage = db ? new DatasetStage(db) : undefined;
+  if (stage) tracePhase('start');
   const collector = new GithubCollector(stage);
   for (const entry of await readManifest(dir)) {
     const body = await readJson(dir, entry.file);
@@ -45,7 +46,10 @@ export async function readGithubData(dir: string, db?: Db): Promise<GithubData |
 // and repositories resolved in SQL; milestones, releases and memberships stay in memory, given the
 // repositories and organizations they name.
 async function resolveStaged(collector: GithubCollector, stage: DatasetStage): Promise<DatasetData> {
+  await stage.flush(true);
+  tracePhase('read and staged');
   await stage.chooseAccounts();
+  tracePhase('accounts chosen');
   const { pending, issueLabels, memberships } = collector;
   const repositoryIds = await stage.repositoryIds(
     [...pending.milestones, ...pending.releases, ...issueLabels].map((p) => p.repository.toLowerCase()),
@@ -53,8 +57,10 @@ async function resolveStaged(collector: GithubCollector, stage: DatasetStage): P
   const skipped = new Skipped();
   const milestones = resolveMilestones(collector, repositoryIds, skipped);
   const skippedLabels = await stage.resolveLabels();
+  tracePhase('labels chosen');
   const releases = resolveReleases(collector, repositoryIds, skipped);
   const issues = await stage.issues.resolve(labelOverrides(issueLabels, repositoryIds), () => stage.labelNames());
+  tracePhase('issues chosen');
   const logins = memberships.flatMap(({ organization }) => ('login' in organization ? [organization.login.toLowerCase()] : []));
   const byLogin = await stage.organizationIds(logins);
   const counts = skippedCounts(skipped);

@@ -578,3 +578,17 @@ async function keyed(db: Db, query: ReturnType<typeof sql>): Promise<Map<string,
   const { rows } = await (query as ReturnType<typeof sql<{ key: string; github_id: string }>>).execute(db);
   return new Map(rows.map((row) => [row.key, Number(row.github_id)]));
 }
+
+/**
+ * The import's phase trace: with IMPORT_TRACE=1 in the environment, each phase of a dataset import prints
+ * its seconds and the process's memory to stderr (how docs/decisions.md "import-mem" was measured).
+ */
+export function tracePhase(phase: string): void {
+  if (process.env.IMPORT_TRACE !== '1') return;
+  const now = performance.now();
+  const { rss, heapUsed } = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  process.stderr.write(`import phase ${phase}: ${((now - lastPhase) / 1000).toFixed(1)} s, rss ${mb(rss)} MB, heap ${mb(heapUsed)} MB\n`);
+  lastPhase = now;
+}
+let lastPhase = performance.now();

@@ -6,7 +6,7 @@ import { emptyCounts } from '../report.ts';
 import {
   batches, rowIdsByGithubId, syncPairs, tableIsEmpty, touchRows, upsertByGithubId, type PairTable, type Row,
 } from './github.queries.ts';
-import type { DatasetData } from './github.stage.ts';
+import { tracePhase, type DatasetData } from './github.stage.ts';
 import {
   GITHUB_RESOURCES, type GithubData, type GithubReport, type GithubResource, type IssueRecord,
 } from './github.records.ts';
@@ -73,6 +73,7 @@ async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
   run.changed('organizations', await staged.writeAccounts('organizations', run.report.organizations, true));
   await staged.writeAccounts('members', run.report.members);
   await staged.writeRepositories(run.report.repositories);
+  tracePhase('accounts written');
   const scoped = [...data.milestones, ...data.releases];
   const people = await run.lookup('members', scoped.map((record) => record.author_github_id));
   // Every repository of the source was stored by this run: those of milestones and releases are looked up.
@@ -81,10 +82,14 @@ async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
   // A first load (no issue stored before) has no links to compare with: they are only added.
   const firstLoad = await tableIsEmpty(db, 'issues');
   await staged.issues.write(run.report.issues, milestones);
+  tracePhase('issues written');
   await staged.writeLabels(run.report.labels);
+  tracePhase('labels written');
   await staged.issues.link(run.report.issues, firstLoad);
+  tracePhase('issues linked');
   await run.link('organizations', 'organization_members', await staged.membershipPairs(data.organizationMembers));
   await storeReleases(run, data, people, inRepository);
+  tracePhase('memberships, releases written');
   return run.report;
 }
 
