@@ -127,7 +127,7 @@ test('several copies of members, organizations, repositories and labels: the ver
   const b = { login: user.login, id: user.id, type: 'User', updated_at: '2032-01-01T00:00:00Z', name: 'copy b' };
   const c = { ...e, name: 'copy c' };
   const stub = { login: user.login, id: user.id, type: 'User' };
-  const [label, other] = labels as [Json, Json];
+  const [label, other] = labels as Json[] as [Json, Json];
   const dir = await dataset(
     {
       'repository.newer.json': ['/repos/sferik/rails_admin', { ...repository, updated_at: '2031-01-01T00:00:00Z', description: 'the newer copy' }],
