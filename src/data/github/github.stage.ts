@@ -30,8 +30,6 @@ const ISSUE_COLUMNS = [
 ] as const;
 
 export class IssueStage {
-  /** Issues read but not yet sent. */
-  #rows: Record<string, unknown>[] = [];
   #seq = 0;
   #created = false;
   /** Mapping errors, by index (`error` column): thrown at the end if the issue's repository is known. */
@@ -59,20 +57,25 @@ export class IssueStage {
         row.id_less_keys = names.map((name) => name.toLowerCase());
       }
     }
-    this.#rows.push(row);
+    this.rows.push(row);
   }
 
   /** Sends the issues read so far once a batch is full (`force`: whatever is left). */
   async flush(force = false): Promise<void> {
-    if (!this.#created) await this.#create();
-    if (this.#rows.length === 0 || (!force && this.#rows.length < BATCH_ROWS)) return;
-    for (const batch of batches(this.#rows)) {
-      await sql`INSERT INTO ${STAGE} SELECT * FROM jsonb_populate_recordset(NULL::import_issue_stage, ${JSON.stringify(batch)}::jsonb)`.execute(this.db);
-    }
-    this.#rows = [];
+    await this.create();
+    const rows = this.take(force);
+    if (rows) await insertJson(this.db, 'import_issue_stage', rows, BATCH_ROWS);
   }
 
-  async #create(): Promise<void> {
+  /** The rows to send now, if a batch is full (`force`: whatever is left), taken from those held. */
+  take(force: boolean): Record<string, unknown>[] | null {
+    return takeRows(this, force);
+  }
+
+  rows: Record<string, unknown>[] = [];
+
+  async create(): Promise<void> {
+    if (this.#created) return;
     this.#created = true;
     await sql`CREATE TEMP TABLE import_issue_stage (
       seq integer, repository text, description text, fields integer, error integer,
@@ -249,7 +252,8 @@ async function insertJson(db: Db, table: string, rows: Record<string, unknown>[]
 
 /** What stays in Node per distinct record: its rank (github.versions.ts), so only the copies that would win are sent. */
 class AccountStage {
-  #rows: Record<string, unknown>[] = [];
+  /** Copies read but not yet sent. */
+  rows: Record<string, unknown>[] = [];
   #seq = 0;
   readonly #fields = new Map<number, number>();
   readonly #updated = new Map<number, string>();
@@ -288,17 +292,15 @@ class AccountStage {
     let key: string | null = null;
     if ('owner_login' in record) key = `${record.owner_login}/${record.name}`.toLowerCase();
     else if (this.kind === 'organizations') key = record.login.toLowerCase();
-    this.#rows.push({ seq: this.#seq++, github_id: id, key, record });
+    this.rows.push({ seq: this.#seq++, github_id: id, key, record });
   }
 
   async create(): Promise<void> {
     await sql`CREATE TEMP TABLE ${sql.table(this.stage)} (seq integer, github_id bigint, key text, record jsonb) ON COMMIT DROP`.execute(this.db);
   }
 
-  async flush(force: boolean): Promise<void> {
-    if (this.#rows.length === 0 || (!force && this.#rows.length < BATCH_ROWS)) return;
-    await insertJson(this.db, this.stage, this.#rows, BATCH_ROWS);
-    this.#rows = [];
+  take(force: boolean): Record<string, unknown>[] | null {
+    return takeRows(this, force);
   }
 
   /** One version per id: the last copy sent, at the place of the first. Returns how many. */
@@ -318,7 +320,7 @@ class AccountStage {
  * that does not map is sent with the index of its error.
  */
 class LabelStage {
-  #rows: Record<string, unknown>[] = [];
+  rows: Record<string, unknown>[] = [];
   #seq = 0;
   readonly #fields = new Map<string, number>();
   readonly errors: unknown[] = [];
@@ -340,7 +342,7 @@ class LabelStage {
       this.columns ??= Object.keys(record);
       Object.assign(row, { github_id: record.github_id, name_key: record.name.toLowerCase(), record });
     }
-    this.#rows.push(row);
+    this.rows.push(row);
   }
 
   async create(): Promise<void> {
@@ -348,10 +350,8 @@ class LabelStage {
       error integer, github_id bigint, name_key text, record jsonb) ON COMMIT DROP`.execute(this.db);
   }
 
-  async flush(force: boolean): Promise<void> {
-    if (this.#rows.length === 0 || (!force && this.#rows.length < BATCH_ROWS)) return;
-    await insertJson(this.db, 'import_label_stage', this.#rows, BATCH_ROWS);
-    this.#rows = [];
+  take(force: boolean): Record<string, unknown>[] | null {
+    return takeRows(this, force);
   }
 }
 
@@ -394,17 +394,40 @@ export class DatasetStage implements CollectSink {
     this.accounts[kind].add(record, fields);
   }
 
-  /** Sends what was read once a batch is full (`force`: whatever is left). */
+  /**
+   * Sends what was read once a batch is full (`force`: whatever is left, and waits for it). Without
+   * `force` the batch is sent while the caller reads on (the next file is parsed and mapped while the
+   * database stores this one); at most one batch is under way, and its error is thrown by the next call.
+   */
   async flush(force = false): Promise<void> {
+    await this.#sending;
+    if (this.#failed) throw this.#failed.error;
     if (!this.#created) {
       this.#created = true;
       for (const stage of Object.values(this.accounts)) await stage.create();
       await this.labels.create();
+      await this.issues.create();
     }
-    for (const stage of Object.values(this.accounts)) await stage.flush(force);
-    await this.labels.flush(force);
-    await this.issues.flush(force);
+    const sends: [string, Record<string, unknown>[]][] = [];
+    for (const stage of Object.values(this.accounts)) {
+      const rows = stage.take(force);
+      if (rows) sends.push([stage.stage, rows]);
+    }
+    for (const [table, stage] of [['import_label_stage', this.labels], ['import_issue_stage', this.issues]] as const) {
+      const rows = stage.take(force);
+      if (rows) sends.push([table, rows]);
+    }
+    const send = async () => {
+      for (const [table, rows] of sends) await insertJson(this.db, table, rows, BATCH_ROWS);
+    };
+    if (force) return send();
+    this.#sending = send().catch((error: unknown) => {
+      this.#failed = { error };
+    });
   }
+
+  #sending: Promise<void> = Promise.resolve();
+  #failed: { error: unknown } | undefined;
 
   /** One version of each organization, member and repository; the repositories by name (`import_repository_names`). */
   async chooseAccounts(): Promise<void> {
@@ -516,6 +539,14 @@ export class DatasetStage implements CollectSink {
     }
     return pairs;
   }
+}
+
+/** The rows a stage holds, taken to be sent when a batch is full (`force`: any). */
+function takeRows(stage: { rows: Record<string, unknown>[] }, force: boolean): Record<string, unknown>[] | null {
+  if (stage.rows.length === 0 || (!force && stage.rows.length < BATCH_ROWS)) return null;
+  const rows = stage.rows;
+  stage.rows = [];
+  return rows;
 }
 
 interface Reference {

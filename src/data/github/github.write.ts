@@ -4,11 +4,13 @@
 import type { Db } from '../../db/index.ts';
 import { emptyCounts } from '../report.ts';
 import {
-  batches, rowIdsByGithubId, syncPairs, tableIsEmpty, touchRows, upsertByGithubId, type PairTable, type Row,
+  batches, rowIdsByGithubId, syncPairs, tableIsEmpty, touchRows, upsertByGithubId, withIndexesRebuilt,
+  type PairTable, type Row,
 } from './github.queries.ts';
 import { tracePhase, type DatasetData } from './github.stage.ts';
 import {
-  GITHUB_RESOURCES, type GithubData, type GithubReport, type GithubResource, type IssueRecord,
+  GITHUB_RESOURCES, type GithubData, type GithubReport, type GithubResource, type IssueRecord, type MilestoneRecord,
+  type ReleaseRecord,
 } from './github.records.ts';
 
 export type { GithubCounts, GithubReport } from './github.records.ts';
@@ -70,28 +72,32 @@ export async function writeGithubData(db: Db, data: GithubData | DatasetData): P
 async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
   const { staged } = data;
   const run = new WriteRun(db, data, { ...staged.totals, issues: staged.issues.total });
-  run.changed('organizations', await staged.writeAccounts('organizations', run.report.organizations, true));
-  await staged.writeAccounts('members', run.report.members);
-  await staged.writeRepositories(run.report.repositories);
-  tracePhase('accounts written');
-  const scoped = [...data.milestones, ...data.releases];
-  const people = await run.lookup('members', scoped.map((record) => record.author_github_id));
-  // Every repository of the source was stored by this run: those of milestones and releases are looked up.
-  const inRepository = inRepositoryOf(await run.lookup('repositories', scoped.map((record) => record.repository_github_id)));
-  const milestones = await storeMilestones(run, data, people, inRepository);
-  // A first load (no issue stored before) has no links to compare with: they are only added.
-  const firstLoad = await tableIsEmpty(db, 'issues');
-  await staged.issues.write(run.report.issues, milestones);
-  tracePhase('issues written');
-  await staged.writeLabels(run.report.labels);
-  tracePhase('labels written');
-  await staged.issues.link(run.report.issues, firstLoad);
-  tracePhase('issues linked');
+  // A first load into empty tables: their secondary indexes are built once at the end instead of row by
+  // row; and issues that were all inserted now have no links to compare with, so links are only added.
+  const empty: string[] = [];
+  for (const table of REBUILT) if (await tableIsEmpty(db, table)) empty.push(table);
+  const firstLoad = empty.includes('issues');
+  await withIndexesRebuilt(db, empty, async () => {
+    run.changed('organizations', await staged.writeAccounts('organizations', run.report.organizations, true));
+    await staged.writeAccounts('members', run.report.members);
+    await staged.writeRepositories(run.report.repositories);
+    tracePhase('accounts written');
+    await staged.issues.write(run.report.issues, await storeMilestones(run, data));
+    tracePhase('issues written');
+    await staged.writeLabels(run.report.labels);
+    tracePhase('labels written');
+    await staged.issues.link(run.report.issues, firstLoad);
+    tracePhase('issues linked');
+  });
+  tracePhase('indexes built');
   await run.link('organizations', 'organization_members', await staged.membershipPairs(data.organizationMembers));
-  await storeReleases(run, data, people, inRepository);
+  await storeReleases(run, data);
   tracePhase('memberships, releases written');
   return run.report;
 }
+
+/** The tables whose indexes a first load builds at the end. */
+const REBUILT = ['members', 'repositories', 'labels', 'issues', 'issue_labels', 'issue_assignees'];
 
 type InRepository = (githubId: number, row: Row) => Row | null;
 
@@ -103,14 +109,24 @@ function inRepositoryOf(repositories: Ids): InRepository {
   };
 }
 
-function storeMilestones(run: WriteRun, data: GithubData, people: Ids, inRepository: InRepository): Promise<Ids> {
+/** The milestones and releases of a dataset import: their authors (any stored member) and repositories (stored by this run). */
+async function scopedRefs(run: WriteRun, records: (MilestoneRecord | ReleaseRecord)[]) {
+  const people = await run.lookup('members', records.map((record) => record.author_github_id));
+  // Every repository of the source was stored by this run: those of these records are looked up.
+  const repositories = await run.lookup('repositories', records.map((record) => record.repository_github_id));
+  return { people, inRepository: inRepositoryOf(repositories) };
+}
+
+async function storeMilestones(run: WriteRun, data: GithubData, people?: Ids, inRepository?: InRepository): Promise<Ids> {
+  if (!people || !inRepository) ({ people, inRepository } = await scopedRefs(run, data.milestones));
   return run.store('milestones', data.milestones, (milestone) => {
     const { repository_github_id, author_github_id, ...columns } = milestone;
     return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
   });
 }
 
-async function storeReleases(run: WriteRun, data: GithubData, people: Ids, inRepository: InRepository): Promise<void> {
+async function storeReleases(run: WriteRun, data: GithubData, people?: Ids, inRepository?: InRepository): Promise<void> {
+  if (!people || !inRepository) ({ people, inRepository } = await scopedRefs(run, data.releases));
   await run.store('releases', data.releases, (release) => {
     const { repository_github_id, author_github_id, ...columns } = release;
     return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
