@@ -2,11 +2,15 @@
 // author, assignees, milestone and labels). Issues, labels, milestones and releases name their repository
 // only by address, so they wait in `pending` until every repository has been seen.
 import { describe, Fields, isApiObject, repositoryOfUrl } from './github.fields.ts';
-import { assigneesOf, isIdLess, mapIssue, mapLabel, mapMember, mapOrganization, mapRepository } from './github.mapping.ts';
+import {
+  assigneesOf, isIdLess, mapIssue, mapLabel, mapMember, mapMilestone, mapOrganization, mapRelease, mapRepository,
+} from './github.mapping.ts';
 import type {
-  AccountKind, AccountRecords, Collected, CollectSink, IssueLabels, Membership, Pending, PendingIssue, PendingLabel,
+  AccountKind, AccountRecords, Collected, CollectSink, IssueLabels, Membership, Pending, PendingIssue, PendingLabel, PendingScoped,
 } from './github.pending.ts';
-import type { GithubData, MemberRecord, OrganizationRecord, RepositoryRecord } from './github.records.ts';
+import type {
+  GithubData, MemberRecord, MilestoneRecord, OrganizationRecord, ReleaseRecord, RepositoryRecord,
+} from './github.records.ts';
 import { resolvePending } from './github.resolve.ts';
 import { fieldCount, Versions } from './github.versions.ts';
 
@@ -88,13 +92,17 @@ export class GithubCollector implements Collected {
 
   milestone(value: unknown, source: string, context?: string): void {
     const f = new Fields(value, 'milestone', source);
-    this.pending.milestones.push({ api: value, source, repository: repositoryOf(f, 'url', context) });
+    const repository = repositoryOf(f, 'url', context);
+    if (this.sink) this.sink.scoped('milestones', prepareScoped('milestones', mapMilestone, value, source, repository));
+    else this.pending.milestones.push({ api: value, source, repository });
     if (f.has('creator')) this.member(f.api.creator, source);
   }
 
   release(value: unknown, source: string, context?: string): void {
     const f = new Fields(value, 'release', source);
-    this.pending.releases.push({ api: value, source, repository: repositoryOf(f, 'url', context) });
+    const repository = repositoryOf(f, 'url', context);
+    if (this.sink) this.sink.scoped('releases', prepareScoped('releases', mapRelease, value, source, repository));
+    else this.pending.releases.push({ api: value, source, repository });
     if (f.has('author')) this.member(f.api.author, source);
   }
 
@@ -140,6 +148,22 @@ function prepareIssue(value: unknown, source: string, repository: string): Pendi
       .list('labels')
       .filter(isIdLess)
       .map((label) => new Fields(label, 'label', source).requiredText('name'));
+  } catch (error) {
+    pending.error = error;
+  }
+  return pending;
+}
+
+function prepareScoped(
+  kind: 'milestones' | 'releases',
+  mapper: (value: unknown, source: string, repositoryGithubId: number) => MilestoneRecord | ReleaseRecord,
+  value: unknown,
+  source: string,
+  repository: string,
+): PendingScoped {
+  const pending: PendingScoped = { repository, description: describe(kind, value), fields: fieldCount(value) };
+  try {
+    pending.record = mapper(value, source, 0);
   } catch (error) {
     pending.error = error;
   }

@@ -3,7 +3,7 @@
 // (github.collect.ts) produces these, the resolver (github.resolve.ts) and the dataset import's staging
 // (github.stage.ts) consume them.
 import type {
-  IssueRecord, LabelRecord, MemberRecord, OrganizationRecord, RepositoryRecord,
+  IssueRecord, LabelRecord, MemberRecord, MilestoneRecord, OrganizationRecord, ReleaseRecord, RepositoryRecord,
 } from './github.records.ts';
 import type { Versions } from './github.versions.ts';
 
@@ -45,6 +45,16 @@ export interface PendingLabel {
   error?: unknown;
 }
 
+/** A milestone or release as read by the dataset import: mapped at once (with repository 0), or its mapping error. */
+export type ScopedKind = 'milestones' | 'releases';
+export interface PendingScoped {
+  repository: string;
+  description: string;
+  fields: number;
+  record?: MilestoneRecord | ReleaseRecord;
+  error?: unknown;
+}
+
 /** The labels a response says an issue has, replacing those embedded in older copies of the issue. */
 export interface IssueLabels {
   repository: string;
@@ -72,6 +82,7 @@ export interface AccountRecords {
 export interface CollectSink {
   issue(issue: PendingIssue): void;
   label(label: PendingLabel): void;
+  scoped(kind: ScopedKind, pending: PendingScoped): void;
   account<K extends AccountKind>(kind: K, record: AccountRecords[K], fields: number): void;
 }
 

@@ -7,9 +7,7 @@ import { ImportError } from '../errors.ts';
 import { GithubCollector } from './github.collect.ts';
 import { isApiObject } from './github.fields.ts';
 import type { GithubData } from './github.records.ts';
-import {
-  labelOverrides, resolveMemberships, resolveMilestones, resolveReleases, Skipped, skippedCounts,
-} from './github.resolve.ts';
+import { labelOverrides, resolveMemberships, Skipped, skippedCounts } from './github.resolve.ts';
 import { collectResponse } from './github.responses.ts';
 import { DatasetStage, tracePhase, type DatasetData } from './github.stage.ts';
 
@@ -42,33 +40,31 @@ export async function readGithubData(dir: string, db?: Db): Promise<GithubData |
   return stage ? resolveStaged(collector, stage) : collector.finish();
 }
 
-// resolvePending's steps, in its order (so the same error is thrown first), with issues, labels, accounts
-// and repositories resolved in SQL; milestones, releases and memberships stay in memory, given the
-// repositories and organizations they name.
+// resolvePending's steps, in its order (so the same error is thrown first), in SQL; only memberships and
+// the label lists given per issue stay in memory, given the repositories and organizations they name.
 async function resolveStaged(collector: GithubCollector, stage: DatasetStage): Promise<DatasetData> {
   await stage.flush(true);
   tracePhase('read and staged');
   await stage.chooseAccounts();
   tracePhase('accounts chosen');
-  const { pending, issueLabels, memberships } = collector;
-  const repositoryIds = await stage.repositoryIds(
-    [...pending.milestones, ...pending.releases, ...issueLabels].map((p) => p.repository.toLowerCase()),
-  );
-  const skipped = new Skipped();
-  const milestones = resolveMilestones(collector, repositoryIds, skipped);
+  const { issueLabels, memberships } = collector;
+  const repositoryIds = await stage.repositoryIds(issueLabels.map((p) => p.repository.toLowerCase()));
+  const skippedMilestones = await stage.resolveScoped('milestones');
   const skippedLabels = await stage.resolveLabels();
   tracePhase('labels chosen');
-  const releases = resolveReleases(collector, repositoryIds, skipped);
+  const skippedReleases = await stage.resolveScoped('releases');
   const issues = await stage.issues.resolve(labelOverrides(issueLabels, repositoryIds), () => stage.labelNames());
   tracePhase('issues chosen');
   const logins = memberships.flatMap(({ organization }) => ('login' in organization ? [organization.login.toLowerCase()] : []));
   const byLogin = await stage.organizationIds(logins);
-  const counts = skippedCounts(skipped);
+  const counts = skippedCounts(new Skipped());
   counts.labels += skippedLabels + issues.skippedLabels;
   counts.issues += issues.skippedIssues;
+  counts.milestones += skippedMilestones;
+  counts.releases += skippedReleases;
   return {
-    organizations: [], members: [], repositories: [], issues: [], labels: [],
-    milestones, releases, organizationMembers: resolveMemberships(memberships, byLogin), skipped: counts, staged: stage,
+    organizations: [], members: [], repositories: [], issues: [], labels: [], milestones: [], releases: [],
+    organizationMembers: resolveMemberships(memberships, byLogin), skipped: counts, staged: stage,
   };
 }
 

@@ -113,7 +113,7 @@ test('a bad issue of a known repository fails the staged import and changes noth
   assert.deepEqual(await snapshot(staged.db), before);
 });
 
-test('several copies of members, organizations, repositories and labels: the versions, rows and report of the in-memory path', async () => {
+test('several copies of members, organizations, repositories, labels, milestones and releases: the versions, rows and report of the in-memory path', async () => {
   const read = async (file: string) => JSON.parse(await fs.readFile(path.join(DIR, file), 'utf8')) as Json & Json[];
   const user = await read('sferik-rails_admin/user.sferik.json');
   const organization = await read('codeforamerica/organization.json');
@@ -128,11 +128,17 @@ test('several copies of members, organizations, repositories and labels: the ver
   const c = { ...e, name: 'copy c' };
   const stub = { login: user.login, id: user.id, type: 'User' };
   const [label, other] = labels as Json[] as [Json, Json];
+  const release = await read('octokit-fixture-org/release.v1.0.0.json');
+  const milestone = (await read('webhook-payloads/milestone.created.payload.json')).milestone as Json;
+  const releases = `/repos/${String(release.url).split('/').slice(4, 6).join('/')}/releases`;
+  const milestones = '/repos/Codertocat/Hello-World/milestones';
   const dir = await dataset(
     {
       'repository.newer.json': ['/repos/sferik/rails_admin', { ...repository, updated_at: '2031-01-01T00:00:00Z', description: 'the newer copy' }],
       'label.fewer.json': ['/repos/octokit/octokit.rb/labels', [{ id: label.id, url: label.url, name: 'a copy with fewer fields', color: 'ffffff' }]],
       'organization.newer.json': ['/orgs/codeforamerica', { ...organization, updated_at: '2031-01-01T00:00:00Z', name: 'the newer copy' }],
+      'milestone.newer.json': [milestones, [{ ...milestone, updated_at: '2031-01-01T00:00:00Z', title: 'the newer copy' }]],
+      'release.fewer.json': [releases, [{ ...release, name: 'a copy with fewer fields', body: null, assets: null }]],
     },
     {
       'user.e.json': ['/users/sferik', e],
@@ -144,6 +150,9 @@ test('several copies of members, organizations, repositories and labels: the ver
       'organization.older.json': ['/orgs/codeforamerica', { ...organization, updated_at: '2030-01-01T00:00:00Z', name: 'an older copy' }],
       'members.json': ['/orgs/CodeForAmerica/members', [stub]],
       'labels.more.json': ['/repos/octokit/octokit.rb/labels', [{ ...other, description: 'more fields', extra: 'x' }]],
+      'milestone.older.json': [milestones, [{ ...milestone, updated_at: '2030-01-01T00:00:00Z', title: 'an older copy' }]],
+      'release.more.json': [releases, [{ ...release, name: 'a copy with more fields', extra: 'x' }]],
+      'release.absent.json': ['/repos/nobody/absent/releases', [{ ...release, id: 987_654_321, url: 'https://api.github.com/repos/nobody/absent/releases/1' }]],
       'labels.absent.json': ['/repos/nobody/absent/labels', [{ ...label, id: 987_654_321, url: 'https://api.github.com/repos/nobody/absent/labels/bug' }]],
     },
   );
@@ -158,10 +167,13 @@ test('several copies of members, organizations, repositories and labels: the ver
   assert.equal(await columnOf(staged.db, 'labels', 'description', other.id as number), 'more fields');
   assert.notEqual(await columnOf(staged.db, 'labels', 'name', label.id as number), 'a copy with fewer fields');
   assert.equal(await columnOf(staged.db, 'labels', 'name', 987_654_321), undefined);
+  assert.equal(await columnOf(staged.db, 'milestones', 'title', milestone.id as number), 'the newer copy');
+  assert.equal(await columnOf(staged.db, 'releases', 'name', release.id as number), 'a copy with more fields');
+  assert.equal(inStage.releases.skipped, 1);
   assert.deepEqual(await snapshot(staged.db), await snapshot(memory.db));
 });
 
-test('a bad label or member fails the staged import and changes nothing', async () => {
+test('a bad label, member or release fails the staged import and changes nothing', async () => {
   const before = await snapshot(staged.db);
   const labels = JSON.parse(await fs.readFile(path.join(DIR, 'octokit-octokit.rb/labels.json'), 'utf8')) as Json[];
   const badLabel = await dataset({}, { 'bad.json': ['/repos/octokit/octokit.rb/labels', [{ ...labels[0], color: 'not a colour' }]] });
@@ -170,6 +182,10 @@ test('a bad label or member fails the staged import and changes nothing', async 
   const badMember = await dataset({}, { 'bad.json': ['/users/nobody', { id: 5, type: 'User' }] });
   await assert.rejects(importStaged(badMember), /missing "login"/);
   await assert.rejects(importInMemory(badMember), /missing "login"/);
+  const release = JSON.parse(await fs.readFile(path.join(DIR, 'octokit-fixture-org/release.v1.0.0.json'), 'utf8')) as Json;
+  const badRelease = await dataset({}, { 'bad.json': [`/repos/${String(release.url).split('/').slice(4, 6).join('/')}/releases`, [{ ...release, tag_name: null }]] });
+  await assert.rejects(importStaged(badRelease), /missing "tag_name"/);
+  await assert.rejects(importInMemory(badRelease), /missing "tag_name"/);
   assert.deepEqual(await snapshot(staged.db), before);
   // A bad label of a repository not in the source is skipped, as in memory.
   const absent = 'https://api.github.com/repos/nobody/absent/labels/bug';

@@ -7,7 +7,9 @@
 // could win). The live sync (one unit at a time) keeps the in-memory path of github.write.ts.
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
-import type { AccountKind, AccountRecords, CollectSink, PendingIssue, PendingLabel } from './github.pending.ts';
+import type {
+  AccountKind, AccountRecords, CollectSink, PendingIssue, PendingLabel, PendingScoped, ScopedKind,
+} from './github.pending.ts';
 import { BATCH_ROWS, batches } from './github.queries.ts';
 import type { GithubCounts, GithubData, OrganizationMemberRecord } from './github.records.ts';
 import type { LabelOverride } from './github.resolve.ts';
@@ -147,11 +149,12 @@ export class IssueStage {
 
   /**
    * Upserts the chosen issues (only where a value differs, as upsertByGithubId does), with their
-   * repository, author (any stored member) and milestone (one stored by this run: `milestones`).
+   * repository, author (any stored member) and milestone (one stored by this run: in `import_run_ids`).
    */
-  async write(counts: GithubCounts, milestones: Map<number, string>): Promise<void> {
+  async write(counts: GithubCounts): Promise<void> {
     const db = this.db;
-    await runIds(db, 'milestones', milestones);
+    await createRunIds(db);
+    await sql`ANALYZE import_run_ids`.execute(db);
     const columns = [...ISSUE_COLUMNS, 'repository_id', 'author_id', 'milestone_id'];
     const values = columns.filter((column) => column !== 'github_id');
     const refs = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
@@ -233,12 +236,6 @@ export class IssueStage {
 }
 
 /** Row ids stored by this run (milestones, labels): references resolve only to those, as in github.write.ts. */
-async function runIds(db: Db, kind: string, ids: Map<number, string>): Promise<void> {
-  await createRunIds(db);
-  await insertJson(db, 'import_run_ids', [...ids].map(([github_id, id]) => ({ kind, github_id, id })));
-  await sql`ANALYZE import_run_ids`.execute(db);
-}
-
 async function createRunIds(db: Db): Promise<void> {
   await sql`CREATE TEMP TABLE IF NOT EXISTS import_run_ids (kind text, github_id bigint, id bigint,
     PRIMARY KEY (kind, github_id)) ON COMMIT DROP`.execute(db);
@@ -355,6 +352,96 @@ class LabelStage {
   }
 }
 
+/**
+ * Milestones and releases as read. A copy is sent unless an earlier copy of the same id and repository
+ * ranks as high (github.versions.ts: newer `updated_at`, then more fields), since it could not win; a copy
+ * that does not map is sent with the index of its error.
+ */
+class ScopedStage {
+  rows: Record<string, unknown>[] = [];
+  #seq = 0;
+  readonly #held = new Map<string, [updated: string | null, fields: number]>();
+  readonly errors: unknown[] = [];
+  columns: string[] | undefined;
+  readonly stage: string;
+  readonly chosen: string;
+
+  constructor(
+    readonly db: Db,
+    readonly kind: ScopedKind,
+  ) {
+    this.stage = `import_${kind}_stage`;
+    this.chosen = `import_${kind}_chosen`;
+  }
+
+  add(pending: PendingScoped): void {
+    const repository = pending.repository.toLowerCase();
+    const row: Record<string, unknown> = { seq: this.#seq++, repository, description: pending.description, fields: pending.fields };
+    if (pending.error !== undefined) {
+      row.error = this.errors.push(pending.error) - 1;
+    } else {
+      const record = pending.record!;
+      const updated = 'updated_at' in record ? record.updated_at : null;
+      const key = `${record.github_id}/${repository}`;
+      const held = this.#held.get(key);
+      if (held) {
+        const [heldUpdated, heldFields] = held;
+        const wins = updated && heldUpdated && updated !== heldUpdated ? updated > heldUpdated : pending.fields > heldFields;
+        if (!wins) return;
+      }
+      this.#held.set(key, [updated, pending.fields]);
+      this.columns ??= Object.keys(record);
+      Object.assign(row, { github_id: record.github_id, updated, record });
+    }
+    this.rows.push(row);
+  }
+
+  take(force: boolean): Record<string, unknown>[] | null {
+    return takeRows(this, force);
+  }
+
+  async create(): Promise<void> {
+    await sql`CREATE TEMP TABLE ${sql.table(this.stage)} (seq integer, repository text, description text, fields integer,
+      error integer, github_id bigint, updated text, record jsonb) ON COMMIT DROP`.execute(this.db);
+  }
+
+  /**
+   * As resolveScoped (github.resolve.ts) did: throws the first mapping error of a record whose repository
+   * is known, chooses one version of each record among those of a known repository (Versions' rule, a total
+   * order here: `updated_at` is required of milestones, releases have none) and returns how many were
+   * skipped (distinct descriptions of records of an unknown repository).
+   */
+  async resolve(): Promise<{ skipped: number; total: number }> {
+    const db = this.db;
+    const stage = sql.table(this.stage);
+    await sql`ANALYZE ${stage}`.execute(db);
+    const { rows: failed } = await sql<{ error: number }>`
+      SELECT s.error FROM ${stage} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
+      WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
+    if (failed[0]) throw this.errors[failed[0].error];
+    const { rows: [skipped] } = await sql<{ count: string }>`
+      SELECT count(DISTINCT s.description) AS count FROM ${stage} s
+      WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
+    await sql`CREATE TEMP TABLE ${sql.table(this.chosen)} ON COMMIT DROP AS
+      SELECT DISTINCT ON (s.github_id) s.github_id, r.github_id AS repository_github_id, s.record,
+        min(s.seq) OVER (PARTITION BY s.github_id) AS first_seq
+      FROM ${stage} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
+      WHERE s.error IS NULL
+      ORDER BY s.github_id, s.updated COLLATE "C" DESC NULLS LAST, s.fields DESC, s.seq`.execute(db);
+    await sql`ANALYZE ${sql.table(this.chosen)}`.execute(db);
+    return { skipped: Number(skipped!.count), total: await count(db, this.chosen) };
+  }
+
+  /** Upserts the chosen records in their repository, with their author (any stored member). */
+  async write(counts: GithubCounts): Promise<void> {
+    const columns = this.columns?.filter((column) => column !== 'repository_github_id' && column !== 'author_github_id');
+    await upsertChosen(this.db, this.kind, this.chosen, columns, [
+      { column: 'repository_id', value: sql`repository.id`, join: sql`JOIN repositories repository ON repository.github_id = c.repository_github_id` },
+      { column: 'author_id', value: sql`author.id`, join: sql`LEFT JOIN members author ON author.github_id = (c.record->>'author_github_id')::bigint` },
+    ], counts);
+  }
+}
+
 /** The dataset import's records: those staged in the database are not in the lists. */
 export interface DatasetData extends GithubData {
   staged: DatasetStage;
@@ -368,13 +455,15 @@ export class DatasetStage implements CollectSink {
   readonly issues: IssueStage;
   readonly accounts: Record<AccountKind, AccountStage>;
   readonly labels: LabelStage;
+  readonly scopedStages: Record<ScopedKind, ScopedStage>;
   /** Distinct records chosen, per resource (the report's totals). */
-  readonly totals = { organizations: 0, members: 0, repositories: 0, labels: 0 };
+  readonly totals = { organizations: 0, members: 0, repositories: 0, labels: 0, milestones: 0, releases: 0 };
   #created = false;
 
   constructor(readonly db: Db) {
     this.issues = new IssueStage(db);
     this.labels = new LabelStage(db);
+    this.scopedStages = { milestones: new ScopedStage(db, 'milestones'), releases: new ScopedStage(db, 'releases') };
     this.accounts = {
       organizations: new AccountStage(db, 'organizations'),
       members: new AccountStage(db, 'members'),
@@ -388,6 +477,10 @@ export class DatasetStage implements CollectSink {
 
   label(label: PendingLabel): void {
     this.labels.add(label);
+  }
+
+  scoped(kind: ScopedKind, pending: PendingScoped): void {
+    this.scopedStages[kind].add(pending);
   }
 
   account<K extends AccountKind>(kind: K, record: AccountRecords[K], fields: number): void {
@@ -404,12 +497,12 @@ export class DatasetStage implements CollectSink {
     if (this.#failed) throw this.#failed.error;
     if (!this.#created) {
       this.#created = true;
-      for (const stage of Object.values(this.accounts)) await stage.create();
+      for (const stage of [...Object.values(this.accounts), ...Object.values(this.scopedStages)]) await stage.create();
       await this.labels.create();
       await this.issues.create();
     }
     const sends: [string, Record<string, unknown>[]][] = [];
-    for (const stage of Object.values(this.accounts)) {
+    for (const stage of [...Object.values(this.accounts), ...Object.values(this.scopedStages)]) {
       const rows = stage.take(force);
       if (rows) sends.push([stage.stage, rows]);
     }
@@ -507,6 +600,23 @@ export class DatasetStage implements CollectSink {
       column: 'organization_id', value: sql`owner.id`,
       join: sql`LEFT JOIN organizations owner ON owner.github_id = (c.record->>'owner_github_id')::bigint`,
     }], counts);
+  }
+
+  /** Milestones or releases: see ScopedStage.resolve. Returns how many were skipped. */
+  async resolveScoped(kind: ScopedKind): Promise<number> {
+    const { skipped, total } = await this.scopedStages[kind].resolve();
+    this.totals[kind] = total;
+    return skipped;
+  }
+
+  /** Upserts the chosen milestones or releases; the milestones' row ids are noted for the issues (`import_run_ids`). */
+  async writeScoped(kind: ScopedKind, counts: GithubCounts): Promise<void> {
+    const stage = this.scopedStages[kind];
+    await stage.write(counts);
+    if (kind !== 'milestones') return;
+    await createRunIds(this.db);
+    await sql`INSERT INTO ${RUN_IDS} SELECT 'milestones', c.github_id, m.id FROM ${sql.table(stage.chosen)} c
+      JOIN milestones m ON m.github_id = c.github_id`.execute(this.db);
   }
 
   /** Upserts the chosen labels in their repository, and notes their row ids for the issues' links (`import_run_ids`). */

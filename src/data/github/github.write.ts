@@ -9,8 +9,7 @@ import {
 } from './github.queries.ts';
 import { tracePhase, type DatasetData } from './github.stage.ts';
 import {
-  GITHUB_RESOURCES, type GithubData, type GithubReport, type GithubResource, type IssueRecord, type MilestoneRecord,
-  type ReleaseRecord,
+  GITHUB_RESOURCES, type GithubData, type GithubReport, type GithubResource, type IssueRecord,
 } from './github.records.ts';
 
 export type { GithubCounts, GithubReport } from './github.records.ts';
@@ -82,7 +81,8 @@ async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
     await staged.writeAccounts('members', run.report.members);
     await staged.writeRepositories(run.report.repositories);
     tracePhase('accounts written');
-    await staged.issues.write(run.report.issues, await storeMilestones(run, data));
+    await staged.writeScoped('milestones', run.report.milestones);
+    await staged.issues.write(run.report.issues);
     tracePhase('issues written');
     await staged.writeLabels(run.report.labels);
     tracePhase('labels written');
@@ -91,7 +91,7 @@ async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
   });
   tracePhase('indexes built');
   await run.link('organizations', 'organization_members', await staged.membershipPairs(data.organizationMembers));
-  await storeReleases(run, data);
+  await staged.writeScoped('releases', run.report.releases);
   tracePhase('memberships, releases written');
   return run.report;
 }
@@ -109,24 +109,14 @@ function inRepositoryOf(repositories: Ids): InRepository {
   };
 }
 
-/** The milestones and releases of a dataset import: their authors (any stored member) and repositories (stored by this run). */
-async function scopedRefs(run: WriteRun, records: (MilestoneRecord | ReleaseRecord)[]) {
-  const people = await run.lookup('members', records.map((record) => record.author_github_id));
-  // Every repository of the source was stored by this run: those of these records are looked up.
-  const repositories = await run.lookup('repositories', records.map((record) => record.repository_github_id));
-  return { people, inRepository: inRepositoryOf(repositories) };
-}
-
-async function storeMilestones(run: WriteRun, data: GithubData, people?: Ids, inRepository?: InRepository): Promise<Ids> {
-  if (!people || !inRepository) ({ people, inRepository } = await scopedRefs(run, data.milestones));
+function storeMilestones(run: WriteRun, data: GithubData, people: Ids, inRepository: InRepository): Promise<Ids> {
   return run.store('milestones', data.milestones, (milestone) => {
     const { repository_github_id, author_github_id, ...columns } = milestone;
     return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
   });
 }
 
-async function storeReleases(run: WriteRun, data: GithubData, people?: Ids, inRepository?: InRepository): Promise<void> {
-  if (!people || !inRepository) ({ people, inRepository } = await scopedRefs(run, data.releases));
+async function storeReleases(run: WriteRun, data: GithubData, people: Ids, inRepository: InRepository): Promise<void> {
   await run.store('releases', data.releases, (release) => {
     const { repository_github_id, author_github_id, ...columns } = release;
     return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
