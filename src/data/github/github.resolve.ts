@@ -31,7 +31,7 @@ export class Skipped {
  * source cannot be stored (repository_id is NOT NULL) and is skipped. `repositoryIds`: lower-case
  * `owner/name` → GitHub id.
  */
-export function resolveScoped<T extends { github_id: number }>(
+function resolveScoped<T extends { github_id: number }>(
   resource: GithubResource,
   mapper: Mapper<T>,
   list: Pending[],
@@ -47,9 +47,9 @@ export function resolveScoped<T extends { github_id: number }>(
   return versions.records();
 }
 
-export const resolveMilestones = (collected: Collected, repositoryIds: Map<string, number>, skipped: Skipped) =>
+const resolveMilestones = (collected: Collected, repositoryIds: Map<string, number>, skipped: Skipped) =>
   resolveScoped('milestones', mapMilestone, collected.pending.milestones, repositoryIds, skipped);
-export const resolveReleases = (collected: Collected, repositoryIds: Map<string, number>, skipped: Skipped) =>
+const resolveReleases = (collected: Collected, repositoryIds: Map<string, number>, skipped: Skipped) =>
   resolveScoped('releases', mapRelease, collected.pending.releases, repositoryIds, skipped);
 
 export function resolvePending(collected: Collected): GithubData {

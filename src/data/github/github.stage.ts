@@ -5,7 +5,7 @@
 // upserts, links and counts them in a few statements. What Node keeps grows only with the distinct
 // accounts, repositories and labels, and by a few bytes each (their rank, to send only the copies that
 // could win). The live sync (one unit at a time) keeps the in-memory path of github.write.ts.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type {
   AccountKind, AccountRecords, CollectSink, PendingIssue, PendingLabel, PendingScoped, ScopedKind,
@@ -536,12 +536,12 @@ export class DatasetStage implements CollectSink {
 
   /** GitHub ids of the repositories among `names` (lower-case `owner/name`). */
   async repositoryIds(names: string[]): Promise<Map<string, number>> {
-    return keyed(this.db, sql`SELECT name AS key, github_id FROM ${REPOSITORY_NAMES} WHERE name = ANY(${[...new Set(names)]}::text[])`);
+    return keyed(this.db, sql<{ key: string; github_id: string }>`SELECT name AS key, github_id FROM ${REPOSITORY_NAMES} WHERE name = ANY(${[...new Set(names)]}::text[])`);
   }
 
   /** GitHub ids of the organizations among `logins` (lower-case), the last met of two with one login. */
   async organizationIds(logins: string[]): Promise<Map<string, number>> {
-    return keyed(this.db, sql`SELECT DISTINCT ON (key) key, github_id FROM import_organizations_chosen
+    return keyed(this.db, sql<{ key: string; github_id: string }>`SELECT DISTINCT ON (key) key, github_id FROM import_organizations_chosen
       WHERE key = ANY(${[...new Set(logins)]}::text[]) ORDER BY key, first_seq DESC`);
   }
 
@@ -661,8 +661,8 @@ function takeRows(stage: { rows: Record<string, unknown>[] }, force: boolean): R
 
 interface Reference {
   column: string;
-  value: ReturnType<typeof sql>;
-  join: ReturnType<typeof sql>;
+  value: RawBuilder<unknown>;
+  join: RawBuilder<unknown>;
 }
 
 /**
@@ -715,8 +715,8 @@ async function count(db: Db, table: string): Promise<number> {
   return Number(row!.count);
 }
 
-async function keyed(db: Db, query: ReturnType<typeof sql>): Promise<Map<string, number>> {
-  const { rows } = await (query as ReturnType<typeof sql<{ key: string; github_id: string }>>).execute(db);
+async function keyed(db: Db, query: RawBuilder<{ key: string; github_id: string }>): Promise<Map<string, number>> {
+  const { rows } = await query.execute(db);
   return new Map(rows.map((row) => [row.key, Number(row.github_id)]));
 }
 
