@@ -1,7 +1,7 @@
 // The import phase of bench:scale: writes a dataset folder in the format `cds import --from` reads
 // (the bundled OWASP files, and GitHub responses listed in github/manifest.json: repositories of
 // organizations, then issues by the thousand with their author and labels embedded as GitHub sends
-// them), then runs `cds import --from` that folder as a child process on a fresh PostgreSQL database,
+// them, then releases by the thousand with their author), then runs `cds import --from` that folder as a child process on a fresh PostgreSQL database,
 // measuring its wall time and peak RSS (VmHWM of /proc/<pid>/status, polled, and GNU time's maximum).
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -16,6 +16,8 @@ export interface ImportSize {
   issues: number;
   repositories: number;
   members: number;
+  /** Releases, spread over the repositories, each with its author embedded (0: none). */
+  releases: number;
 }
 
 const PER_FILE = 1000;
@@ -119,6 +121,30 @@ function issue(i: number, size: ImportSize) {
   };
 }
 
+function release(n: number, size: ImportSize) {
+  const r = n % size.repositories;
+  const repo = `org-${r % ORGANIZATIONS}/repo-${r}`;
+  const id = 300_000_000 + n;
+  const tag = `v${Math.floor(n / size.repositories) + 1}.0.0`;
+  return {
+    url: `https://api.github.com/repos/${repo}/releases/${id}`,
+    html_url: `https://github.com/${repo}/releases/tag/${tag}`,
+    assets_url: `https://api.github.com/repos/${repo}/releases/${id}/assets`,
+    id,
+    node_id: `MDc6UmVsZWFzZT${n}`,
+    tag_name: tag,
+    target_commitish: 'main',
+    name: `Release ${tag}`,
+    draft: false,
+    prerelease: n % 7 === 0,
+    author: user(n % size.members),
+    created_at: iso(n * 3),
+    published_at: iso(n * 3 + 10),
+    assets: [],
+    body: 'Bug fixes and improvements. See the changelog for details.',
+  };
+}
+
 /** Writes the dataset folder (file by file, never all of it in memory); returns its GitHub file count. */
 export async function writeDataset(dir: string, size: ImportSize, owaspFrom: string): Promise<number> {
   await fs.mkdir(path.join(dir, 'github', 'gen'), { recursive: true });
@@ -141,6 +167,11 @@ export async function writeDataset(dir: string, size: ImportSize, owaspFrom: str
     const records = [];
     for (let i = start; i < Math.min(size.issues, start + PER_FILE); i++) records.push(issue(i, size));
     await write(`gen/issues-${start}.json`, `/repositories/${start}/issues`, records);
+  }
+  for (let start = 0; start < size.releases; start += PER_FILE) {
+    const records = [];
+    for (let n = start; n < Math.min(size.releases, start + PER_FILE); n++) records.push(release(n, size));
+    await write(`gen/releases-${start}.json`, `/repos/org-0/repo-0/releases`, records);
   }
   await fs.writeFile(path.join(dir, 'github', 'manifest.json'), JSON.stringify(manifest));
   return manifest.length;

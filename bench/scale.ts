@@ -446,14 +446,15 @@ async function importPhase(): Promise<void> {
       .join(' ')}\n`,
   );
   console.log(
-    '| code | issues | repositories | members | files | seconds | issues/s | peak RSS MB | KB per issue | exit |',
+    '| code | issues | repositories | members | releases | files | seconds | issues/s | peak RSS MB | KB per issue | exit |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const issues of sizes) {
     const size = {
       issues,
       repositories: Math.min(REPOSITORIES, Math.max(1, Math.floor(issues / 10))),
       members: Math.min(MEMBERS, Math.max(1, Math.floor(issues / 10))),
+      releases: Math.min(RELEASES, Math.floor(issues / 20)),
     };
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-scale-import-'));
     try {
@@ -464,7 +465,7 @@ async function importPhase(): Promise<void> {
         const result = await runImport(root, SERVER_URL, dir);
         if (result.exitCode !== 0) console.error(result.stdout);
         console.log(
-          `| ${label} | ${issues} | ${size.repositories} | ${size.members} | ${files} | ${ms(result.seconds)} | ${Math.round(issues / result.seconds)} | ${Math.round(result.peakMb)} | ${((result.peakMb * 1024) / issues).toFixed(2)} | ${result.exitCode} |`,
+          `| ${label} | ${issues} | ${size.repositories} | ${size.members} | ${size.releases} | ${files} | ${ms(result.seconds)} | ${Math.round(issues / result.seconds)} | ${Math.round(result.peakMb)} | ${((result.peakMb * 1024) / issues).toFixed(2)} | ${result.exitCode} |`,
         );
         if (process.env.IMPORT_REPORT) console.log(`\n\`\`\`\n${result.stdout.trim()}\n\`\`\`\n`);
       }

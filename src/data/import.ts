@@ -2,9 +2,9 @@
 // (the GitHub issues are staged in it as they are read), so a bad file changes nothing.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { bumpMetaCounter, readMetaCounter } from '../db/meta.queries.ts';
+import { analyzeAll, lockForTransaction, noStatementTimeout } from './import.queries.ts';
 import { readOwaspData } from './owasp/owasp.read.ts';
 import { writeOwaspData } from './owasp/owasp.write.ts';
 import type { OwaspReport } from './owasp/owasp.types.ts';
@@ -57,7 +57,7 @@ export async function importDataset(db: Db, sources: ImportSources = sourcesFrom
 
 /** Refreshes the planner's statistics after a load (PGlite has no autovacuum to do it). */
 export async function analyze(db: Db): Promise<void> {
-  await sql`ANALYZE`.execute(db);
+  await analyzeAll(db);
 }
 
 /** Imports only into a database that has never been loaded (first start); null when it had data. */
@@ -81,10 +81,10 @@ async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean, o
   try {
     const owaspData = step(await readOwaspData(sources.owaspDir), 0);
     return await db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
+      await lockForTransaction(trx, IMPORT_LOCK);
       if (onlyIfEmpty && (await readDataVersion(trx)) > 0) return null;
       // A bulk load: its set-based statements (a million issues at once) may take longer than a request's budget.
-      await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+      await noStatementTimeout(trx);
       // The GitHub responses are read inside the transaction: their issues are staged in its TEMP tables
       // (github.stage.ts), so memory does not grow with their number; a bad file still changes nothing.
       const githubData = step(await readGithubData(sources.githubDir, trx), 1);

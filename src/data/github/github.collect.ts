@@ -2,64 +2,19 @@
 // author, assignees, milestone and labels). Issues, labels, milestones and releases name their repository
 // only by address, so they wait in `pending` until every repository has been seen.
 import { describe, Fields, isApiObject, repositoryOfUrl } from './github.fields.ts';
-import { assigneesOf, isIdLess, mapIssue, mapLabel, mapMember, mapOrganization, mapRepository } from './github.mapping.ts';
+import {
+  assigneesOf, isIdLess, mapIssue, mapLabel, mapMember, mapMilestone, mapOrganization, mapRelease, mapRepository,
+} from './github.mapping.ts';
 import type {
-  GithubData, IssueRecord, LabelRecord, MemberRecord, OrganizationRecord, RepositoryRecord,
+  AccountKind, AccountRecords, Collected, CollectSink, IssueLabels, Membership, Pending, PendingIssue, PendingLabel, PendingScoped,
+} from './github.pending.ts';
+import type {
+  GithubData, MemberRecord, MilestoneRecord, OrganizationRecord, ReleaseRecord, RepositoryRecord,
 } from './github.records.ts';
 import { resolvePending } from './github.resolve.ts';
 import { fieldCount, Versions } from './github.versions.ts';
 
-/** A repository-scoped object and the repository (`owner/name`) it belongs to. */
-export interface Pending {
-  api: unknown;
-  source: string;
-  repository: string;
-}
-
-/**
- * An issue as read, waiting for its repository: mapped at once (with repository 0) instead of keeping
- * the whole API object (a few KB each, most of the import's memory at a million issues). A mapping
- * error is kept and thrown when the issue is resolved, as it was when issues were mapped then: an
- * issue of a repository absent from the source is skipped, whatever its fields.
- */
-export interface PendingIssue {
-  repository: string;
-  /** `issue 123` (describe), for the list of skipped records. */
-  description: string;
-  fields: number;
-  record?: IssueRecord;
-  /** Names of embedded labels without an id, matched by name once labels are known. */
-  idLessLabels?: string[];
-  error?: unknown;
-}
-
-/**
- * A label as read, mapped at once (with repository 0). The same label comes embedded in every issue that
- * has it: copies with the same id and repository are kept once, the one with the most fields (the first
- * on a tie), where it was first met, as github.versions.ts would choose among them. A copy that does not
- * map keeps its own place and its error, thrown if its repository is known.
- */
-export interface PendingLabel {
-  repository: string;
-  description: string;
-  fields: number;
-  record?: LabelRecord;
-  error?: unknown;
-}
-
-/** The labels a response says an issue has, replacing those embedded in older copies of the issue. */
-export interface IssueLabels {
-  repository: string;
-  number: number;
-  labels: Pending[];
-}
-
-export interface Membership {
-  organization: { login: string } | { githubId: number };
-  memberGithubId: number;
-}
-
-export class GithubCollector {
+export class GithubCollector implements Collected {
   readonly organizations = new Versions<OrganizationRecord>();
   readonly members = new Versions<MemberRecord>();
   readonly repositories = new Versions<RepositoryRecord>();
@@ -76,15 +31,25 @@ export class GithubCollector {
   /** Pull requests met among issues: not stored, and neither are the objects embedded in them. */
   pullRequests = 0;
 
-  /** `stage`: where issues go instead of `pending.issues` (the dataset import stages them in the database). */
-  constructor(readonly stage?: { add(issue: PendingIssue): void }) {}
+  /**
+   * `sink`: where issues, labels, accounts and repositories go instead of being kept here (the dataset
+   * import stages them in the database, github.stage.ts); `organizations`, `members`, `repositories` and
+   * `pending.issues`, `pending.labels` then stay empty.
+   */
+  constructor(readonly sink?: CollectSink) {}
 
   organization(value: unknown, source: string): OrganizationRecord {
-    return this.organizations.add(mapOrganization(value, source), value);
+    return this.#account('organizations', mapOrganization(value, source), value);
   }
 
   member(value: unknown, source: string): MemberRecord {
-    return this.members.add(mapMember(value, source), value);
+    return this.#account('members', mapMember(value, source), value);
+  }
+
+  #account<K extends AccountKind>(kind: K, record: AccountRecords[K], value: unknown): AccountRecords[K] {
+    if (!this.sink) return (this[kind] as Versions<AccountRecords[K]>).add(record, value);
+    this.sink.account(kind, record, fieldCount(value));
+    return record;
   }
 
   /** A user, bot or organization (repository owners and webhook senders can be any of them). */
@@ -94,7 +59,7 @@ export class GithubCollector {
   }
 
   repository(value: unknown, source: string): void {
-    this.repositories.add(mapRepository(value, source), value);
+    this.#account('repositories', mapRepository(value, source), value);
     const f = new Fields(value, 'repository', source);
     this.account(f.api.owner, source);
     if (f.has('organization')) this.account(f.api.organization, source);
@@ -108,7 +73,7 @@ export class GithubCollector {
     }
     const repository = repositoryOf(f, 'repository_url', context);
     const pending = prepareIssue(value, source, repository);
-    if (this.stage) this.stage.add(pending);
+    if (this.sink) this.sink.issue(pending);
     else this.pending.issues.push(pending);
     if (f.has('user')) this.member(f.api.user, source);
     for (const user of assigneesOf(f)) this.member(user, source);
@@ -127,13 +92,17 @@ export class GithubCollector {
 
   milestone(value: unknown, source: string, context?: string): void {
     const f = new Fields(value, 'milestone', source);
-    this.pending.milestones.push({ api: value, source, repository: repositoryOf(f, 'url', context) });
+    const repository = repositoryOf(f, 'url', context);
+    if (this.sink) this.sink.scoped('milestones', prepareScoped('milestones', mapMilestone, value, source, repository));
+    else this.pending.milestones.push({ api: value, source, repository });
     if (f.has('creator')) this.member(f.api.creator, source);
   }
 
   release(value: unknown, source: string, context?: string): void {
     const f = new Fields(value, 'release', source);
-    this.pending.releases.push({ api: value, source, repository: repositoryOf(f, 'url', context) });
+    const repository = repositoryOf(f, 'url', context);
+    if (this.sink) this.sink.scoped('releases', prepareScoped('releases', mapRelease, value, source, repository));
+    else this.pending.releases.push({ api: value, source, repository });
     if (f.has('author')) this.member(f.api.author, source);
   }
 
@@ -159,9 +128,11 @@ export class GithubCollector {
       label.record = mapLabel(value, source, 0);
     } catch (error) {
       label.error = error;
-      this.pending.labels.push(label);
+      if (this.sink) this.sink.label(label);
+      else this.pending.labels.push(label);
       return;
     }
+    if (this.sink) return this.sink.label(label);
     const key = `${label.record.github_id}/${repository.toLowerCase()}`;
     const at = this.#labelAt.get(key);
     if (at === undefined) this.#labelAt.set(key, this.pending.labels.push(label) - 1);
@@ -177,6 +148,22 @@ function prepareIssue(value: unknown, source: string, repository: string): Pendi
       .list('labels')
       .filter(isIdLess)
       .map((label) => new Fields(label, 'label', source).requiredText('name'));
+  } catch (error) {
+    pending.error = error;
+  }
+  return pending;
+}
+
+function prepareScoped(
+  kind: 'milestones' | 'releases',
+  mapper: (value: unknown, source: string, repositoryGithubId: number) => MilestoneRecord | ReleaseRecord,
+  value: unknown,
+  source: string,
+  repository: string,
+): PendingScoped {
+  const pending: PendingScoped = { repository, description: describe(kind, value), fields: fieldCount(value) };
+  try {
+    pending.record = mapper(value, source, 0);
   } catch (error) {
     pending.error = error;
   }

@@ -129,3 +129,30 @@ export async function touchRows(db: Db, table: GithubResource, ids: string[]): P
     await sql`UPDATE ${sql.table(table)} SET nest_updated_at = now() WHERE id = ANY(${batch}::bigint[])`.execute(db);
   }
 }
+
+/** Whether `table` has no row (a first load). */
+export async function tableIsEmpty(db: Db, table: string): Promise<boolean> {
+  const { rows } = await sql<{ empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM ${sql.table(table)}) AS empty`.execute(db);
+  return rows[0]!.empty;
+}
+
+/**
+ * Runs `load` with the secondary indexes of `tables` dropped, then builds them again from their own
+ * definitions (pg_indexes), in the caller's transaction: for a first load into empty tables, one sort
+ * per index instead of an index insertion per row. Indexes that enforce something (primary keys, unique
+ * constraints and indexes) stay, so a duplicate fails where it did.
+ */
+export async function withIndexesRebuilt<T>(db: Db, tables: string[], load: () => Promise<T>): Promise<T> {
+  if (tables.length === 0) return load();
+  const { rows: indexes } = await sql<{ name: string; definition: string }>`
+    SELECT i.indexname AS name, i.indexdef AS definition
+    FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname
+    JOIN pg_index x ON x.indexrelid = c.oid AND NOT x.indisunique AND NOT x.indisprimary
+    JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = i.schemaname
+    WHERE i.schemaname = current_schema() AND i.tablename = ANY(${tables}::text[])
+    ORDER BY i.tablename, i.indexname`.execute(db);
+  for (const { name } of indexes) await sql`DROP INDEX ${sql.ref(name)}`.execute(db);
+  const result = await load();
+  for (const { definition } of indexes) await sql.raw(definition).execute(db);
+  return result;
+}

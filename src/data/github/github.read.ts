@@ -7,9 +7,9 @@ import { ImportError } from '../errors.ts';
 import { GithubCollector } from './github.collect.ts';
 import { isApiObject } from './github.fields.ts';
 import type { GithubData } from './github.records.ts';
-import { stagedIssueKeys } from './github.resolve.ts';
+import { labelOverrides, resolveMemberships, Skipped, skippedCounts } from './github.resolve.ts';
 import { collectResponse } from './github.responses.ts';
-import { IssueStage } from './github.stage.ts';
+import { DatasetStage, tracePhase, type DatasetData } from './github.stage.ts';
 
 const MANIFEST = 'manifest.json';
 
@@ -21,12 +21,15 @@ interface ManifestEntry {
 }
 
 /**
- * With `db` (a transaction), issues are staged in TEMP tables of that transaction as they are read
- * (github.stage.ts) instead of being kept: memory stays bounded whatever their number, and a bad file
- * still changes nothing (the transaction is rolled back).
+ * With `db` (a transaction), issues, labels, accounts and repositories are staged in TEMP tables of that
+ * transaction as they are read (github.stage.ts) instead of being kept: memory stays bounded whatever
+ * their number, and a bad file still changes nothing (the transaction is rolled back).
  */
-export async function readGithubData(dir: string, db?: Db): Promise<GithubData> {
-  const stage = db ? new IssueStage(db) : undefined;
+export async function readGithubData(dir: string): Promise<GithubData>;
+export async function readGithubData(dir: string, db: Db): Promise<DatasetData>;
+export async function readGithubData(dir: string, db?: Db): Promise<GithubData | DatasetData> {
+  const stage = db ? new DatasetStage(db) : undefined;
+  if (stage) tracePhase('start');
   const collector = new GithubCollector(stage);
   for (const entry of await readManifest(dir)) {
     const body = await readJson(dir, entry.file);
@@ -34,13 +37,35 @@ export async function readGithubData(dir: string, db?: Db): Promise<GithubData> 
     collectResponse(collector, entry.requests[0]!, body, entry.file);
     await stage?.flush();
   }
-  const data = collector.finish();
-  if (!stage) return data;
-  const keys = stagedIssueKeys(collector, data);
-  const skipped = await stage.resolve(keys.repositories, keys.labels, keys.overrides);
-  data.skipped.issues += skipped.skippedIssues;
-  data.skipped.labels += skipped.skippedLabels;
-  return { ...data, stagedIssues: stage };
+  return stage ? resolveStaged(collector, stage) : collector.finish();
+}
+
+// resolvePending's steps, in its order (so the same error is thrown first), in SQL; only memberships and
+// the label lists given per issue stay in memory, given the repositories and organizations they name.
+async function resolveStaged(collector: GithubCollector, stage: DatasetStage): Promise<DatasetData> {
+  await stage.flush(true);
+  tracePhase('read and staged');
+  await stage.chooseAccounts();
+  tracePhase('accounts chosen');
+  const { issueLabels, memberships } = collector;
+  const repositoryIds = await stage.repositoryIds(issueLabels.map((p) => p.repository.toLowerCase()));
+  const skippedMilestones = await stage.resolveScoped('milestones');
+  const skippedLabels = await stage.resolveLabels();
+  tracePhase('labels chosen');
+  const skippedReleases = await stage.resolveScoped('releases');
+  const issues = await stage.issues.resolve(labelOverrides(issueLabels, repositoryIds), () => stage.labelNames());
+  tracePhase('issues chosen');
+  const logins = memberships.flatMap(({ organization }) => ('login' in organization ? [organization.login.toLowerCase()] : []));
+  const byLogin = await stage.organizationIds(logins);
+  const counts = skippedCounts(new Skipped());
+  counts.labels += skippedLabels + issues.skippedLabels;
+  counts.issues += issues.skippedIssues;
+  counts.milestones += skippedMilestones;
+  counts.releases += skippedReleases;
+  return {
+    organizations: [], members: [], repositories: [], issues: [], labels: [], milestones: [], releases: [],
+    organizationMembers: resolveMemberships(memberships, byLogin), skipped: counts, staged: stage,
+  };
 }
 
 async function readManifest(dir: string): Promise<ManifestEntry[]> {

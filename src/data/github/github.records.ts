@@ -1,7 +1,7 @@
 // The GitHub records as the reader produces them and the writer stores them. Fields carry the column
 // names; references to other records are GitHub ids (`*_github_id`), which the writer turns into row ids.
 
-import type { IssueStage } from './github.stage.ts';
+import type { ResourceCounts } from '../report.ts';
 
 export interface OrganizationRecord {
   github_id: number;
@@ -146,6 +146,8 @@ export interface GithubData {
   organizationMembers: OrganizationMemberRecord[];
   /** Records left out because their repository is not in the source, or a label without any id. */
   skipped: Record<GithubResource, number>;
-  /** The dataset import's issues, staged in the database (github.stage.ts) instead of `issues`. */
-  stagedIssues?: IssueStage;
 }
+
+/** `skipped`: records not stored because their repository is unknown, or labels without any id. */
+export type GithubCounts = ResourceCounts & { skipped: number };
+export type GithubReport = Record<GithubResource, GithubCounts>;

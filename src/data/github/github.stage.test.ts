@@ -1,5 +1,6 @@
-// The dataset import's staged issues (github.stage.ts: issues sent to TEMP tables as they are read,
-// versions chosen in SQL) against the in-memory path the live sync uses: same report, same rows.
+// The dataset import's staging (github.stage.ts: issues, labels, organizations, members and repositories
+// sent to TEMP tables as they are read, versions chosen in SQL) against the in-memory path the live sync
+// uses: same report, same rows.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -40,6 +41,8 @@ const snapshot = async (db: Db) => Object.fromEntries(await Promise.all(TABLES.m
   const { rows } = await sql.raw<Json>(`SELECT * FROM ${table} ORDER BY 1, 2`).execute(db);
   return [table, rows.map(({ nest_created_at: _c, nest_updated_at: _u, ...row }) => row)] as const;
 })));
+const columnOf = async (db: Db, table: string, column: string, githubId: number) =>
+  (await sql.raw<Json>(`SELECT ${column} AS value FROM ${table} WHERE github_id = ${githubId}`).execute(db)).rows[0]?.value;
 const issueTitle = async (db: Db, githubId: number) =>
   (await sql<{ title: string }>`SELECT title FROM issues WHERE github_id = ${githubId}`.execute(db)).rows[0]?.title;
 
@@ -109,4 +112,85 @@ test('a bad issue of a known repository fails the staged import and changes noth
   await assert.rejects(importStaged(dir), /"state" is not open or closed/);
   await assert.rejects(importInMemory(dir), /"state" is not open or closed/);
   assert.deepEqual(await snapshot(staged.db), before);
+});
+
+test('several copies of members, organizations, repositories, labels, milestones and releases: the versions, rows and report of the in-memory path', async () => {
+  const read = async (file: string) => JSON.parse(await fs.readFile(path.join(DIR, file), 'utf8')) as Json & Json[];
+  const user = await read('sferik-rails_admin/user.sferik.json');
+  const organization = await read('codeforamerica/organization.json');
+  const repository = await read('sferik-rails_admin/repository.json');
+  const labels = await read('octokit-octokit.rb/labels.json');
+  // Versions' rule is not transitive when some copies lack updated_at: read after the bundled user, `a`
+  // (newer) beats it, `b` (newer still, few fields) beats `a`, and `c` (no date, more fields than `b`)
+  // beats `b`. The last copy wins although the newest is `b`.
+  const e = { ...user, updated_at: null, name: 'copy e' };
+  const a = { ...user, updated_at: '2031-01-01T00:00:00Z', name: 'copy a' };
+  const b = { login: user.login, id: user.id, type: 'User', updated_at: '2032-01-01T00:00:00Z', name: 'copy b' };
+  const c = { ...e, name: 'copy c' };
+  const stub = { login: user.login, id: user.id, type: 'User' };
+  const [label, other] = labels as Json[] as [Json, Json];
+  const release = await read('octokit-fixture-org/release.v1.0.0.json');
+  const milestone = (await read('webhook-payloads/milestone.created.payload.json')).milestone as Json;
+  const releases = `/repos/${String(release.url).split('/').slice(4, 6).join('/')}/releases`;
+  const milestones = '/repos/Codertocat/Hello-World/milestones';
+  const dir = await dataset(
+    {
+      'repository.newer.json': ['/repos/sferik/rails_admin', { ...repository, updated_at: '2031-01-01T00:00:00Z', description: 'the newer copy' }],
+      'label.fewer.json': ['/repos/octokit/octokit.rb/labels', [{ id: label.id, url: label.url, name: 'a copy with fewer fields', color: 'ffffff' }]],
+      'organization.newer.json': ['/orgs/codeforamerica', { ...organization, updated_at: '2031-01-01T00:00:00Z', name: 'the newer copy' }],
+      'milestone.newer.json': [milestones, [{ ...milestone, updated_at: '2031-01-01T00:00:00Z', title: 'the newer copy' }]],
+      'release.fewer.json': [releases, [{ ...release, name: 'a copy with fewer fields', body: null, assets: null }]],
+    },
+    {
+      'user.e.json': ['/users/sferik', e],
+      'user.a.json': ['/users/sferik', a],
+      'user.b.json': ['/users/sferik', b],
+      'user.c.json': ['/users/sferik', c],
+      'collaborators.json': ['/repos/sferik/rails_admin/collaborators', [stub]],
+      'repository.older.json': ['/repos/sferik/rails_admin', { ...repository, updated_at: '2030-01-01T00:00:00Z', description: 'an older copy' }],
+      'organization.older.json': ['/orgs/codeforamerica', { ...organization, updated_at: '2030-01-01T00:00:00Z', name: 'an older copy' }],
+      'members.json': ['/orgs/CodeForAmerica/members', [stub]],
+      'labels.more.json': ['/repos/octokit/octokit.rb/labels', [{ ...other, description: 'more fields', extra: 'x' }]],
+      'milestone.older.json': [milestones, [{ ...milestone, updated_at: '2030-01-01T00:00:00Z', title: 'an older copy' }]],
+      'release.more.json': [releases, [{ ...release, name: 'a copy with more fields', extra: 'x' }]],
+      'release.absent.json': ['/repos/nobody/absent/releases', [{ ...release, id: 987_654_321, url: 'https://api.github.com/repos/nobody/absent/releases/1' }]],
+      'labels.absent.json': ['/repos/nobody/absent/labels', [{ ...label, id: 987_654_321, url: 'https://api.github.com/repos/nobody/absent/labels/bug' }]],
+    },
+  );
+  const inMemory: GithubReport = await importInMemory(dir);
+  const inStage: GithubReport = await importStaged(dir);
+  assert.deepEqual(inStage, inMemory);
+  assert.equal(inStage.labels.skipped, inMemory.labels.skipped);
+  assert.ok(inStage.labels.skipped >= 1);
+  assert.equal(await columnOf(staged.db, 'members', 'name', user.id as number), 'copy c');
+  assert.equal(await columnOf(staged.db, 'repositories', 'description', repository.id as number), 'the newer copy');
+  assert.equal(await columnOf(staged.db, 'organizations', 'name', organization.id as number), 'the newer copy');
+  assert.equal(await columnOf(staged.db, 'labels', 'description', other.id as number), 'more fields');
+  assert.notEqual(await columnOf(staged.db, 'labels', 'name', label.id as number), 'a copy with fewer fields');
+  assert.equal(await columnOf(staged.db, 'labels', 'name', 987_654_321), undefined);
+  assert.equal(await columnOf(staged.db, 'milestones', 'title', milestone.id as number), 'the newer copy');
+  assert.equal(await columnOf(staged.db, 'releases', 'name', release.id as number), 'a copy with more fields');
+  assert.equal(inStage.releases.skipped, 1);
+  assert.deepEqual(await snapshot(staged.db), await snapshot(memory.db));
+});
+
+test('a bad label, member or release fails the staged import and changes nothing', async () => {
+  const before = await snapshot(staged.db);
+  const labels = JSON.parse(await fs.readFile(path.join(DIR, 'octokit-octokit.rb/labels.json'), 'utf8')) as Json[];
+  const badLabel = await dataset({}, { 'bad.json': ['/repos/octokit/octokit.rb/labels', [{ ...labels[0], color: 'not a colour' }]] });
+  await assert.rejects(importStaged(badLabel), /"color" is not six hex digits/);
+  await assert.rejects(importInMemory(badLabel), /"color" is not six hex digits/);
+  const badMember = await dataset({}, { 'bad.json': ['/users/nobody', { id: 5, type: 'User' }] });
+  await assert.rejects(importStaged(badMember), /missing "login"/);
+  await assert.rejects(importInMemory(badMember), /missing "login"/);
+  const release = JSON.parse(await fs.readFile(path.join(DIR, 'octokit-fixture-org/release.v1.0.0.json'), 'utf8')) as Json;
+  const badRelease = await dataset({}, { 'bad.json': [`/repos/${String(release.url).split('/').slice(4, 6).join('/')}/releases`, [{ ...release, tag_name: null }]] });
+  await assert.rejects(importStaged(badRelease), /missing "tag_name"/);
+  await assert.rejects(importInMemory(badRelease), /missing "tag_name"/);
+  assert.deepEqual(await snapshot(staged.db), before);
+  // A bad label of a repository not in the source is skipped, as in memory.
+  const absent = 'https://api.github.com/repos/nobody/absent/labels/bug';
+  const strayLabel = await dataset({}, { 'stray.json': ['/repos/nobody/absent/labels', [{ ...labels[0], url: absent, color: 'not a colour' }]] });
+  assert.deepEqual(await importStaged(strayLabel), await importInMemory(strayLabel));
+  assert.deepEqual(await snapshot(staged.db), await snapshot(memory.db));
 });

@@ -1,14 +1,18 @@
-// The issues of a dataset import, staged in the database instead of held in memory (issue 12, item 6).
-// Each issue is mapped when read and sent, a batch at a time, to a TEMP table of the import's
-// transaction; once every response has been read, SQL picks one version of each issue (the rule of
-// github.versions.ts: newest `updated_at`, then most fields, then the first read), ties it to its
-// repository, and upserts, links and counts them in a few statements. Memory no longer grows with the
-// number of issues. The live sync (one unit at a time) keeps the in-memory path of github.write.ts.
-import { sql } from 'kysely';
+// The records of a dataset import, staged in the database instead of held in memory (issue 12, item 6).
+// Issues, labels, organizations, members and repositories are mapped when read and sent, a batch at a
+// time, to TEMP tables of the import's transaction; once every response has been read, SQL picks one
+// version of each (the rule of github.versions.ts), ties issues and labels to their repository, and
+// upserts, links and counts them in a few statements. What Node keeps grows only with the distinct
+// accounts, repositories and labels, and by a few bytes each (their rank, to send only the copies that
+// could win). The live sync (one unit at a time) keeps the in-memory path of github.write.ts.
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/index.ts';
+import type {
+  AccountKind, AccountRecords, CollectSink, PendingIssue, PendingLabel, PendingScoped, ScopedKind,
+} from './github.pending.ts';
 import { BATCH_ROWS, batches } from './github.queries.ts';
-import type { PendingIssue } from './github.collect.ts';
-import type { GithubCounts } from './github.write.ts';
+import type { GithubCounts, GithubData, OrganizationMemberRecord } from './github.records.ts';
+import type { LabelOverride } from './github.resolve.ts';
 
 const STAGE = sql.table('import_issue_stage');
 const REPOSITORY_NAMES = sql.table('import_repository_names');
@@ -18,6 +22,8 @@ const CHOSEN = sql.table('import_issues_chosen');
 const WRITTEN = sql.table('import_issues_written');
 const RELINKED = sql.table('import_issues_relinked');
 const RUN_IDS = sql.table('import_run_ids');
+const LABEL_STAGE = sql.table('import_label_stage');
+const LABELS_CHOSEN = sql.table('import_labels_chosen');
 
 /** The columns an issue row gets from its record (references are resolved in SQL). */
 const ISSUE_COLUMNS = [
@@ -25,15 +31,7 @@ const ISSUE_COLUMNS = [
   'closed_at', 'created_at', 'updated_at',
 ] as const;
 
-export interface LabelOverride {
-  repositoryGithubId: number;
-  number: number;
-  labelGithubIds: number[];
-}
-
 export class IssueStage {
-  /** Issues read but not yet sent. */
-  #rows: Record<string, unknown>[] = [];
   #seq = 0;
   #created = false;
   /** Mapping errors, by index (`error` column): thrown at the end if the issue's repository is known. */
@@ -61,20 +59,25 @@ export class IssueStage {
         row.id_less_keys = names.map((name) => name.toLowerCase());
       }
     }
-    this.#rows.push(row);
+    this.rows.push(row);
   }
 
   /** Sends the issues read so far once a batch is full (`force`: whatever is left). */
   async flush(force = false): Promise<void> {
-    if (!this.#created) await this.#create();
-    if (this.#rows.length === 0 || (!force && this.#rows.length < BATCH_ROWS)) return;
-    for (const batch of batches(this.#rows)) {
-      await sql`INSERT INTO ${STAGE} SELECT * FROM jsonb_populate_recordset(NULL::import_issue_stage, ${JSON.stringify(batch)}::jsonb)`.execute(this.db);
-    }
-    this.#rows = [];
+    await this.create();
+    const rows = this.take(force);
+    if (rows) await insertJson(this.db, 'import_issue_stage', rows, BATCH_ROWS);
   }
 
-  async #create(): Promise<void> {
+  /** The rows to send now, if a batch is full (`force`: whatever is left), taken from those held. */
+  take(force: boolean): Record<string, unknown>[] | null {
+    return takeRows(this, force);
+  }
+
+  rows: Record<string, unknown>[] = [];
+
+  async create(): Promise<void> {
+    if (this.#created) return;
     this.#created = true;
     await sql`CREATE TEMP TABLE import_issue_stage (
       seq integer, repository text, description text, fields integer, error integer,
@@ -88,20 +91,13 @@ export class IssueStage {
   /**
    * Once every response is read: throws the first mapping error of an issue whose repository is known,
    * chooses one version of each issue, and returns what the report needs — the issues skipped (their
-   * repository is not in the source) and the id-less label names that matched no label.
-   * `repositories`: lower-case `owner/name` → GitHub id; `labels`: `<repository id>/<lower-case name>` → GitHub id.
+   * repository is not in the source) and the id-less label names that matched no label. The repositories
+   * (`import_repository_names`) are chosen already; `labelNames` makes `import_label_names` if needed.
    */
-  async resolve(
-    repositories: Map<string, number>,
-    labels: Map<string, number>,
-    overrides: LabelOverride[],
-  ): Promise<{ skippedIssues: number; skippedLabels: number }> {
+  async resolve(overrides: LabelOverride[], labelNames: () => Promise<void>): Promise<{ skippedIssues: number; skippedLabels: number }> {
     await this.flush(true);
     const db = this.db;
-    await sql`CREATE TEMP TABLE import_repository_names (name text PRIMARY KEY, github_id bigint NOT NULL) ON COMMIT DROP`.execute(db);
-    await insertJson(db, 'import_repository_names', [...repositories].map(([name, github_id]) => ({ name, github_id })));
     // TEMP tables get no statistics from autovacuum: without them the planner guesses their size.
-    await sql`ANALYZE import_repository_names`.execute(db);
     await sql`ANALYZE import_issue_stage`.execute(db);
 
     const { rows: failed } = await sql<{ error: number }>`
@@ -123,12 +119,7 @@ export class IssueStage {
 
     let skippedLabels = 0;
     if (this.idLessLabels) {
-      await sql`CREATE TEMP TABLE import_label_names (repository_github_id bigint, name text, github_id bigint,
-        PRIMARY KEY (repository_github_id, name)) ON COMMIT DROP`.execute(db);
-      await insertJson(db, 'import_label_names', [...labels].map(([key, github_id]) => {
-        const slash = key.indexOf('/');
-        return { repository_github_id: Number(key.slice(0, slash)), name: key.slice(slash + 1), github_id };
-      }));
+      await labelNames();
       // Every copy's id-less names count, as when each copy was resolved on its own.
       const { rows: [unmatched] } = await sql<{ count: string }>`
         SELECT count(DISTINCT r.github_id::text || '/' || n.name) AS count
@@ -158,11 +149,12 @@ export class IssueStage {
 
   /**
    * Upserts the chosen issues (only where a value differs, as upsertByGithubId does), with their
-   * repository, author (any stored member) and milestone (one stored by this run: `milestones`).
+   * repository, author (any stored member) and milestone (one stored by this run: in `import_run_ids`).
    */
-  async write(counts: GithubCounts, milestones: Map<number, string>): Promise<void> {
+  async write(counts: GithubCounts): Promise<void> {
     const db = this.db;
-    await runIds(db, 'milestones', milestones);
+    await createRunIds(db);
+    await sql`ANALYZE import_run_ids`.execute(db);
     const columns = [...ISSUE_COLUMNS, 'repository_id', 'author_id', 'milestone_id'];
     const values = columns.filter((column) => column !== 'github_id');
     const refs = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
@@ -192,13 +184,14 @@ export class IssueStage {
   }
 
   /**
-   * Makes the labels (those stored by this run: `labels`) and assignees (any stored member) of every
-   * stored issue what its chosen version lists; an issue whose links alone changed is touched and
-   * counted as updated, once.
+   * Makes the labels (those stored by this run, in `import_run_ids`) and assignees (any stored member) of
+   * every stored issue what its chosen version lists; an issue whose links alone changed is touched and
+   * counted as updated, once. `firstLoad`: the issues table was empty before this run, so every issue was
+   * inserted now and has no links yet — the pairs are only added (nothing to delete, nothing to touch).
    */
-  async link(counts: GithubCounts, labels: Map<number, string>): Promise<void> {
+  async link(counts: GithubCounts, firstLoad: boolean): Promise<void> {
     const db = this.db;
-    await runIds(db, 'labels', labels);
+    await sql`ANALYZE import_run_ids`.execute(db);
     await sql`CREATE TEMP TABLE import_issues_relinked (owner bigint) ON COMMIT DROP`.execute(db);
     const links = [
       { table: sql.table('issue_labels'), other: sql.ref('label_id'), ids: sql.ref('c.label_github_ids'),
@@ -207,14 +200,17 @@ export class IssueStage {
         target: sql`SELECT id, github_id FROM members` },
     ];
     for (const { table, other, ids, target } of links) {
+      const owners = sql`SELECT i.id, ${ids} AS ids FROM ${CHOSEN} c JOIN issues i ON i.github_id = c.github_id`;
+      const wanted = sql`SELECT o.id AS owner, target.id AS other
+        FROM owners o CROSS JOIN unnest(o.ids) AS g (github_id) JOIN (${target}) target ON target.github_id = g.github_id`;
+      if (firstLoad) {
+        await sql`WITH owners AS (${owners}), wanted AS (${wanted})
+          INSERT INTO ${table} (issue_id, ${other}) SELECT DISTINCT owner, other FROM wanted`.execute(db);
+        continue;
+      }
       await sql`
-        WITH owners AS (
-          SELECT i.id, ${ids} AS ids FROM ${CHOSEN} c JOIN issues i ON i.github_id = c.github_id
-        ),
-        wanted AS (
-          SELECT o.id AS owner, target.id AS other
-          FROM owners o CROSS JOIN unnest(o.ids) AS g (github_id) JOIN (${target}) target ON target.github_id = g.github_id
-        ),
+        WITH owners AS (${owners}),
+        wanted AS (${wanted}),
         removed AS (
           DELETE FROM ${table} AS p USING owners o WHERE p.issue_id = o.id
             AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.owner = p.issue_id AND w.other = p.${other})
@@ -226,6 +222,7 @@ export class IssueStage {
         )
         INSERT INTO ${RELINKED} SELECT owner FROM removed UNION ALL SELECT owner FROM added`.execute(db);
     }
+    if (firstLoad) return;
     // (No DISTINCT above: a repeated pair is inserted once, ON CONFLICT DO NOTHING; EXCEPT removes repeated owners.)
     const { rows: [touched] } = await sql<{ count: string }>`
       WITH touched AS (
@@ -239,15 +236,500 @@ export class IssueStage {
 }
 
 /** Row ids stored by this run (milestones, labels): references resolve only to those, as in github.write.ts. */
-async function runIds(db: Db, kind: string, ids: Map<number, string>): Promise<void> {
+async function createRunIds(db: Db): Promise<void> {
   await sql`CREATE TEMP TABLE IF NOT EXISTS import_run_ids (kind text, github_id bigint, id bigint,
     PRIMARY KEY (kind, github_id)) ON COMMIT DROP`.execute(db);
-  await insertJson(db, 'import_run_ids', [...ids].map(([github_id, id]) => ({ kind, github_id, id })));
-  await sql`ANALYZE import_run_ids`.execute(db);
 }
 
-async function insertJson(db: Db, table: string, rows: Record<string, unknown>[]): Promise<void> {
-  for (const batch of batches(rows, BATCH_ROWS * 4)) {
+async function insertJson(db: Db, table: string, rows: Record<string, unknown>[], size = BATCH_ROWS * 4): Promise<void> {
+  for (const batch of batches(rows, size)) {
     await sql`INSERT INTO ${sql.table(table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(batch)}::jsonb)`.execute(db);
   }
 }
+
+/** What stays in Node per distinct record: its rank (github.versions.ts), so only the copies that would win are sent. */
+class AccountStage {
+  /** Copies read but not yet sent. */
+  rows: Record<string, unknown>[] = [];
+  #seq = 0;
+  readonly #fields = new Map<number, number>();
+  readonly #updated = new Map<number, string>();
+  /** The record's keys (the columns it gives), from the first one. */
+  columns: string[] | undefined;
+  readonly stage: string;
+  readonly chosen: string;
+
+  constructor(
+    readonly db: Db,
+    readonly kind: AccountKind,
+  ) {
+    this.stage = `import_${kind}_stage`;
+    this.chosen = `import_${kind}_chosen`;
+  }
+
+  /**
+   * Sends the copy only if it wins over the one held (Versions' rule: the newer `updated_at` when both
+   * have one and they differ, else more fields; a tie keeps the first): the last copy sent of an id is
+   * the version Versions would keep, and its first copy sent is where Versions first met it.
+   */
+  add<K extends AccountKind>(record: AccountRecords[K], fields: number): void {
+    const id = record.github_id;
+    const updated = typeof record.updated_at === 'string' ? record.updated_at : null;
+    const heldFields = this.#fields.get(id);
+    if (heldFields !== undefined) {
+      const heldUpdated = this.#updated.get(id);
+      const wins = updated && heldUpdated && updated !== heldUpdated ? updated > heldUpdated : fields > heldFields;
+      if (!wins) return;
+    }
+    this.#fields.set(id, fields);
+    if (updated === null) this.#updated.delete(id);
+    else this.#updated.set(id, updated);
+    this.columns ??= Object.keys(record);
+    // The keys records are found by: a repository by lower-case `owner/name`, an organization by lower-case login.
+    let key: string | null = null;
+    if ('owner_login' in record) key = `${record.owner_login}/${record.name}`.toLowerCase();
+    else if (this.kind === 'organizations') key = record.login.toLowerCase();
+    this.rows.push({ seq: this.#seq++, github_id: id, key, record });
+  }
+
+  async create(): Promise<void> {
+    await sql`CREATE TEMP TABLE ${sql.table(this.stage)} (seq integer, github_id bigint, key text, record jsonb) ON COMMIT DROP`.execute(this.db);
+  }
+
+  take(force: boolean): Record<string, unknown>[] | null {
+    return takeRows(this, force);
+  }
+
+  /** One version per id: the last copy sent, at the place of the first. Returns how many. */
+  async choose(): Promise<number> {
+    const db = this.db;
+    await sql`CREATE TEMP TABLE ${sql.table(this.chosen)} ON COMMIT DROP AS
+      SELECT DISTINCT ON (github_id) github_id, key, record, min(seq) OVER (PARTITION BY github_id) AS first_seq
+      FROM ${sql.table(this.stage)} ORDER BY github_id, seq DESC`.execute(db);
+    await sql`ANALYZE ${sql.table(this.chosen)}`.execute(db);
+    return count(db, this.chosen);
+  }
+}
+
+/**
+ * Labels as read. Copies with the same id and repository are sent once unless they have more fields
+ * (collect.ts PendingLabel: the most complete, the first on a tie, at the place first met); a copy
+ * that does not map is sent with the index of its error.
+ */
+class LabelStage {
+  rows: Record<string, unknown>[] = [];
+  #seq = 0;
+  readonly #fields = new Map<string, number>();
+  readonly errors: unknown[] = [];
+  columns: string[] | undefined;
+
+  constructor(readonly db: Db) {}
+
+  add(label: PendingLabel): void {
+    const repository = label.repository.toLowerCase();
+    const row: Record<string, unknown> = { seq: this.#seq++, repository, description: label.description, fields: label.fields };
+    if (label.error !== undefined) {
+      row.error = this.errors.push(label.error) - 1;
+    } else {
+      const record = label.record!;
+      const key = `${record.github_id}/${repository}`;
+      const held = this.#fields.get(key);
+      if (held !== undefined && label.fields <= held) return;
+      this.#fields.set(key, label.fields);
+      this.columns ??= Object.keys(record);
+      Object.assign(row, { github_id: record.github_id, name_key: record.name.toLowerCase(), record });
+    }
+    this.rows.push(row);
+  }
+
+  async create(): Promise<void> {
+    await sql`CREATE TEMP TABLE import_label_stage (seq integer, repository text, description text, fields integer,
+      error integer, github_id bigint, name_key text, record jsonb) ON COMMIT DROP`.execute(this.db);
+  }
+
+  take(force: boolean): Record<string, unknown>[] | null {
+    return takeRows(this, force);
+  }
+}
+
+/**
+ * Milestones and releases as read. A copy is sent unless an earlier copy of the same id and repository
+ * ranks as high (github.versions.ts: newer `updated_at`, then more fields), since it could not win; a copy
+ * that does not map is sent with the index of its error.
+ */
+class ScopedStage {
+  rows: Record<string, unknown>[] = [];
+  #seq = 0;
+  readonly #held = new Map<string, [updated: string | null, fields: number]>();
+  readonly errors: unknown[] = [];
+  columns: string[] | undefined;
+  readonly stage: string;
+  readonly chosen: string;
+
+  constructor(
+    readonly db: Db,
+    readonly kind: ScopedKind,
+  ) {
+    this.stage = `import_${kind}_stage`;
+    this.chosen = `import_${kind}_chosen`;
+  }
+
+  add(pending: PendingScoped): void {
+    const repository = pending.repository.toLowerCase();
+    const row: Record<string, unknown> = { seq: this.#seq++, repository, description: pending.description, fields: pending.fields };
+    if (pending.error !== undefined) {
+      row.error = this.errors.push(pending.error) - 1;
+    } else {
+      const record = pending.record!;
+      const updated = 'updated_at' in record ? record.updated_at : null;
+      const key = `${record.github_id}/${repository}`;
+      const held = this.#held.get(key);
+      if (held) {
+        const [heldUpdated, heldFields] = held;
+        const wins = updated && heldUpdated && updated !== heldUpdated ? updated > heldUpdated : pending.fields > heldFields;
+        if (!wins) return;
+      }
+      this.#held.set(key, [updated, pending.fields]);
+      this.columns ??= Object.keys(record);
+      Object.assign(row, { github_id: record.github_id, updated, record });
+    }
+    this.rows.push(row);
+  }
+
+  take(force: boolean): Record<string, unknown>[] | null {
+    return takeRows(this, force);
+  }
+
+  async create(): Promise<void> {
+    await sql`CREATE TEMP TABLE ${sql.table(this.stage)} (seq integer, repository text, description text, fields integer,
+      error integer, github_id bigint, updated text, record jsonb) ON COMMIT DROP`.execute(this.db);
+  }
+
+  /**
+   * As resolveScoped (github.resolve.ts) did: throws the first mapping error of a record whose repository
+   * is known, chooses one version of each record among those of a known repository (Versions' rule, a total
+   * order here: `updated_at` is required of milestones, releases have none) and returns how many were
+   * skipped (distinct descriptions of records of an unknown repository).
+   */
+  async resolve(): Promise<{ skipped: number; total: number }> {
+    const db = this.db;
+    const stage = sql.table(this.stage);
+    await sql`ANALYZE ${stage}`.execute(db);
+    const { rows: failed } = await sql<{ error: number }>`
+      SELECT s.error FROM ${stage} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
+      WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
+    if (failed[0]) throw this.errors[failed[0].error];
+    const { rows: [skipped] } = await sql<{ count: string }>`
+      SELECT count(DISTINCT s.description) AS count FROM ${stage} s
+      WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
+    await sql`CREATE TEMP TABLE ${sql.table(this.chosen)} ON COMMIT DROP AS
+      SELECT DISTINCT ON (s.github_id) s.github_id, r.github_id AS repository_github_id, s.record,
+        min(s.seq) OVER (PARTITION BY s.github_id) AS first_seq
+      FROM ${stage} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
+      WHERE s.error IS NULL
+      ORDER BY s.github_id, s.updated COLLATE "C" DESC NULLS LAST, s.fields DESC, s.seq`.execute(db);
+    await sql`ANALYZE ${sql.table(this.chosen)}`.execute(db);
+    return { skipped: Number(skipped!.count), total: await count(db, this.chosen) };
+  }
+
+  /** Upserts the chosen records in their repository, with their author (any stored member). */
+  async write(counts: GithubCounts): Promise<void> {
+    const columns = this.columns?.filter((column) => column !== 'repository_github_id' && column !== 'author_github_id');
+    await upsertChosen(this.db, this.kind, this.chosen, columns, [
+      { column: 'repository_id', value: sql`repository.id`, join: sql`JOIN repositories repository ON repository.github_id = c.repository_github_id` },
+      { column: 'author_id', value: sql`author.id`, join: sql`LEFT JOIN members author ON author.github_id = (c.record->>'author_github_id')::bigint` },
+    ], counts);
+  }
+}
+
+/** The dataset import's records: those staged in the database are not in the lists. */
+export interface DatasetData extends GithubData {
+  staged: DatasetStage;
+}
+
+/**
+ * The dataset import's staging: the sink the collector sends issues, labels, accounts and repositories
+ * to (github.read.ts), then what resolves and writes them (github.write.ts), in the import's transaction.
+ */
+export class DatasetStage implements CollectSink {
+  readonly issues: IssueStage;
+  readonly accounts: Record<AccountKind, AccountStage>;
+  readonly labels: LabelStage;
+  readonly scopedStages: Record<ScopedKind, ScopedStage>;
+  /** Distinct records chosen, per resource (the report's totals). */
+  readonly totals = { organizations: 0, members: 0, repositories: 0, labels: 0, milestones: 0, releases: 0 };
+  #created = false;
+
+  constructor(readonly db: Db) {
+    this.issues = new IssueStage(db);
+    this.labels = new LabelStage(db);
+    this.scopedStages = { milestones: new ScopedStage(db, 'milestones'), releases: new ScopedStage(db, 'releases') };
+    this.accounts = {
+      organizations: new AccountStage(db, 'organizations'),
+      members: new AccountStage(db, 'members'),
+      repositories: new AccountStage(db, 'repositories'),
+    };
+  }
+
+  issue(issue: PendingIssue): void {
+    this.issues.add(issue);
+  }
+
+  label(label: PendingLabel): void {
+    this.labels.add(label);
+  }
+
+  scoped(kind: ScopedKind, pending: PendingScoped): void {
+    this.scopedStages[kind].add(pending);
+  }
+
+  account<K extends AccountKind>(kind: K, record: AccountRecords[K], fields: number): void {
+    this.accounts[kind].add(record, fields);
+  }
+
+  /**
+   * Sends what was read once a batch is full (`force`: whatever is left, and waits for it). Without
+   * `force` the batch is sent while the caller reads on (the next file is parsed and mapped while the
+   * database stores this one); at most one batch is under way, and its error is thrown by the next call.
+   */
+  async flush(force = false): Promise<void> {
+    await this.#sending;
+    if (this.#failed) throw this.#failed.error;
+    if (!this.#created) {
+      this.#created = true;
+      for (const stage of [...Object.values(this.accounts), ...Object.values(this.scopedStages)]) await stage.create();
+      await this.labels.create();
+      await this.issues.create();
+    }
+    const sends: [string, Record<string, unknown>[]][] = [];
+    for (const stage of [...Object.values(this.accounts), ...Object.values(this.scopedStages)]) {
+      const rows = stage.take(force);
+      if (rows) sends.push([stage.stage, rows]);
+    }
+    for (const [table, stage] of [['import_label_stage', this.labels], ['import_issue_stage', this.issues]] as const) {
+      const rows = stage.take(force);
+      if (rows) sends.push([table, rows]);
+    }
+    const send = async () => {
+      for (const [table, rows] of sends) await insertJson(this.db, table, rows, BATCH_ROWS);
+    };
+    if (force) return send();
+    this.#sending = send().catch((error: unknown) => {
+      this.#failed = { error };
+    });
+  }
+
+  #sending: Promise<void> = Promise.resolve();
+  #failed: { error: unknown } | undefined;
+
+  /** One version of each organization, member and repository; the repositories by name (`import_repository_names`). */
+  async chooseAccounts(): Promise<void> {
+    await this.flush(true);
+    const db = this.db;
+    for (const [kind, stage] of Object.entries(this.accounts)) this.totals[kind as AccountKind] = await stage.choose();
+    // As a Map filled in the order records were first met: the last of two repositories with one name wins.
+    await sql`CREATE TEMP TABLE import_repository_names (name text PRIMARY KEY, github_id bigint NOT NULL) ON COMMIT DROP`.execute(db);
+    await sql`INSERT INTO ${REPOSITORY_NAMES} SELECT DISTINCT ON (key) key, github_id
+      FROM import_repositories_chosen ORDER BY key, first_seq DESC`.execute(db);
+    await sql`ANALYZE import_repository_names`.execute(db);
+  }
+
+  /** GitHub ids of the repositories among `names` (lower-case `owner/name`). */
+  async repositoryIds(names: string[]): Promise<Map<string, number>> {
+    return keyed(this.db, sql<{ key: string; github_id: string }>`SELECT name AS key, github_id FROM ${REPOSITORY_NAMES} WHERE name = ANY(${[...new Set(names)]}::text[])`);
+  }
+
+  /** GitHub ids of the organizations among `logins` (lower-case), the last met of two with one login. */
+  async organizationIds(logins: string[]): Promise<Map<string, number>> {
+    return keyed(this.db, sql<{ key: string; github_id: string }>`SELECT DISTINCT ON (key) key, github_id FROM import_organizations_chosen
+      WHERE key = ANY(${[...new Set(logins)]}::text[]) ORDER BY key, first_seq DESC`);
+  }
+
+  /**
+   * Throws the first mapping error of a label whose repository is known, chooses one version of each
+   * label (github.versions.ts: the most fields, the first met on a tie) and returns how many labels were
+   * skipped (their repository is not in the source).
+   */
+  async resolveLabels(): Promise<number> {
+    const db = this.db;
+    await sql`ANALYZE import_label_stage`.execute(db);
+    const { rows: failed } = await sql<{ error: number }>`
+      SELECT s.error FROM ${LABEL_STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
+      WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
+    if (failed[0]) throw this.labels.errors[failed[0].error];
+    const { rows: [skipped] } = await sql<{ count: string }>`
+      SELECT count(DISTINCT s.description) AS count FROM ${LABEL_STAGE} s
+      WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
+    await sql`CREATE TEMP TABLE import_labels_chosen ON COMMIT DROP AS
+      WITH copies AS (
+        SELECT DISTINCT ON (s.github_id, s.repository) s.github_id, r.github_id AS repository_github_id, s.name_key,
+          s.fields, s.record, min(s.seq) OVER (PARTITION BY s.github_id, s.repository) AS place
+        FROM ${LABEL_STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
+        WHERE s.error IS NULL
+        ORDER BY s.github_id, s.repository, s.seq DESC
+      )
+      SELECT DISTINCT ON (github_id) github_id, repository_github_id, name_key, record,
+        min(place) OVER (PARTITION BY github_id) AS first_seq
+      FROM copies ORDER BY github_id, fields DESC, place`.execute(db);
+    await sql`ANALYZE import_labels_chosen`.execute(db);
+    this.totals.labels = await count(db, 'import_labels_chosen');
+    return Number(skipped!.count);
+  }
+
+  /** `import_label_names`: labels by repository and lower-case name; of two with one name, the last met. */
+  async labelNames(): Promise<void> {
+    const db = this.db;
+    await sql`CREATE TEMP TABLE import_label_names (repository_github_id bigint, name text, github_id bigint,
+      PRIMARY KEY (repository_github_id, name)) ON COMMIT DROP`.execute(db);
+    await sql`INSERT INTO ${LABEL_NAMES} SELECT DISTINCT ON (repository_github_id, name_key) repository_github_id, name_key, github_id
+      FROM ${LABELS_CHOSEN} ORDER BY repository_github_id, name_key, first_seq DESC`.execute(db);
+    await sql`ANALYZE import_label_names`.execute(db);
+  }
+
+  /** Upserts the chosen organizations or members; returns the row ids inserted or updated when `changed`. */
+  async writeAccounts(kind: 'organizations' | 'members', counts: GithubCounts, changed = false): Promise<Set<string>> {
+    const stage = this.accounts[kind];
+    return upsertChosen(this.db, kind, stage.chosen, stage.columns, [], counts, changed);
+  }
+
+  /** Upserts the chosen repositories, with their organization (any stored one) for their owner. */
+  async writeRepositories(counts: GithubCounts): Promise<void> {
+    const stage = this.accounts.repositories;
+    const columns = stage.columns?.filter((column) => column !== 'owner_github_id');
+    await upsertChosen(this.db, 'repositories', stage.chosen, columns, [{
+      column: 'organization_id', value: sql`owner.id`,
+      join: sql`LEFT JOIN organizations owner ON owner.github_id = (c.record->>'owner_github_id')::bigint`,
+    }], counts);
+  }
+
+  /** Milestones or releases: see ScopedStage.resolve. Returns how many were skipped. */
+  async resolveScoped(kind: ScopedKind): Promise<number> {
+    const { skipped, total } = await this.scopedStages[kind].resolve();
+    this.totals[kind] = total;
+    return skipped;
+  }
+
+  /** Upserts the chosen milestones or releases; the milestones' row ids are noted for the issues (`import_run_ids`). */
+  async writeScoped(kind: ScopedKind, counts: GithubCounts): Promise<void> {
+    const stage = this.scopedStages[kind];
+    await stage.write(counts);
+    if (kind !== 'milestones') return;
+    await createRunIds(this.db);
+    await sql`INSERT INTO ${RUN_IDS} SELECT 'milestones', c.github_id, m.id FROM ${sql.table(stage.chosen)} c
+      JOIN milestones m ON m.github_id = c.github_id`.execute(this.db);
+  }
+
+  /** Upserts the chosen labels in their repository, and notes their row ids for the issues' links (`import_run_ids`). */
+  async writeLabels(counts: GithubCounts): Promise<void> {
+    const db = this.db;
+    const columns = this.labels.columns?.filter((column) => column !== 'repository_github_id');
+    await upsertChosen(db, 'labels', 'import_labels_chosen', columns, [{
+      column: 'repository_id', value: sql`repository.id`,
+      join: sql`JOIN repositories repository ON repository.github_id = c.repository_github_id`,
+    }], counts);
+    await createRunIds(db);
+    await sql`INSERT INTO ${RUN_IDS} SELECT 'labels', c.github_id, l.id FROM ${LABELS_CHOSEN} c
+      JOIN labels l ON l.github_id = c.github_id`.execute(db);
+  }
+
+  /** Row-id pairs of the memberships whose organization and member were both stored by this run, in order. */
+  async membershipPairs(records: OrganizationMemberRecord[]): Promise<[string, string][]> {
+    const pairs: [string, string][] = [];
+    for (const batch of batches(records, BATCH_ROWS * 4)) {
+      const { rows } = await sql<{ organization: string; member: string }>`
+        SELECT o.id AS organization, m.id AS member
+        FROM unnest(${batch.map((r) => r.organization_github_id)}::bigint[], ${batch.map((r) => r.member_github_id)}::bigint[])
+          WITH ORDINALITY AS p (organization, member, n)
+        JOIN import_organizations_chosen co ON co.github_id = p.organization
+        JOIN organizations o ON o.github_id = p.organization
+        JOIN import_members_chosen cm ON cm.github_id = p.member
+        JOIN members m ON m.github_id = p.member
+        ORDER BY p.n`.execute(this.db);
+      for (const row of rows) pairs.push([row.organization, row.member]);
+    }
+    return pairs;
+  }
+}
+
+/** The rows a stage holds, taken to be sent when a batch is full (`force`: any). */
+function takeRows(stage: { rows: Record<string, unknown>[] }, force: boolean): Record<string, unknown>[] | null {
+  if (stage.rows.length === 0 || (!force && stage.rows.length < BATCH_ROWS)) return null;
+  const rows = stage.rows;
+  stage.rows = [];
+  return rows;
+}
+
+interface Reference {
+  column: string;
+  value: RawBuilder<unknown>;
+  join: RawBuilder<unknown>;
+}
+
+/**
+ * Upserts the chosen records of a TEMP table (`github_id`, `record` jsonb, `first_seq`) into `table`, in
+ * the order first met, only where a value differs (as upsertByGithubId does, and with the same jsonb to
+ * column conversion); `columns`: the record's keys that are columns, `references`: columns joined in.
+ */
+async function upsertChosen(
+  db: Db,
+  table: string,
+  chosen: string,
+  recordColumns: string[] | undefined,
+  references: Reference[],
+  counts: GithubCounts,
+  changed = false,
+): Promise<Set<string>> {
+  if (recordColumns === undefined) return new Set();
+  const columns = [...recordColumns, ...references.map((reference) => reference.column)];
+  const values = columns.filter((column) => column !== 'github_id');
+  const refs = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
+  const written = sql.table(`import_${table}_written`);
+  await sql`CREATE TEMP TABLE ${written} (id bigint, inserted boolean) ON COMMIT DROP`.execute(db);
+  await sql`
+    WITH written AS (
+      INSERT INTO ${sql.table(table)} AS t (${sql.join(columns.map((column) => sql.ref(column)))})
+      SELECT ${refs('r', recordColumns)}${sql.join(references.map((reference) => sql`, ${reference.value}`), sql``)}
+      FROM ${sql.table(chosen)} c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::${sql.table(table)}, c.record) r
+      ${sql.join(references.map((reference) => reference.join), sql` `)}
+      ORDER BY c.first_seq
+      ON CONFLICT (github_id) DO UPDATE
+      SET ${sql.join(values.map((column) => sql`${sql.ref(column)} = ${sql.ref(`excluded.${column}`)}`))},
+        nest_updated_at = now()
+      WHERE (${refs('t', values)}) IS DISTINCT FROM (${refs('excluded', values)})
+      RETURNING t.id, (xmax = 0) AS inserted
+    )
+    INSERT INTO ${written} SELECT id, inserted FROM written`.execute(db);
+  const { rows: [result] } = await sql<{ inserted: string; updated: string }>`
+    SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+    FROM ${written}`.execute(db);
+  counts.inserted += Number(result!.inserted);
+  counts.updated += Number(result!.updated);
+  if (!changed) return new Set();
+  const { rows } = await sql<{ id: string }>`SELECT id FROM ${written}`.execute(db);
+  return new Set(rows.map((row) => row.id));
+}
+
+async function count(db: Db, table: string): Promise<number> {
+  const { rows: [row] } = await sql<{ count: string }>`SELECT count(*) AS count FROM ${sql.table(table)}`.execute(db);
+  return Number(row!.count);
+}
+
+async function keyed(db: Db, query: RawBuilder<{ key: string; github_id: string }>): Promise<Map<string, number>> {
+  const { rows } = await query.execute(db);
+  return new Map(rows.map((row) => [row.key, Number(row.github_id)]));
+}
+
+/**
+ * The import's phase trace: with IMPORT_TRACE=1 in the environment, each phase of a dataset import prints
+ * its seconds and the process's memory to stderr (how docs/decisions.md "import-mem" was measured).
+ */
+export function tracePhase(phase: string): void {
+  if (process.env.IMPORT_TRACE !== '1') return;
+  const now = performance.now();
+  const { rss, heapUsed } = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  process.stderr.write(`import phase ${phase}: ${((now - lastPhase) / 1000).toFixed(1)} s, rss ${mb(rss)} MB, heap ${mb(heapUsed)} MB\n`);
+  lastPhase = now;
+}
+let lastPhase = performance.now();

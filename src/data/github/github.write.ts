@@ -2,20 +2,23 @@
 // transaction. Nothing is ever deleted or deactivated (the tables have no is_active column), except
 // the labels and assignees an issue no longer has.
 import type { Db } from '../../db/index.ts';
-import { emptyCounts, type ResourceCounts } from '../report.ts';
+import { emptyCounts } from '../report.ts';
 import {
-  batches, rowIdsByGithubId, syncPairs, touchRows, upsertByGithubId, type PairTable, type Row,
+  batches, rowIdsByGithubId, syncPairs, tableIsEmpty, touchRows, upsertByGithubId, withIndexesRebuilt,
+  type PairTable, type Row,
 } from './github.queries.ts';
-import { GITHUB_RESOURCES, type GithubData, type GithubResource, type IssueRecord } from './github.records.ts';
+import { tracePhase, type DatasetData } from './github.stage.ts';
+import {
+  GITHUB_RESOURCES, type GithubData, type GithubReport, type GithubResource, type IssueRecord,
+} from './github.records.ts';
 
-/** `skipped`: records not stored because their repository is unknown, or labels without any id. */
-export type GithubCounts = ResourceCounts & { skipped: number };
-export type GithubReport = Record<GithubResource, GithubCounts>;
+export type { GithubCounts, GithubReport } from './github.records.ts';
 
 type Ids = Map<number, string>;
 type Pair = [string, string];
 
-export async function writeGithubData(db: Db, data: GithubData): Promise<GithubReport> {
+export async function writeGithubData(db: Db, data: GithubData | DatasetData): Promise<GithubReport> {
+  if ('staged' in data) return writeDataset(db, data);
   const run = new WriteRun(db, data);
   const organizations = await run.store('organizations', data.organizations, (o) => ({ ...o }));
   const members = await run.store('members', data.members, (m) => ({ ...m }));
@@ -29,58 +32,95 @@ export async function writeGithubData(db: Db, data: GithubData): Promise<GithubR
     ...data.issues.flatMap((issue) => issue.assignee_github_ids),
     ...data.releases.map((release) => release.author_github_id),
   ]);
-  // A record whose repository is not stored cannot be (repository_id is NOT NULL): it is skipped.
-  const inRepository = (githubId: number, row: Row): Row | null => {
-    const repositoryId = repositories.get(githubId);
-    return repositoryId === undefined ? null : { ...row, repository_id: repositoryId };
-  };
-
-  const milestones = await run.store('milestones', data.milestones, (milestone) => {
-    const { repository_github_id, author_github_id, ...columns } = milestone;
-    return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
+  const inRepository = inRepositoryOf(repositories);
+  const milestones = await storeMilestones(run, data, people, inRepository);
+  const issues = await run.store('issues', data.issues, (issue) => {
+    const { repository_github_id, author_github_id, milestone_github_id, ...rest } = issue;
+    const { label_github_ids: _labels, assignee_github_ids: _assignees, ...columns } = rest;
+    const author_id = refer(people, author_github_id);
+    const milestone_id = refer(milestones, milestone_github_id);
+    return inRepository(repository_github_id, { ...columns, author_id, milestone_id });
   });
-  const staged = data.stagedIssues;
-  if (staged) {
-    // The dataset import: issues are in TEMP tables (github.stage.ts), upserted and linked in SQL.
-    await staged.write(run.report.issues, milestones);
-    const labels = await run.store('labels', data.labels, ({ repository_github_id, ...columns }) =>
-      inRepository(repository_github_id, columns),
-    );
-    await staged.link(run.report.issues, labels);
-  } else {
-    const issues = await run.store('issues', data.issues, (issue) => {
-      const { repository_github_id, author_github_id, milestone_github_id, ...rest } = issue;
-      const { label_github_ids: _labels, assignee_github_ids: _assignees, ...columns } = rest;
-      const author_id = refer(people, author_github_id);
-      const milestone_id = refer(milestones, milestone_github_id);
-      return inRepository(repository_github_id, { ...columns, author_id, milestone_id });
-    });
-    const labels = await run.store('labels', data.labels, ({ repository_github_id, ...columns }) =>
-      inRepository(repository_github_id, columns),
-    );
+  const labels = await run.store('labels', data.labels, ({ repository_github_id, ...columns }) =>
+    inRepository(repository_github_id, columns),
+  );
 
-    // By batches of issues: every pair of an issue goes with it (the links of its other labels are deleted).
-    const stored = data.issues.filter((issue) => issues.has(issue.github_id));
-    for (const batch of batches(stored)) {
-      const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
-      await run.link('issues', 'issue_labels', pairs(batch, issues, (issue) => issue.label_github_ids, labels), issueRowIds);
-    }
-    for (const batch of batches(stored)) {
-      const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
-      await run.link('issues', 'issue_assignees', pairs(batch, issues, (issue) => issue.assignee_github_ids, people), issueRowIds);
-    }
+  // By batches of issues: every pair of an issue goes with it (the links of its other labels are deleted).
+  const stored = data.issues.filter((issue) => issues.has(issue.github_id));
+  for (const batch of batches(stored)) {
+    const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
+    await run.link('issues', 'issue_labels', pairs(batch, issues, (issue) => issue.label_github_ids, labels), issueRowIds);
+  }
+  for (const batch of batches(stored)) {
+    const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
+    await run.link('issues', 'issue_assignees', pairs(batch, issues, (issue) => issue.assignee_github_ids, people), issueRowIds);
   }
   const memberships = data.organizationMembers.flatMap(({ organization_github_id, member_github_id }) => {
     const [organization, member] = [organizations.get(organization_github_id), members.get(member_github_id)];
     return organization && member ? [[organization, member] as Pair] : [];
   });
   await run.link('organizations', 'organization_members', memberships);
+  await storeReleases(run, data, people, inRepository);
+  return run.report;
+}
 
+/**
+ * The dataset import: issues, labels, organizations, members and repositories are in TEMP tables
+ * (github.stage.ts) and are upserted and linked in SQL, in the order and with the counts above.
+ */
+async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
+  const { staged } = data;
+  const run = new WriteRun(db, data, { ...staged.totals, issues: staged.issues.total });
+  // A first load into empty tables: their secondary indexes are built once at the end instead of row by
+  // row; and issues that were all inserted now have no links to compare with, so links are only added.
+  const empty: string[] = [];
+  for (const table of REBUILT) if (await tableIsEmpty(db, table)) empty.push(table);
+  const firstLoad = empty.includes('issues');
+  await withIndexesRebuilt(db, empty, async () => {
+    run.changed('organizations', await staged.writeAccounts('organizations', run.report.organizations, true));
+    await staged.writeAccounts('members', run.report.members);
+    await staged.writeRepositories(run.report.repositories);
+    tracePhase('accounts written');
+    await staged.writeScoped('milestones', run.report.milestones);
+    await staged.issues.write(run.report.issues);
+    tracePhase('issues written');
+    await staged.writeLabels(run.report.labels);
+    tracePhase('labels written');
+    await staged.issues.link(run.report.issues, firstLoad);
+    tracePhase('issues linked');
+  });
+  tracePhase('indexes built');
+  await run.link('organizations', 'organization_members', await staged.membershipPairs(data.organizationMembers));
+  await staged.writeScoped('releases', run.report.releases);
+  tracePhase('memberships, releases written');
+  return run.report;
+}
+
+/** The tables whose indexes a first load builds at the end. */
+const REBUILT = ['members', 'repositories', 'labels', 'issues', 'issue_labels', 'issue_assignees'];
+
+type InRepository = (githubId: number, row: Row) => Row | null;
+
+// A record whose repository is not stored cannot be (repository_id is NOT NULL): it is skipped.
+function inRepositoryOf(repositories: Ids): InRepository {
+  return (githubId, row) => {
+    const repositoryId = repositories.get(githubId);
+    return repositoryId === undefined ? null : { ...row, repository_id: repositoryId };
+  };
+}
+
+function storeMilestones(run: WriteRun, data: GithubData, people: Ids, inRepository: InRepository): Promise<Ids> {
+  return run.store('milestones', data.milestones, (milestone) => {
+    const { repository_github_id, author_github_id, ...columns } = milestone;
+    return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
+  });
+}
+
+async function storeReleases(run: WriteRun, data: GithubData, people: Ids, inRepository: InRepository): Promise<void> {
   await run.store('releases', data.releases, (release) => {
     const { repository_github_id, author_github_id, ...columns } = release;
     return inRepository(repository_github_id, { ...columns, author_id: refer(people, author_github_id) });
   });
-  return run.report;
 }
 
 class WriteRun {
@@ -88,15 +128,21 @@ class WriteRun {
   /** Row ids inserted or updated in this run, per table. */
   readonly #changed = new Map<GithubResource, Set<string>>();
 
+  /** `totals`: records read of the resources not in `data`'s lists (staged). */
   constructor(
     readonly db: Db,
     data: GithubData,
+    totals: Partial<Record<GithubResource, number>> = {},
   ) {
     const counts = (resource: GithubResource) => ({
-      ...emptyCounts(), skipped: data.skipped[resource],
-      total: resource === 'issues' && data.stagedIssues ? data.stagedIssues.total : data[resource].length,
+      ...emptyCounts(), skipped: data.skipped[resource], total: totals[resource] ?? data[resource].length,
     });
     this.report = Object.fromEntries(GITHUB_RESOURCES.map((r) => [r, counts(r)])) as GithubReport;
+  }
+
+  /** Row ids inserted or updated by this run, written elsewhere (staged). */
+  changed(resource: GithubResource, ids: Set<string>): void {
+    this.#changed.set(resource, ids);
   }
 
   /** Upserts the rows `toRow` makes (null: skip the record); returns the row ids by GitHub id. */
