@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
 import { chapter } from './factories.ts';
-import { bumpDataVersion } from '../src/data/import.ts';
+import { bumpDataVersion } from '../src/changes/counters.queries.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { Redis } from 'ioredis';
 

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/index.ts';
-import { bumpMetaCounter, readMetaCounter } from '../db/meta.queries.ts';
+import { bumpDataVersion, readDataVersion } from '../changes/counters.queries.ts';
 import { analyzeAll, lockForTransaction, noStatementTimeout } from './import.queries.ts';
 import { readOwaspData } from './owasp/owasp.read.ts';
 import { writeOwaspData } from './owasp/owasp.write.ts';
@@ -100,15 +100,4 @@ async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean, o
   } finally {
     progress.stop();
   }
-}
-
-const DATA_VERSION = 'data_version';
-
-/** A counter that changes whenever stored data changes; response caches key on it. */
-export function bumpDataVersion(db: Db): Promise<number> {
-  return bumpMetaCounter(db, DATA_VERSION);
-}
-
-export function readDataVersion(db: Db): Promise<number> {
-  return readMetaCounter(db, DATA_VERSION);
 }

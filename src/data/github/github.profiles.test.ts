@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../../../test/app.ts';
 import { fakeClock } from '../../../test/fake-clock.ts';
 import { loadFixtureOrganizations, startGithubApiStandIn, type GithubApiStandIn, type LoggedRequest } from '../../../test/github-api-standin.ts';
-import { readDataVersion } from '../import.ts';
+import { readDataVersion } from '../../changes/counters.queries.ts';
 import { changedRows } from '../report.ts';
 import { syncGithub, type GithubSyncReport } from './github.sync.ts';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {
   servedRecords, storedRecords, useFixtureSync, type LoggedRequest,
 } from '../../../test/github-api-standin.ts';
-import { readDataVersion } from '../import.ts';
+import { readDataVersion } from '../../changes/counters.queries.ts';
 import { changedRows } from '../report.ts';
 import { syncGithub, type GithubSyncReport } from './github.sync.ts';
 

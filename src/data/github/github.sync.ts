@@ -2,7 +2,7 @@
 // per transaction, with conditional requests so that an unchanged repository costs only 304s.
 import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
-import { readDataVersion } from '../import.ts';
+import { readDataVersion } from '../../changes/counters.queries.ts';
 import { emptyCounts } from '../report.ts';
 import { GITHUB_RESOURCES, type RepositoryRecord } from './github.records.ts';
 import type { GithubReport } from './github.write.ts';

@@ -13,7 +13,8 @@ import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
 import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
 import { distanceKm } from '../geocode/geocode.gazetteer.ts';
-import { BUNDLED_DATA_DIR, readDataVersion } from '../import.ts';
+import { BUNDLED_DATA_DIR } from '../import.ts';
+import { readDataVersion } from '../../changes/counters.queries.ts';
 import { OWASP_FILES } from './owasp.download.ts';
 import { syncOwasp } from './owasp.sync.ts';
 

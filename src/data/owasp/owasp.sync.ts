@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../db/index.ts';
 import { ImportError } from '../errors.ts';
-import { bumpDataVersion, readDataVersion } from '../import.ts';
+import { bumpDataVersion, readDataVersion } from '../../changes/counters.queries.ts';
 import { changedRows } from '../report.ts';
 import { readOwaspData } from './owasp.read.ts';
 import { writeOwaspData } from './owasp.write.ts';
