@@ -49,9 +49,19 @@ export interface ImportOptions {
 }
 
 /** The steps reported to ImportOptions.progress, in order: one advance() at the end of each. */
-export const IMPORT_STEPS = ['OWASP files read', 'GitHub records read', 'GitHub records written', 'OWASP records written', 'snapshots rebuilt'] as const;
+export const IMPORT_STEPS = [
+  'OWASP files read',
+  'GitHub records read',
+  'GitHub records written',
+  'OWASP records written',
+  'snapshots rebuilt',
+] as const;
 
-export async function importDataset(db: Db, sources: ImportSources = sourcesFrom(), options: ImportOptions = {}): Promise<ImportReport> {
+export async function importDataset(
+  db: Db,
+  sources: ImportSources = sourcesFrom(),
+  options: ImportOptions = {},
+): Promise<ImportReport> {
   return (await runImport(db, sources, false, options))!;
 }
 
@@ -69,7 +79,12 @@ export async function importIfEmpty(db: Db, sources: ImportSources = sourcesFrom
   return report;
 }
 
-async function runImport(db: Db, sources: ImportSources, onlyIfEmpty: boolean, options: ImportOptions = {}): Promise<ImportReport | null> {
+async function runImport(
+  db: Db,
+  sources: ImportSources,
+  onlyIfEmpty: boolean,
+  options: ImportOptions = {},
+): Promise<ImportReport | null> {
   const started = performance.now();
   const progress = options.progress ?? NO_PROGRESS;
   // Each step's result passes through, so the hook cannot change what the import does.

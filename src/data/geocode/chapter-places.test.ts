@@ -10,14 +10,21 @@ describe('the reviewed table of chapter places', () => {
     for (const [key, place] of Object.entries(CHAPTER_PLACES)) {
       assert.ok(place.source.trim().length > 10, `${key}: a source`);
       assert.ok(countryName(place.country), `${key}: ${place.country} is an ISO code`);
-      const found = locate({ name: place.city, region: place.region, country: place.country }) ?? locate({ name: place.city, country: place.country });
+      const found =
+        locate({ name: place.city, region: place.region, country: place.country }) ??
+        locate({ name: place.city, country: place.country });
       assert.equal(found?.level, 'city', `${key}: ${place.city} at ${found?.level}`);
       assert.equal(found.countryCode, place.country, key);
     }
   });
 
   it('tells homonyms apart by region: Somerset is the Kentucky one', () => {
-    const { point, countryCode: code, country, region } = placeChapter({ key: 'somerset', placeNames: ['Somerset'], country: 'USA', region: 'North America' });
+    const {
+      point,
+      countryCode: code,
+      country,
+      region,
+    } = placeChapter({ key: 'somerset', placeNames: ['Somerset'], country: 'USA', region: 'North America' });
     assert.ok(point && distanceKm(point, { latitude: 37.092, longitude: -84.604 }) < 5, JSON.stringify(point));
     assert.deepEqual([code, country, region], ['US', 'United States', 'North America']);
   });
@@ -43,17 +50,31 @@ describe('the reviewed table of chapter places', () => {
 
 describe('countries', () => {
   it('reads codes in any case, names, and common spellings', () => {
-    for (const text of ['TR', 'tr', 'Turkey', 'Türkiye', 'Turkiye', 'TURKIYE', ' türkiye ']) assert.equal(countryCode(text), 'TR', text);
-    for (const text of ['US', 'USA', 'United States', 'United States of America', 'u.s.a.']) assert.equal(countryCode(text), 'US', text);
-    for (const text of ['GB', 'UK', 'United Kingdom', 'Great Britain', 'England', 'Scotland', 'Wales', 'Northern Ireland']) assert.equal(countryCode(text), 'GB', text);
-    for (const text of ['Kingdom of Saudi Arabia', 'KSA', 'Saudi Arabia', 'SA']) assert.equal(countryCode(text), 'SA', text);
+    for (const text of ['TR', 'tr', 'Turkey', 'Türkiye', 'Turkiye', 'TURKIYE', ' türkiye '])
+      assert.equal(countryCode(text), 'TR', text);
+    for (const text of ['US', 'USA', 'United States', 'United States of America', 'u.s.a.'])
+      assert.equal(countryCode(text), 'US', text);
+    for (const text of [
+      'GB',
+      'UK',
+      'United Kingdom',
+      'Great Britain',
+      'England',
+      'Scotland',
+      'Wales',
+      'Northern Ireland',
+    ])
+      assert.equal(countryCode(text), 'GB', text);
+    for (const text of ['Kingdom of Saudi Arabia', 'KSA', 'Saudi Arabia', 'SA'])
+      assert.equal(countryCode(text), 'SA', text);
     assert.equal(countryCode('Korea (South)'), 'KR');
     assert.equal(countryCode('Bosnia & Herzegovina'), 'BA');
     assert.equal(countryCode('Czech Republic'), 'CZ');
   });
 
   it('knows no continent, withdrawn code or empty text as a country', () => {
-    for (const text of ['', '  ', 'Africa', 'Europe', 'Virtual', 'SU', 'YU', 'EU', 'ZZ', 'Atlantis', 'T']) assert.equal(countryCode(text), undefined, text);
+    for (const text of ['', '  ', 'Africa', 'Europe', 'Virtual', 'SU', 'YU', 'EU', 'ZZ', 'Atlantis', 'T'])
+      assert.equal(countryCode(text), undefined, text);
   });
 
   it('gives one canonical name and the website region of a code', () => {
@@ -61,6 +82,14 @@ describe('countries', () => {
     assert.equal(countryName('US'), 'United States');
     assert.equal(countryName('HK'), 'Hong Kong');
     assert.equal(countryName('QQ'), '');
-    assert.deepEqual(['IN', 'DE', 'US', 'BR', 'GT', 'NG', 'NZ'].map(countryRegion), ['Asia', 'Europe', 'North America', 'South America', 'Central America', 'Africa', 'Oceania']);
+    assert.deepEqual(['IN', 'DE', 'US', 'BR', 'GT', 'NG', 'NZ'].map(countryRegion), [
+      'Asia',
+      'Europe',
+      'North America',
+      'South America',
+      'Central America',
+      'Africa',
+      'Oceania',
+    ]);
   });
 });

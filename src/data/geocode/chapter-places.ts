@@ -41,7 +41,9 @@ export function placeChapter(chapter: ChapterInput): ChapterLocation {
   let point: Point | null = null;
   if (listed) {
     // The state narrows homonyms; GeoNames' state codes do not always match ISO's, so the country alone is the fallback.
-    const found = locate({ name: listed.city, region: listed.region, country: code }) ?? locate({ name: listed.city, country: code });
+    const found =
+      locate({ name: listed.city, region: listed.region, country: code }) ??
+      locate({ name: listed.city, country: code });
     point = found && { latitude: found.latitude, longitude: found.longitude };
   } else {
     const [name, ...altNames] = chapter.placeNames;

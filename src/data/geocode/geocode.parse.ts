@@ -24,7 +24,10 @@ export function parsePlace(text: string, base: Scope): Candidate[] {
     if (key && !NOT_A_PLACE.has(key)) out.push({ key, scope });
   };
   for (const alternative of text.split('/')) {
-    const [main, ...rest] = alternative.split(/[,()]/).map((part) => part.trim()).filter(Boolean);
+    const [main, ...rest] = alternative
+      .split(/[,()]/)
+      .map((part) => part.trim())
+      .filter(Boolean);
     if (!main) continue;
     let country: Country | undefined;
     let region: Region | undefined;

@@ -9,7 +9,10 @@ function near(query: GeocodeQuery, latitude: number, longitude: number, km = 15)
   const point = geocode(query);
   assert.ok(point, `${JSON.stringify(query)} was not placed`);
   const off = distanceKm(point, { latitude, longitude });
-  assert.ok(off <= km, `${JSON.stringify(query)} placed ${off.toFixed(0)} km away at ${point.latitude},${point.longitude}`);
+  assert.ok(
+    off <= km,
+    `${JSON.stringify(query)} placed ${off.toFixed(0)} km away at ${point.latitude},${point.longitude}`,
+  );
 }
 
 describe('normalizePlace', () => {
@@ -91,7 +94,8 @@ describe('geocode', () => {
   it('builds the gazetteer once per process', () => {
     assert.equal(gazetteer(), gazetteer());
     const started = performance.now();
-    for (let i = 0; i < 200; i++) geocode({ name: 'Indian Institute of Information Technology Kottayam', country: 'India' });
+    for (let i = 0; i < 200; i++)
+      geocode({ name: 'Indian Institute of Information Technology Kottayam', country: 'India' });
     assert.ok(performance.now() - started < 1_000, 'lookups are index hits, not scans');
   });
 });

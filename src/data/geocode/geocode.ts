@@ -52,7 +52,8 @@ export function locate(query: GeocodeQuery): Placement | null {
     // "Costa Rica" is the country, not a town of that name in Brazil.
     const named = findCountry(key);
     if (named && named.code !== city.country) return countryPlacement(named);
-    const state = !city.isCapital && city.population < SMALL_CITY ? findRegion(key, { country: scope.country }) : undefined;
+    const state =
+      !city.isCapital && city.population < SMALL_CITY ? findRegion(key, { country: scope.country }) : undefined;
     return state && state.country === city.country ? regionPlacement(state) : cityPlacement(city);
   }
   for (const { key, scope } of candidates) {
@@ -78,13 +79,31 @@ export function locate(query: GeocodeQuery): Placement | null {
 }
 
 function cityPlacement(city: City): Placement {
-  return { latitude: city.latitude, longitude: city.longitude, level: 'city', place: city.name, countryCode: city.country };
+  return {
+    latitude: city.latitude,
+    longitude: city.longitude,
+    level: 'city',
+    place: city.name,
+    countryCode: city.country,
+  };
 }
 
 function regionPlacement(region: Region): Placement {
-  return { latitude: region.latitude, longitude: region.longitude, level: 'region', place: region.name, countryCode: region.country };
+  return {
+    latitude: region.latitude,
+    longitude: region.longitude,
+    level: 'region',
+    place: region.name,
+    countryCode: region.country,
+  };
 }
 
 function countryPlacement(country: Country): Placement {
-  return { latitude: country.latitude, longitude: country.longitude, level: 'country', place: country.name, countryCode: country.code };
+  return {
+    latitude: country.latitude,
+    longitude: country.longitude,
+    level: 'country',
+    place: country.name,
+    countryCode: country.code,
+  };
 }

@@ -62,7 +62,12 @@ async function keepStoredProfiles(db: Db, data: GithubData): Promise<void> {
   const organizations = await storedAccounts(db, 'organizations', stubIds(data.organizations));
   const merge = <T extends MemberRecord | OrganizationRecord>(record: T, stored: T | undefined): T =>
     stored && record.created_at === null
-      ? { ...stored, login: record.login, avatar_url: record.avatar_url || stored.avatar_url, url: record.url || stored.url }
+      ? {
+          ...stored,
+          login: record.login,
+          avatar_url: record.avatar_url || stored.avatar_url,
+          url: record.url || stored.url,
+        }
       : record;
   data.members = data.members.map((record) => merge(record, members.get(record.github_id)));
   data.organizations = data.organizations.map((record) => merge(record, organizations.get(record.github_id)));
@@ -71,12 +76,15 @@ async function keepStoredProfiles(db: Db, data: GithubData): Promise<void> {
 // Listings carry no commit or contributor counts (the mappers write 0): the counts a repository unit took
 // (github.counts.ts) stay until it takes new ones.
 async function keepStoredCounts(db: Db, data: GithubData): Promise<void> {
-  const bare = (record: GithubData['repositories'][number]) => record.commits_count === 0 && record.contributors_count === 0;
+  const bare = (record: GithubData['repositories'][number]) =>
+    record.commits_count === 0 && record.contributors_count === 0;
   const ids = data.repositories.filter(bare).map((record) => record.github_id);
   if (ids.length === 0) return;
   const stored = new Map((await storedRepositories(db, ids)).map((record) => [record.github_id, record]));
   data.repositories = data.repositories.map((record) => {
     const known = stored.get(record.github_id);
-    return known && bare(record) ? { ...record, commits_count: known.commits_count, contributors_count: known.contributors_count } : record;
+    return known && bare(record)
+      ? { ...record, commits_count: known.commits_count, contributors_count: known.contributors_count }
+      : record;
   });
 }

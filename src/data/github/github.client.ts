@@ -106,7 +106,8 @@ export function createGithubClient(options: GithubClientOptions): { octokit: Git
       } catch (error) {
         stats.failed++;
         // A network failure (TypeError) is retried by the retry plugin; an abort of the run is not.
-        if (timeout.aborted && !signal?.aborted) throw new TypeError('fetch failed', { cause: new Error(`no answer within ${timeoutMs} ms`) });
+        if (timeout.aborted && !signal?.aborted)
+          throw new TypeError('fetch failed', { cause: new Error(`no answer within ${timeoutMs} ms`) });
         throw error;
       }
     } finally {
@@ -115,7 +116,7 @@ export function createGithubClient(options: GithubClientOptions): { octokit: Git
   };
 
   const limitedFetch: typeof fetch = async (input, init) => {
-    for (let secondary = 0; ; ) {
+    for (let secondary = 0; ;) {
       const response = await send(input, init);
       stats.statuses[response.status] = (stats.statuses[response.status] ?? 0) + 1;
       if (response.status !== 304) stats.counted++;
@@ -123,14 +124,23 @@ export function createGithubClient(options: GithubClientOptions): { octokit: Git
       const remaining = headers.get('x-ratelimit-remaining');
       const reset = Number(headers.get('x-ratelimit-reset'));
       if (remaining !== null && Number.isFinite(reset) && reset > 0) {
-        stats.rateLimit = { limit: Number(headers.get('x-ratelimit-limit')), remaining: Number(remaining), resetAt: new Date(reset * 1000).toISOString() };
+        stats.rateLimit = {
+          limit: Number(headers.get('x-ratelimit-limit')),
+          remaining: Number(remaining),
+          resetAt: new Date(reset * 1000).toISOString(),
+        };
       }
       const limited = await rateLimited(response);
       const where = `${init?.method ?? 'GET'} ${String(input)}`;
       if (limited === 'secondary') {
-        if (++secondary > SECONDARY_RETRIES) stop(`GitHub secondary rate limit on ${where}, ${SECONDARY_RETRIES} times in a row`);
+        if (++secondary > SECONDARY_RETRIES)
+          stop(`GitHub secondary rate limit on ${where}, ${SECONDARY_RETRIES} times in a row`);
         const after = retryAfterMs(headers.get('retry-after'), clock.now());
-        pauseUntil(clock.now() + (after ?? SECONDARY_WAIT_MS * 2 ** (secondary - 1)), `GitHub secondary rate limit on ${where}`, true);
+        pauseUntil(
+          clock.now() + (after ?? SECONDARY_WAIT_MS * 2 ** (secondary - 1)),
+          `GitHub secondary rate limit on ${where}`,
+          true,
+        );
         continue;
       }
       if (limited === 'primary') {
@@ -138,7 +148,8 @@ export function createGithubClient(options: GithubClientOptions): { octokit: Git
         continue;
       }
       // The last request of the hour succeeded: the next one must wait for the reset.
-      if (remaining === '0' && Number.isFinite(reset) && reset > 0) pauseUntil(reset * 1000, 'GitHub rate limit spent', false);
+      if (remaining === '0' && Number.isFinite(reset) && reset > 0)
+        pauseUntil(reset * 1000, 'GitHub rate limit spent', false);
       stats.pausedMs = gate.pausedMs;
       return response;
     }
@@ -152,7 +163,12 @@ export function createGithubClient(options: GithubClientOptions): { octokit: Git
     // Rate-limit answers never reach octokit (handled above), except a 403/429 that stops the run.
     retry: { retryAfterBaseValue: options.retryBaseMs ?? 1_000, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
     // Octokit logs every non-2xx answer as a warning; a 304 is the outcome we hope for.
-    log: { debug: () => {}, info: () => {}, warn: (message: string) => notable(message), error: (message: string) => notable(message) },
+    log: {
+      debug: () => {},
+      info: () => {},
+      warn: (message: string) => notable(message),
+      error: (message: string) => notable(message),
+    },
   });
   return { octokit, stats };
 
@@ -166,7 +182,10 @@ async function rateLimited(response: Response): Promise<'primary' | 'secondary' 
   if (response.status !== 403 && response.status !== 429) return undefined;
   if (response.headers.get('retry-after') !== null) return 'secondary';
   if (response.headers.get('x-ratelimit-remaining') === '0') return 'primary';
-  const text = await response.clone().text().catch(() => '');
+  const text = await response
+    .clone()
+    .text()
+    .catch(() => '');
   if (response.status === 429 || /secondary rate limit|abuse detection/i.test(text)) return 'secondary';
   return undefined;
 }

@@ -3,13 +3,35 @@
 // only by address, so they wait in `pending` until every repository has been seen.
 import { describe, Fields, isApiObject, repositoryOfUrl } from './github.fields.ts';
 import {
-  assigneesOf, isIdLess, mapIssue, mapLabel, mapMember, mapMilestone, mapOrganization, mapRelease, mapRepository,
+  assigneesOf,
+  isIdLess,
+  mapIssue,
+  mapLabel,
+  mapMember,
+  mapMilestone,
+  mapOrganization,
+  mapRelease,
+  mapRepository,
 } from './github.mapping.ts';
 import type {
-  AccountKind, AccountRecords, Collected, CollectSink, IssueLabels, Membership, Pending, PendingIssue, PendingLabel, PendingScoped,
+  AccountKind,
+  AccountRecords,
+  Collected,
+  CollectSink,
+  IssueLabels,
+  Membership,
+  Pending,
+  PendingIssue,
+  PendingLabel,
+  PendingScoped,
 } from './github.pending.ts';
 import type {
-  GithubData, MemberRecord, MilestoneRecord, OrganizationRecord, ReleaseRecord, RepositoryRecord,
+  GithubData,
+  MemberRecord,
+  MilestoneRecord,
+  OrganizationRecord,
+  ReleaseRecord,
+  RepositoryRecord,
 } from './github.records.ts';
 import { resolvePending } from './github.resolve.ts';
 import { fieldCount, Versions } from './github.versions.ts';

@@ -27,7 +27,11 @@ export async function fetchRepositoryCounts(
   return { commits, contributors };
 }
 
-async function countOf(octokit: GithubClient, route: string, params: Record<string, unknown>): Promise<number | undefined> {
+async function countOf(
+  octokit: GithubClient,
+  route: string,
+  params: Record<string, unknown>,
+): Promise<number | undefined> {
   try {
     const response = await octokit.request(route, params);
     // 204: a repository without contributors (empty).

@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { fakeClock } from '../../../test/fake-clock.ts';
 import { RequestGate } from './github.gate.ts';
 
-async function starts(perMinute: number, concurrency: number, requests: number): Promise<{ at: number[]; sleeps: number[] }> {
+async function starts(
+  perMinute: number,
+  concurrency: number,
+  requests: number,
+): Promise<{ at: number[]; sleeps: number[] }> {
   const clock = fakeClock(0);
   const gate = new RequestGate({ clock, concurrency, perMinute });
   const at: number[] = [];

@@ -39,8 +39,15 @@ export async function fetchConditional(
     if (before?.lastModified) conditions['if-modified-since'] = before.lastModified;
     try {
       const response = await octokit.request({ method, url, headers: { ...headers, ...conditions } });
-      if (paginate && !Array.isArray(response.data)) throw new Error(`${method} ${url}: expected a list, got ${typeof response.data}`);
-      const state = { url, etag: response.headers.etag ?? '', lastModified: response.headers['last-modified'] ?? '', nextUrl: nextOf(response.headers.link), githubIds: [] };
+      if (paginate && !Array.isArray(response.data))
+        throw new Error(`${method} ${url}: expected a list, got ${typeof response.data}`);
+      const state = {
+        url,
+        etag: response.headers.etag ?? '',
+        lastModified: response.headers['last-modified'] ?? '',
+        nextUrl: nextOf(response.headers.link),
+        githubIds: [],
+      };
       fetched.pages.push({ url, status: 200, body: response.data, state });
       return response;
     } catch (error) {
@@ -66,7 +73,10 @@ export async function fetchConditional(
   }
   const seen = new Set<string>();
   // The paginator accepts a request function of our own: it calls it for each page, following Link.
-  const iterate = octokit.paginate.iterator as (request: unknown, parameters: Record<string, unknown>) => AsyncIterable<unknown>;
+  const iterate = octokit.paginate.iterator as (
+    request: unknown,
+    parameters: Record<string, unknown>,
+  ) => AsyncIterable<unknown>;
   for await (const _page of iterate(Object.assign(request, { endpoint }), params)) {
     const last = fetched.pages.at(-1);
     if (!last?.state.nextUrl) break;

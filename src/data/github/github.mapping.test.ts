@@ -108,7 +108,10 @@ test('pull requests are left out with everything embedded in them', () => {
   const data = collector.finish();
   assert.equal(collector.pullRequests, 6);
   assert.deepEqual([data.issues.length, data.labels.length, data.skipped.labels], [0, 0, 0]);
-  assert.deepEqual(data.members.map((m) => m.login), ['sferik']);
+  assert.deepEqual(
+    data.members.map((m) => m.login),
+    ['sferik'],
+  );
 });
 
 test('a response to a request the importer does not know is refused', () => {

@@ -2,7 +2,13 @@
 // sync both go through these functions, so old and new response shapes are handled here.
 import { Fields, isApiObject } from './github.fields.ts';
 import type {
-  IssueRecord, LabelRecord, MemberRecord, MilestoneRecord, OrganizationRecord, ReleaseRecord, RepositoryRecord,
+  IssueRecord,
+  LabelRecord,
+  MemberRecord,
+  MilestoneRecord,
+  OrganizationRecord,
+  ReleaseRecord,
+  RepositoryRecord,
 } from './github.records.ts';
 
 export function mapOrganization(value: unknown, source: string): OrganizationRecord {

@@ -3,7 +3,13 @@
 // (github.collect.ts) produces these, the resolver (github.resolve.ts) and the dataset import's staging
 // (github.stage.ts) consume them.
 import type {
-  IssueRecord, LabelRecord, MemberRecord, MilestoneRecord, OrganizationRecord, ReleaseRecord, RepositoryRecord,
+  IssueRecord,
+  LabelRecord,
+  MemberRecord,
+  MilestoneRecord,
+  OrganizationRecord,
+  ReleaseRecord,
+  RepositoryRecord,
 } from './github.records.ts';
 import type { Versions } from './github.versions.ts';
 

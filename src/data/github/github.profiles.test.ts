@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../../../test/app.ts';
 import { fakeClock } from '../../../test/fake-clock.ts';
-import { loadFixtureOrganizations, startGithubApiStandIn, type GithubApiStandIn, type LoggedRequest } from '../../../test/github-api-standin.ts';
+import {
+  loadFixtureOrganizations,
+  startGithubApiStandIn,
+  type GithubApiStandIn,
+  type LoggedRequest,
+} from '../../../test/github-api-standin.ts';
 import { readDataVersion } from '../../changes/counters.queries.ts';
 import { changedRows } from '../report.ts';
 import { syncGithub, type GithubSyncReport } from './github.sync.ts';
@@ -32,7 +37,11 @@ const PROFILE = /^\/(users|orgs)\/[^/?]+$/;
 async function sync(profileRequests?: number): Promise<{ report: GithubSyncReport; requests: LoggedRequest[] }> {
   const from = standIn.requests.length;
   const report = await syncGithub(t.database.db, {
-    apiUrl: standIn.url, clock, token: 'test-token', organizations: [], retryBaseMs: 10,
+    apiUrl: standIn.url,
+    clock,
+    token: 'test-token',
+    organizations: [],
+    retryBaseMs: 10,
     ...(profileRequests === undefined ? {} : { profileRequests }),
     log: { info: () => {}, warn: (message) => warnings.push(message) },
   });
@@ -41,11 +50,14 @@ async function sync(profileRequests?: number): Promise<{ report: GithubSyncRepor
 }
 
 const get = async (url: string) => t.app.inject({ method: 'GET', url });
-const listed = async (path: string) => ((await get(`/api/v0/${path}/?limit=100`)).json().items as { login: string }[]).map((i) => i.login);
+const listed = async (path: string) =>
+  ((await get(`/api/v0/${path}/?limit=100`)).json().items as { login: string }[]).map((i) => i.login);
 
 async function stored(table: 'members' | 'organizations'): Promise<{ login: string; known: boolean }[]> {
   const { rows } = await sql<{ login: string; known: boolean }>`
-    SELECT login, created_at IS NOT NULL AND updated_at IS NOT NULL AS known FROM ${sql.table(table)} ORDER BY id`.execute(t.database.db);
+    SELECT login, created_at IS NOT NULL AND updated_at IS NOT NULL AS known FROM ${sql.table(table)} ORDER BY id`.execute(
+    t.database.db,
+  );
   return rows;
 }
 
@@ -102,22 +114,37 @@ test('later runs finish the job, ask again only with the ETag (304), and leave a
   }
   const unserved = members.filter((m) => !standIn.profiles.has(m.login.toLowerCase()));
   assert.ok(unserved.length > 1, 'the recordings mention accounts the stand-in has no profile for');
-  assert.deepEqual((await listed('members')).sort(), members.filter((m) => m.known).map((m) => m.login).sort());
-  assert.deepEqual((await listed('organizations')).sort(), organizations.map((o) => o.login).sort(), 'every organization now');
+  assert.deepEqual(
+    (await listed('members')).sort(),
+    members
+      .filter((m) => m.known)
+      .map((m) => m.login)
+      .sort(),
+  );
+  assert.deepEqual(
+    (await listed('organizations')).sort(),
+    organizations.map((o) => o.login).sort(),
+    'every organization now',
+  );
 
   const version = await readDataVersion(t.database.db);
   const third = await sync(500);
   assert.equal(changedRows(third.report.counts), 0);
   assert.equal(third.report.changed, false);
   assert.equal(await readDataVersion(t.database.db), version);
-  assert.ok(third.requests.every((r) => r.status === 304 || r.status === 404), 'nothing changed: 304, or 404 for the unknown');
+  assert.ok(
+    third.requests.every((r) => r.status === 304 || r.status === 404),
+    'nothing changed: 304, or 404 for the unknown',
+  );
   assert.equal(third.requests.filter((r) => r.status === 404).length, unserved.length);
   assert.equal(third.report.profiles.notModified, everyone - unserved.length);
 });
 
 test('a profile changed upstream is fetched and served; a login that now names another account is left as stored', async () => {
   const logins = new Set((await stored('members')).map((m) => m.login.toLowerCase()));
-  const [changed, reused] = [...standIn.profiles.entries()].filter(([login, p]) => p.type !== 'Organization' && logins.has(login));
+  const [changed, reused] = [...standIn.profiles.entries()].filter(
+    ([login, p]) => p.type !== 'Organization' && logins.has(login),
+  );
   Object.assign(changed![1], { name: 'Renamed Upstream', followers: 99, updated_at: '2025-01-02T03:04:05Z' });
   const before = (await get(`/api/v0/members/${reused![0]}`)).json();
   standIn.profiles.set(reused![0], { ...reused![1], id: 987_654_321, name: 'Someone Else' });
@@ -125,9 +152,21 @@ test('a profile changed upstream is fetched and served; a login that now names a
   const { report } = await sync(500);
   assert.equal(report.profiles.changed, 1);
   const res = (await get(`/api/v0/members/${changed![0]}`)).json();
-  assert.deepEqual([res.name, res.followers_count, res.updated_at], ['Renamed Upstream', 99, '2025-01-02T03:04:05.000Z']);
-  assert.deepEqual((await get(`/api/v0/members/${reused![0]}`)).json(), before, 'the account we know is not overwritten');
-  assert.ok(warnings.some((w) => w.includes(`${String(reused![1].login)}: GitHub's profile of that login is another account now`)), warnings.join('\n'));
+  assert.deepEqual(
+    [res.name, res.followers_count, res.updated_at],
+    ['Renamed Upstream', 99, '2025-01-02T03:04:05.000Z'],
+  );
+  assert.deepEqual(
+    (await get(`/api/v0/members/${reused![0]}`)).json(),
+    before,
+    'the account we know is not overwritten',
+  );
+  assert.ok(
+    warnings.some((w) =>
+      w.includes(`${String(reused![1].login)}: GitHub's profile of that login is another account now`),
+    ),
+    warnings.join('\n'),
+  );
 });
 
 test('a profile answered 500 is retried; a budget of 0 asks nothing; a dropped connection stops the run and the next resumes', async () => {
@@ -137,7 +176,10 @@ test('a profile answered 500 is retried; a budget of 0 asks nothing; a dropped c
   standIn.fail('server-error', (path) => path.toLowerCase() === `/users/${login}`);
   const { report, requests } = await sync(500);
   assert.equal(report.profiles.changed, 1);
-  assert.deepEqual(requests.filter((r) => r.path.toLowerCase() === `/users/${login}`).map((r) => r.status), [500, 200]);
+  assert.deepEqual(
+    requests.filter((r) => r.path.toLowerCase() === `/users/${login}`).map((r) => r.status),
+    [500, 200],
+  );
   assert.equal((await get(`/api/v0/members/${login}`)).json().bio, 'new bio');
 
   assert.equal((await sync(0)).requests.length, 0);

@@ -39,7 +39,12 @@ export interface ProfileOptions {
   signal?: AbortSignal | undefined;
   /** Called with each written batch (for the run's counts). */
   onWritten: (result: BatchResult) => void;
-  each: <T>(items: T[], limit: number, signal: AbortSignal | undefined, work: (item: T) => Promise<void>) => Promise<void>;
+  each: <T>(
+    items: T[],
+    limit: number,
+    signal: AbortSignal | undefined,
+    work: (item: T) => Promise<void>,
+  ) => Promise<void>;
 }
 
 export async function syncProfiles(options: ProfileOptions): Promise<ProfileReport> {
@@ -61,14 +66,18 @@ export async function syncProfiles(options: ProfileOptions): Promise<ProfileRepo
   return report;
 }
 
-async function syncProfile(options: ProfileOptions, candidate: ProfileCandidate): Promise<BatchResult | 'missing' | 'not-modified'> {
+async function syncProfile(
+  options: ProfileOptions,
+  candidate: ProfileCandidate,
+): Promise<BatchResult | 'missing' | 'not-modified'> {
   const { db, octokit, log } = options;
   const { kind, githubId, login } = candidate;
   const scope = `github:profile:${kind}:${githubId}`;
   const known = await readRequestStates(db, scope);
-  const fetched = kind === 'member'
-    ? await fetchConditional(octokit, 'GET /users/{username}', { username: login }, known, false)
-    : await fetchConditional(octokit, 'GET /orgs/{org}', { org: login }, known, false);
+  const fetched =
+    kind === 'member'
+      ? await fetchConditional(octokit, 'GET /users/{username}', { username: login }, known, false)
+      : await fetchConditional(octokit, 'GET /orgs/{org}', { org: login }, known, false);
   const page = fetched.pages[0];
   if (fetched.missing || !page) return 'missing';
   if (page.status === 304) return 'not-modified';

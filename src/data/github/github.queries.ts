@@ -101,7 +101,12 @@ export async function syncPairs(
   return changed;
 }
 
-async function syncPairBatch(db: Db, table: PairTable, pairs: [string, string][], owners?: string[]): Promise<Set<string>> {
+async function syncPairBatch(
+  db: Db,
+  table: PairTable,
+  pairs: [string, string][],
+  owners?: string[],
+): Promise<Set<string>> {
   const [owner, other] = PAIR_COLUMNS[table].map((column) => sql.ref(column));
   const [pairOwners, pairOthers] = [pairs.map((pair) => pair[0]), pairs.map((pair) => pair[1])];
   const removed = owners
@@ -132,7 +137,9 @@ export async function touchRows(db: Db, table: GithubResource, ids: string[]): P
 
 /** Whether `table` has no row (a first load). */
 export async function tableIsEmpty(db: Db, table: string): Promise<boolean> {
-  const { rows } = await sql<{ empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM ${sql.table(table)}) AS empty`.execute(db);
+  const { rows } = await sql<{
+    empty: boolean;
+  }>`SELECT NOT EXISTS (SELECT 1 FROM ${sql.table(table)}) AS empty`.execute(db);
   return rows[0]!.empty;
 }
 

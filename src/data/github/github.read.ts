@@ -55,7 +55,9 @@ async function resolveStaged(collector: GithubCollector, stage: DatasetStage): P
   const skippedReleases = await stage.resolveScoped('releases');
   const issues = await stage.issues.resolve(labelOverrides(issueLabels, repositoryIds), () => stage.labelNames());
   tracePhase('issues chosen');
-  const logins = memberships.flatMap(({ organization }) => ('login' in organization ? [organization.login.toLowerCase()] : []));
+  const logins = memberships.flatMap(({ organization }) =>
+    'login' in organization ? [organization.login.toLowerCase()] : [],
+  );
   const byLogin = await stage.organizationIds(logins);
   const counts = skippedCounts(new Skipped());
   counts.labels += skippedLabels + issues.skippedLabels;
@@ -63,8 +65,16 @@ async function resolveStaged(collector: GithubCollector, stage: DatasetStage): P
   counts.milestones += skippedMilestones;
   counts.releases += skippedReleases;
   return {
-    organizations: [], members: [], repositories: [], issues: [], labels: [], milestones: [], releases: [],
-    organizationMembers: resolveMemberships(memberships, byLogin), skipped: counts, staged: stage,
+    organizations: [],
+    members: [],
+    repositories: [],
+    issues: [],
+    labels: [],
+    milestones: [],
+    releases: [],
+    organizationMembers: resolveMemberships(memberships, byLogin),
+    skipped: counts,
+    staged: stage,
   };
 }
 

@@ -130,7 +130,13 @@ export interface OrganizationMemberRecord {
 }
 
 export const GITHUB_RESOURCES = [
-  'organizations', 'members', 'repositories', 'issues', 'labels', 'milestones', 'releases',
+  'organizations',
+  'members',
+  'repositories',
+  'issues',
+  'labels',
+  'milestones',
+  'releases',
 ] as const;
 export type GithubResource = (typeof GITHUB_RESOURCES)[number];
 

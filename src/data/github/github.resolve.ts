@@ -7,7 +7,11 @@ import { describe } from './github.fields.ts';
 import { mapLabel, mapMilestone, mapRelease } from './github.mapping.ts';
 import type { Collected, IssueLabels, Membership, Pending } from './github.pending.ts';
 import type {
-  GithubData, GithubResource, IssueRecord, LabelRecord, OrganizationMemberRecord,
+  GithubData,
+  GithubResource,
+  IssueRecord,
+  LabelRecord,
+  OrganizationMemberRecord,
 } from './github.records.ts';
 import { Versions } from './github.versions.ts';
 
@@ -134,7 +138,10 @@ export function skippedCounts(skipped: Skipped): GithubData['skipped'] {
 
 // A member list names its organization by login (the request path); a webhook payload gives its id.
 // Memberships of an organization absent from the source are dropped. `byLogin`: lower-case login → GitHub id.
-export function resolveMemberships(memberships: Membership[], byLogin: Map<string, number>): OrganizationMemberRecord[] {
+export function resolveMemberships(
+  memberships: Membership[],
+  byLogin: Map<string, number>,
+): OrganizationMemberRecord[] {
   const pairs = new Map<string, OrganizationMemberRecord>();
   for (const { organization, memberGithubId } of memberships) {
     const id = 'githubId' in organization ? organization.githubId : byLogin.get(organization.login.toLowerCase());

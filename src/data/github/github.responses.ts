@@ -11,44 +11,77 @@ const REPO = '([^/]+/[^/]+)';
 
 const ROUTES: [RegExp, Handler][] = [
   [/^\/orgs\/[^/]+$/, (c, body, source) => void c.organization(body, source)],
-  [/^\/orgs\/([^/]+)\/(?:public_)?members$/, (c, body, source, [login]) => {
-    for (const user of eachOf(body)) c.membership({ login: login! }, user, source);
-  }],
-  [/^\/(?:(?:orgs|users)\/[^/]+|user)\/repos$/, (c, body, source) => {
-    for (const repository of eachOf(body)) c.repository(repository, source);
-  }],
+  [
+    /^\/orgs\/([^/]+)\/(?:public_)?members$/,
+    (c, body, source, [login]) => {
+      for (const user of eachOf(body)) c.membership({ login: login! }, user, source);
+    },
+  ],
+  [
+    /^\/(?:(?:orgs|users)\/[^/]+|user)\/repos$/,
+    (c, body, source) => {
+      for (const repository of eachOf(body)) c.repository(repository, source);
+    },
+  ],
   [new RegExp(`^/repos/${REPO}$`), (c, body, source) => c.repository(body, source)],
-  [new RegExp(`^/repos/${REPO}/issues(?:/\\d+)?$`), (c, body, source, [name]) => {
-    for (const issue of eachOf(body)) c.issue(issue, source, name);
-  }],
-  [/^\/repositories\/\d+\/issues$/, (c, body, source) => {
-    for (const issue of eachOf(body)) c.issue(issue, source);
-  }],
-  [new RegExp(`^/repos/${REPO}/issues/(\\d+)/labels$`), (c, body, source, [name, number]) => {
-    c.labelsOfIssue(eachOf(body), source, name!, Number(number));
-  }],
-  [new RegExp(`^/repos/${REPO}/labels(?:/[^/]+)?$`), (c, body, source, [name]) => {
-    for (const label of eachOf(body)) c.label(label, source, name);
-  }],
-  [new RegExp(`^/repos/${REPO}/milestones(?:/\\d+)?$`), (c, body, source, [name]) => {
-    for (const milestone of eachOf(body)) c.milestone(milestone, source, name);
-  }],
-  [new RegExp(`^/repos/${REPO}/releases(?:/tags/[^/]+|/latest|/\\d+)?$`), (c, body, source, [name]) => {
-    for (const release of eachOf(body)) c.release(release, source, name);
-  }],
-  [/^\/repos\/[^/]+\/[^/]+\/releases\/\d+\/assets$/, (c, body, source) => {
-    for (const asset of eachOf(body)) {
-      const f = new Fields(asset, 'release asset', source);
-      if (f.has('uploader')) c.account(f.api.uploader, source);
-    }
-  }],
-  [/^\/repos\/[^/]+\/[^/]+\/(?:collaborators|assignees|contributors)$/, (c, body, source) => {
-    for (const user of eachOf(body)) c.account(user, source);
-  }],
+  [
+    new RegExp(`^/repos/${REPO}/issues(?:/\\d+)?$`),
+    (c, body, source, [name]) => {
+      for (const issue of eachOf(body)) c.issue(issue, source, name);
+    },
+  ],
+  [
+    /^\/repositories\/\d+\/issues$/,
+    (c, body, source) => {
+      for (const issue of eachOf(body)) c.issue(issue, source);
+    },
+  ],
+  [
+    new RegExp(`^/repos/${REPO}/issues/(\\d+)/labels$`),
+    (c, body, source, [name, number]) => {
+      c.labelsOfIssue(eachOf(body), source, name!, Number(number));
+    },
+  ],
+  [
+    new RegExp(`^/repos/${REPO}/labels(?:/[^/]+)?$`),
+    (c, body, source, [name]) => {
+      for (const label of eachOf(body)) c.label(label, source, name);
+    },
+  ],
+  [
+    new RegExp(`^/repos/${REPO}/milestones(?:/\\d+)?$`),
+    (c, body, source, [name]) => {
+      for (const milestone of eachOf(body)) c.milestone(milestone, source, name);
+    },
+  ],
+  [
+    new RegExp(`^/repos/${REPO}/releases(?:/tags/[^/]+|/latest|/\\d+)?$`),
+    (c, body, source, [name]) => {
+      for (const release of eachOf(body)) c.release(release, source, name);
+    },
+  ],
+  [
+    /^\/repos\/[^/]+\/[^/]+\/releases\/\d+\/assets$/,
+    (c, body, source) => {
+      for (const asset of eachOf(body)) {
+        const f = new Fields(asset, 'release asset', source);
+        if (f.has('uploader')) c.account(f.api.uploader, source);
+      }
+    },
+  ],
+  [
+    /^\/repos\/[^/]+\/[^/]+\/(?:collaborators|assignees|contributors)$/,
+    (c, body, source) => {
+      for (const user of eachOf(body)) c.account(user, source);
+    },
+  ],
   [/^\/users\/[^/]+$/, (c, body, source) => c.account(body, source)],
-  [/^\/search\/issues$/, (c, body, source) => {
-    for (const issue of new Fields(body, 'search result', source).list('items')) c.issue(issue, source);
-  }],
+  [
+    /^\/search\/issues$/,
+    (c, body, source) => {
+      for (const issue of new Fields(body, 'search result', source).list('items')) c.issue(issue, source);
+    },
+  ],
 ];
 
 /** Adds the records of one response body, given the request it answers (`GET /orgs/x -> 200`). */

@@ -14,8 +14,18 @@ import { readGithubData } from './github.read.ts';
 import { writeGithubData, type GithubReport } from './github.write.ts';
 
 const DIR = path.join(BUNDLED_DATA_DIR, 'github');
-const TABLES = ['organizations', 'members', 'organization_members', 'repositories', 'milestones', 'issues', 'labels',
-  'issue_labels', 'issue_assignees', 'releases'] as const;
+const TABLES = [
+  'organizations',
+  'members',
+  'organization_members',
+  'repositories',
+  'milestones',
+  'issues',
+  'labels',
+  'issue_labels',
+  'issue_assignees',
+  'releases',
+] as const;
 type Json = Record<string, unknown>;
 
 let memory: TestDatabase;
@@ -37,25 +47,37 @@ const importStaged = (dir: string) =>
   staged.db.transaction().execute(async (trx) => writeGithubData(trx, await readGithubData(dir, trx)));
 
 // Every row but the service's own timestamps (row ids included: both paths insert in the same order).
-const snapshot = async (db: Db) => Object.fromEntries(await Promise.all(TABLES.map(async (table) => {
-  const { rows } = await sql.raw<Json>(`SELECT * FROM ${table} ORDER BY 1, 2`).execute(db);
-  return [table, rows.map(({ nest_created_at: _c, nest_updated_at: _u, ...row }) => row)] as const;
-})));
+const snapshot = async (db: Db) =>
+  Object.fromEntries(
+    await Promise.all(
+      TABLES.map(async (table) => {
+        const { rows } = await sql.raw<Json>(`SELECT * FROM ${table} ORDER BY 1, 2`).execute(db);
+        return [table, rows.map(({ nest_created_at: _c, nest_updated_at: _u, ...row }) => row)] as const;
+      }),
+    ),
+  );
 const columnOf = async (db: Db, table: string, column: string, githubId: number) =>
-  (await sql.raw<Json>(`SELECT ${column} AS value FROM ${table} WHERE github_id = ${githubId}`).execute(db)).rows[0]?.value;
+  (await sql.raw<Json>(`SELECT ${column} AS value FROM ${table} WHERE github_id = ${githubId}`).execute(db)).rows[0]
+    ?.value;
 const issueTitle = async (db: Db, githubId: number) =>
   (await sql<{ title: string }>`SELECT title FROM issues WHERE github_id = ${githubId}`.execute(db)).rows[0]?.title;
 
 /** The bundled recordings plus files in front of and after them (`first`, `last`: file → [request, body]). */
-async function dataset(first: Record<string, [string, unknown]>, last: Record<string, [string, unknown]>): Promise<string> {
+async function dataset(
+  first: Record<string, [string, unknown]>,
+  last: Record<string, [string, unknown]>,
+): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'github-stage-'));
   temps.push(dir);
   await fs.cp(DIR, dir, { recursive: true });
   const manifest: Json[] = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8'));
-  const entries = async (files: Record<string, [string, unknown]>) => Promise.all(Object.entries(files).map(async ([file, [request, body]]) => {
-    await fs.writeFile(path.join(dir, file), JSON.stringify(body));
-    return { file, requests: [`GET ${request} -> 200`] };
-  }));
+  const entries = async (files: Record<string, [string, unknown]>) =>
+    Promise.all(
+      Object.entries(files).map(async ([file, [request, body]]) => {
+        await fs.writeFile(path.join(dir, file), JSON.stringify(body));
+        return { file, requests: [`GET ${request} -> 200`] };
+      }),
+    );
   const all = [...(await entries(first)), ...manifest, ...(await entries(last))];
   await fs.writeFile(path.join(dir, 'manifest.json'), JSON.stringify(all));
   return dir;
@@ -76,8 +98,12 @@ test('several copies of an issue across files: the newest wins, then the most co
   delete lessComplete.body;
   delete lessComplete.milestone;
   const stray = {
-    ...issue, id: 987_654_321, number: 1, title: 'an issue of a repository not in the source',
-    repository_url: 'https://api.github.com/repos/nobody/absent', url: 'https://api.github.com/repos/nobody/absent/issues/1',
+    ...issue,
+    id: 987_654_321,
+    number: 1,
+    title: 'an issue of a repository not in the source',
+    repository_url: 'https://api.github.com/repos/nobody/absent',
+    url: 'https://api.github.com/repos/nobody/absent/issues/1',
   };
   const dir = await dataset(
     { 'first.json': ['/repositories/1/issues', [lessComplete, stray]] },
@@ -94,7 +120,11 @@ test('several copies of an issue across files: the newest wins, then the most co
   // Again, with the issue's labels given by a response of their own, an id-less label, and the older copy
   // now the newest: same updates counted, same rows.
   const labels = issue.labels as Json[];
-  const relabelled = { ...older, updated_at: '2031-01-01T00:00:00Z', labels: [{ name: labels[0]?.name ?? 'bug', color: 'ffffff' }] };
+  const relabelled = {
+    ...older,
+    updated_at: '2031-01-01T00:00:00Z',
+    labels: [{ name: labels[0]?.name ?? 'bug', color: 'ffffff' }],
+  };
   const again = await dataset(
     { 'first.json': ['/repositories/1/issues', [relabelled]] },
     { 'labels.json': ['/repos/sferik/rails_admin/issues/' + String(issue.number) + '/labels', []] },
@@ -135,10 +165,22 @@ test('several copies of members, organizations, repositories, labels, milestones
   const milestones = '/repos/Codertocat/Hello-World/milestones';
   const dir = await dataset(
     {
-      'repository.newer.json': ['/repos/sferik/rails_admin', { ...repository, updated_at: '2031-01-01T00:00:00Z', description: 'the newer copy' }],
-      'label.fewer.json': ['/repos/octokit/octokit.rb/labels', [{ id: label.id, url: label.url, name: 'a copy with fewer fields', color: 'ffffff' }]],
-      'organization.newer.json': ['/orgs/codeforamerica', { ...organization, updated_at: '2031-01-01T00:00:00Z', name: 'the newer copy' }],
-      'milestone.newer.json': [milestones, [{ ...milestone, updated_at: '2031-01-01T00:00:00Z', title: 'the newer copy' }]],
+      'repository.newer.json': [
+        '/repos/sferik/rails_admin',
+        { ...repository, updated_at: '2031-01-01T00:00:00Z', description: 'the newer copy' },
+      ],
+      'label.fewer.json': [
+        '/repos/octokit/octokit.rb/labels',
+        [{ id: label.id, url: label.url, name: 'a copy with fewer fields', color: 'ffffff' }],
+      ],
+      'organization.newer.json': [
+        '/orgs/codeforamerica',
+        { ...organization, updated_at: '2031-01-01T00:00:00Z', name: 'the newer copy' },
+      ],
+      'milestone.newer.json': [
+        milestones,
+        [{ ...milestone, updated_at: '2031-01-01T00:00:00Z', title: 'the newer copy' }],
+      ],
       'release.fewer.json': [releases, [{ ...release, name: 'a copy with fewer fields', body: null, assets: null }]],
     },
     {
@@ -147,14 +189,29 @@ test('several copies of members, organizations, repositories, labels, milestones
       'user.b.json': ['/users/sferik', b],
       'user.c.json': ['/users/sferik', c],
       'collaborators.json': ['/repos/sferik/rails_admin/collaborators', [stub]],
-      'repository.older.json': ['/repos/sferik/rails_admin', { ...repository, updated_at: '2030-01-01T00:00:00Z', description: 'an older copy' }],
-      'organization.older.json': ['/orgs/codeforamerica', { ...organization, updated_at: '2030-01-01T00:00:00Z', name: 'an older copy' }],
+      'repository.older.json': [
+        '/repos/sferik/rails_admin',
+        { ...repository, updated_at: '2030-01-01T00:00:00Z', description: 'an older copy' },
+      ],
+      'organization.older.json': [
+        '/orgs/codeforamerica',
+        { ...organization, updated_at: '2030-01-01T00:00:00Z', name: 'an older copy' },
+      ],
       'members.json': ['/orgs/CodeForAmerica/members', [stub]],
       'labels.more.json': ['/repos/octokit/octokit.rb/labels', [{ ...other, description: 'more fields', extra: 'x' }]],
-      'milestone.older.json': [milestones, [{ ...milestone, updated_at: '2030-01-01T00:00:00Z', title: 'an older copy' }]],
+      'milestone.older.json': [
+        milestones,
+        [{ ...milestone, updated_at: '2030-01-01T00:00:00Z', title: 'an older copy' }],
+      ],
       'release.more.json': [releases, [{ ...release, name: 'a copy with more fields', extra: 'x' }]],
-      'release.absent.json': ['/repos/nobody/absent/releases', [{ ...release, id: 987_654_321, url: 'https://api.github.com/repos/nobody/absent/releases/1' }]],
-      'labels.absent.json': ['/repos/nobody/absent/labels', [{ ...label, id: 987_654_321, url: 'https://api.github.com/repos/nobody/absent/labels/bug' }]],
+      'release.absent.json': [
+        '/repos/nobody/absent/releases',
+        [{ ...release, id: 987_654_321, url: 'https://api.github.com/repos/nobody/absent/releases/1' }],
+      ],
+      'labels.absent.json': [
+        '/repos/nobody/absent/labels',
+        [{ ...label, id: 987_654_321, url: 'https://api.github.com/repos/nobody/absent/labels/bug' }],
+      ],
     },
   );
   const inMemory: GithubReport = await importInMemory(dir);
@@ -177,20 +234,36 @@ test('several copies of members, organizations, repositories, labels, milestones
 test('a bad label, member or release fails the staged import and changes nothing', async () => {
   const before = await snapshot(staged.db);
   const labels = JSON.parse(await fs.readFile(path.join(DIR, 'octokit-octokit.rb/labels.json'), 'utf8')) as Json[];
-  const badLabel = await dataset({}, { 'bad.json': ['/repos/octokit/octokit.rb/labels', [{ ...labels[0], color: 'not a colour' }]] });
+  const badLabel = await dataset(
+    {},
+    { 'bad.json': ['/repos/octokit/octokit.rb/labels', [{ ...labels[0], color: 'not a colour' }]] },
+  );
   await assert.rejects(importStaged(badLabel), /"color" is not six hex digits/);
   await assert.rejects(importInMemory(badLabel), /"color" is not six hex digits/);
   const badMember = await dataset({}, { 'bad.json': ['/users/nobody', { id: 5, type: 'User' }] });
   await assert.rejects(importStaged(badMember), /missing "login"/);
   await assert.rejects(importInMemory(badMember), /missing "login"/);
-  const release = JSON.parse(await fs.readFile(path.join(DIR, 'octokit-fixture-org/release.v1.0.0.json'), 'utf8')) as Json;
-  const badRelease = await dataset({}, { 'bad.json': [`/repos/${String(release.url).split('/').slice(4, 6).join('/')}/releases`, [{ ...release, tag_name: null }]] });
+  const release = JSON.parse(
+    await fs.readFile(path.join(DIR, 'octokit-fixture-org/release.v1.0.0.json'), 'utf8'),
+  ) as Json;
+  const badRelease = await dataset(
+    {},
+    {
+      'bad.json': [
+        `/repos/${String(release.url).split('/').slice(4, 6).join('/')}/releases`,
+        [{ ...release, tag_name: null }],
+      ],
+    },
+  );
   await assert.rejects(importStaged(badRelease), /missing "tag_name"/);
   await assert.rejects(importInMemory(badRelease), /missing "tag_name"/);
   assert.deepEqual(await snapshot(staged.db), before);
   // A bad label of a repository not in the source is skipped, as in memory.
   const absent = 'https://api.github.com/repos/nobody/absent/labels/bug';
-  const strayLabel = await dataset({}, { 'stray.json': ['/repos/nobody/absent/labels', [{ ...labels[0], url: absent, color: 'not a colour' }]] });
+  const strayLabel = await dataset(
+    {},
+    { 'stray.json': ['/repos/nobody/absent/labels', [{ ...labels[0], url: absent, color: 'not a colour' }]] },
+  );
   assert.deepEqual(await importStaged(strayLabel), await importInMemory(strayLabel));
   assert.deepEqual(await snapshot(staged.db), await snapshot(memory.db));
 });

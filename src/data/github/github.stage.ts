@@ -8,7 +8,13 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type {
-  AccountKind, AccountRecords, CollectSink, PendingIssue, PendingLabel, PendingScoped, ScopedKind,
+  AccountKind,
+  AccountRecords,
+  CollectSink,
+  PendingIssue,
+  PendingLabel,
+  PendingScoped,
+  ScopedKind,
 } from './github.pending.ts';
 import { BATCH_ROWS, batches } from './github.queries.ts';
 import type { GithubCounts, GithubData, OrganizationMemberRecord } from './github.records.ts';
@@ -27,8 +33,18 @@ const LABELS_CHOSEN = sql.table('import_labels_chosen');
 
 /** The columns an issue row gets from its record (references are resolved in SQL). */
 const ISSUE_COLUMNS = [
-  'github_id', 'number', 'title', 'body', 'state', 'state_reason', 'url', 'comments_count', 'is_locked',
-  'closed_at', 'created_at', 'updated_at',
+  'github_id',
+  'number',
+  'title',
+  'body',
+  'state',
+  'state_reason',
+  'url',
+  'comments_count',
+  'is_locked',
+  'closed_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export class IssueStage {
@@ -45,7 +61,10 @@ export class IssueStage {
 
   add(pending: PendingIssue): void {
     const row: Record<string, unknown> = {
-      seq: this.#seq++, repository: pending.repository.toLowerCase(), description: pending.description, fields: pending.fields,
+      seq: this.#seq++,
+      repository: pending.repository.toLowerCase(),
+      description: pending.description,
+      fields: pending.fields,
     };
     if (pending.error !== undefined) {
       row.error = this.errors.push(pending.error) - 1;
@@ -94,7 +113,10 @@ export class IssueStage {
    * repository is not in the source) and the id-less label names that matched no label. The repositories
    * (`import_repository_names`) are chosen already; `labelNames` makes `import_label_names` if needed.
    */
-  async resolve(overrides: LabelOverride[], labelNames: () => Promise<void>): Promise<{ skippedIssues: number; skippedLabels: number }> {
+  async resolve(
+    overrides: LabelOverride[],
+    labelNames: () => Promise<void>,
+  ): Promise<{ skippedIssues: number; skippedLabels: number }> {
     await this.flush(true);
     const db = this.db;
     // TEMP tables get no statistics from autovacuum: without them the planner guesses their size.
@@ -105,7 +127,9 @@ export class IssueStage {
       WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
     if (failed[0]) throw this.errors[failed[0].error];
 
-    const { rows: [skipped] } = await sql<{ count: string }>`
+    const {
+      rows: [skipped],
+    } = await sql<{ count: string }>`
       SELECT count(DISTINCT s.description) AS count FROM ${STAGE} s
       WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
 
@@ -121,11 +145,15 @@ export class IssueStage {
     if (this.idLessLabels) {
       await labelNames();
       // Every copy's id-less names count, as when each copy was resolved on its own.
-      const { rows: [unmatched] } = await sql<{ count: string }>`
+      const {
+        rows: [unmatched],
+      } = await sql<{ count: string }>`
         SELECT count(DISTINCT r.github_id::text || '/' || n.name) AS count
         FROM ${STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
         CROSS JOIN unnest(s.id_less_labels, s.id_less_keys) AS n (name, key)
-        WHERE NOT EXISTS (SELECT 1 FROM ${LABEL_NAMES} l WHERE l.repository_github_id = r.github_id AND l.name = n.key)`.execute(db);
+        WHERE NOT EXISTS (SELECT 1 FROM ${LABEL_NAMES} l WHERE l.repository_github_id = r.github_id AND l.name = n.key)`.execute(
+        db,
+      );
       skippedLabels = Number(unmatched!.count);
       await sql`UPDATE ${CHOSEN} c SET label_github_ids = c.label_github_ids || ARRAY(
           SELECT l.github_id FROM unnest(c.id_less_keys) WITH ORDINALITY AS n (key, i)
@@ -136,13 +164,21 @@ export class IssueStage {
     if (overrides.length > 0) {
       await sql`CREATE TEMP TABLE import_issue_label_overrides (repository_github_id bigint, number integer,
         label_github_ids bigint[], PRIMARY KEY (repository_github_id, number)) ON COMMIT DROP`.execute(db);
-      await insertJson(db, 'import_issue_label_overrides', overrides.map((o) => ({
-        repository_github_id: o.repositoryGithubId, number: o.number, label_github_ids: o.labelGithubIds,
-      })));
+      await insertJson(
+        db,
+        'import_issue_label_overrides',
+        overrides.map((o) => ({
+          repository_github_id: o.repositoryGithubId,
+          number: o.number,
+          label_github_ids: o.labelGithubIds,
+        })),
+      );
       await sql`UPDATE ${CHOSEN} c SET label_github_ids = o.label_github_ids FROM ${LABEL_OVERRIDES} o
         WHERE o.repository_github_id = c.repository_github_id AND o.number = c.number`.execute(db);
     }
-    const { rows: [chosen] } = await sql<{ count: string }>`SELECT count(*) AS count FROM ${CHOSEN}`.execute(db);
+    const {
+      rows: [chosen],
+    } = await sql<{ count: string }>`SELECT count(*) AS count FROM ${CHOSEN}`.execute(db);
     this.total = Number(chosen!.count);
     return { skippedIssues: Number(skipped!.count), skippedLabels };
   }
@@ -157,7 +193,8 @@ export class IssueStage {
     await sql`ANALYZE import_run_ids`.execute(db);
     const columns = [...ISSUE_COLUMNS, 'repository_id', 'author_id', 'milestone_id'];
     const values = columns.filter((column) => column !== 'github_id');
-    const refs = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
+    const refs = (prefix: string, names: readonly string[]) =>
+      sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
     await sql`CREATE TEMP TABLE import_issues_written (id bigint, inserted boolean) ON COMMIT DROP`.execute(db);
     await sql`
       WITH written AS (
@@ -175,7 +212,9 @@ export class IssueStage {
         RETURNING t.id, (xmax = 0) AS inserted
       )
       INSERT INTO ${WRITTEN} SELECT id, inserted FROM written`.execute(db);
-    const { rows: [written] } = await sql<{ inserted: string; updated: string }>`
+    const {
+      rows: [written],
+    } = await sql<{ inserted: string; updated: string }>`
       SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
       FROM ${WRITTEN}`.execute(db);
     await sql`ANALYZE import_issues_written`.execute(db);
@@ -194,10 +233,18 @@ export class IssueStage {
     await sql`ANALYZE import_run_ids`.execute(db);
     await sql`CREATE TEMP TABLE import_issues_relinked (owner bigint) ON COMMIT DROP`.execute(db);
     const links = [
-      { table: sql.table('issue_labels'), other: sql.ref('label_id'), ids: sql.ref('c.label_github_ids'),
-        target: sql`SELECT id, github_id FROM ${RUN_IDS} WHERE kind = 'labels'` },
-      { table: sql.table('issue_assignees'), other: sql.ref('member_id'), ids: sql.ref('c.assignee_github_ids'),
-        target: sql`SELECT id, github_id FROM members` },
+      {
+        table: sql.table('issue_labels'),
+        other: sql.ref('label_id'),
+        ids: sql.ref('c.label_github_ids'),
+        target: sql`SELECT id, github_id FROM ${RUN_IDS} WHERE kind = 'labels'`,
+      },
+      {
+        table: sql.table('issue_assignees'),
+        other: sql.ref('member_id'),
+        ids: sql.ref('c.assignee_github_ids'),
+        target: sql`SELECT id, github_id FROM members`,
+      },
     ];
     for (const { table, other, ids, target } of links) {
       const owners = sql`SELECT i.id, ${ids} AS ids FROM ${CHOSEN} c JOIN issues i ON i.github_id = c.github_id`;
@@ -224,7 +271,9 @@ export class IssueStage {
     }
     if (firstLoad) return;
     // (No DISTINCT above: a repeated pair is inserted once, ON CONFLICT DO NOTHING; EXCEPT removes repeated owners.)
-    const { rows: [touched] } = await sql<{ count: string }>`
+    const {
+      rows: [touched],
+    } = await sql<{ count: string }>`
       WITH touched AS (
         UPDATE issues SET nest_updated_at = now()
         WHERE id IN (SELECT owner FROM ${RELINKED} EXCEPT SELECT id FROM ${WRITTEN})
@@ -241,9 +290,16 @@ async function createRunIds(db: Db): Promise<void> {
     PRIMARY KEY (kind, github_id)) ON COMMIT DROP`.execute(db);
 }
 
-async function insertJson(db: Db, table: string, rows: Record<string, unknown>[], size = BATCH_ROWS * 4): Promise<void> {
+async function insertJson(
+  db: Db,
+  table: string,
+  rows: Record<string, unknown>[],
+  size = BATCH_ROWS * 4,
+): Promise<void> {
   for (const batch of batches(rows, size)) {
-    await sql`INSERT INTO ${sql.table(table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(batch)}::jsonb)`.execute(db);
+    await sql`INSERT INTO ${sql.table(table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(batch)}::jsonb)`.execute(
+      db,
+    );
   }
 }
 
@@ -293,7 +349,9 @@ class AccountStage {
   }
 
   async create(): Promise<void> {
-    await sql`CREATE TEMP TABLE ${sql.table(this.stage)} (seq integer, github_id bigint, key text, record jsonb) ON COMMIT DROP`.execute(this.db);
+    await sql`CREATE TEMP TABLE ${sql.table(this.stage)} (seq integer, github_id bigint, key text, record jsonb) ON COMMIT DROP`.execute(
+      this.db,
+    );
   }
 
   take(force: boolean): Record<string, unknown>[] | null {
@@ -327,7 +385,12 @@ class LabelStage {
 
   add(label: PendingLabel): void {
     const repository = label.repository.toLowerCase();
-    const row: Record<string, unknown> = { seq: this.#seq++, repository, description: label.description, fields: label.fields };
+    const row: Record<string, unknown> = {
+      seq: this.#seq++,
+      repository,
+      description: label.description,
+      fields: label.fields,
+    };
     if (label.error !== undefined) {
       row.error = this.errors.push(label.error) - 1;
     } else {
@@ -376,7 +439,12 @@ class ScopedStage {
 
   add(pending: PendingScoped): void {
     const repository = pending.repository.toLowerCase();
-    const row: Record<string, unknown> = { seq: this.#seq++, repository, description: pending.description, fields: pending.fields };
+    const row: Record<string, unknown> = {
+      seq: this.#seq++,
+      repository,
+      description: pending.description,
+      fields: pending.fields,
+    };
     if (pending.error !== undefined) {
       row.error = this.errors.push(pending.error) - 1;
     } else {
@@ -386,7 +454,8 @@ class ScopedStage {
       const held = this.#held.get(key);
       if (held) {
         const [heldUpdated, heldFields] = held;
-        const wins = updated && heldUpdated && updated !== heldUpdated ? updated > heldUpdated : pending.fields > heldFields;
+        const wins =
+          updated && heldUpdated && updated !== heldUpdated ? updated > heldUpdated : pending.fields > heldFields;
         if (!wins) return;
       }
       this.#held.set(key, [updated, pending.fields]);
@@ -419,7 +488,9 @@ class ScopedStage {
       SELECT s.error FROM ${stage} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
       WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
     if (failed[0]) throw this.errors[failed[0].error];
-    const { rows: [skipped] } = await sql<{ count: string }>`
+    const {
+      rows: [skipped],
+    } = await sql<{ count: string }>`
       SELECT count(DISTINCT s.description) AS count FROM ${stage} s
       WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
     await sql`CREATE TEMP TABLE ${sql.table(this.chosen)} ON COMMIT DROP AS
@@ -434,11 +505,28 @@ class ScopedStage {
 
   /** Upserts the chosen records in their repository, with their author (any stored member). */
   async write(counts: GithubCounts): Promise<void> {
-    const columns = this.columns?.filter((column) => column !== 'repository_github_id' && column !== 'author_github_id');
-    await upsertChosen(this.db, this.kind, this.chosen, columns, [
-      { column: 'repository_id', value: sql`repository.id`, join: sql`JOIN repositories repository ON repository.github_id = c.repository_github_id` },
-      { column: 'author_id', value: sql`author.id`, join: sql`LEFT JOIN members author ON author.github_id = (c.record->>'author_github_id')::bigint` },
-    ], counts);
+    const columns = this.columns?.filter(
+      (column) => column !== 'repository_github_id' && column !== 'author_github_id',
+    );
+    await upsertChosen(
+      this.db,
+      this.kind,
+      this.chosen,
+      columns,
+      [
+        {
+          column: 'repository_id',
+          value: sql`repository.id`,
+          join: sql`JOIN repositories repository ON repository.github_id = c.repository_github_id`,
+        },
+        {
+          column: 'author_id',
+          value: sql`author.id`,
+          join: sql`LEFT JOIN members author ON author.github_id = (c.record->>'author_github_id')::bigint`,
+        },
+      ],
+      counts,
+    );
   }
 }
 
@@ -506,7 +594,10 @@ export class DatasetStage implements CollectSink {
       const rows = stage.take(force);
       if (rows) sends.push([stage.stage, rows]);
     }
-    for (const [table, stage] of [['import_label_stage', this.labels], ['import_issue_stage', this.issues]] as const) {
+    for (const [table, stage] of [
+      ['import_label_stage', this.labels],
+      ['import_issue_stage', this.issues],
+    ] as const) {
       const rows = stage.take(force);
       if (rows) sends.push([table, rows]);
     }
@@ -528,7 +619,9 @@ export class DatasetStage implements CollectSink {
     const db = this.db;
     for (const [kind, stage] of Object.entries(this.accounts)) this.totals[kind as AccountKind] = await stage.choose();
     // As a Map filled in the order records were first met: the last of two repositories with one name wins.
-    await sql`CREATE TEMP TABLE import_repository_names (name text PRIMARY KEY, github_id bigint NOT NULL) ON COMMIT DROP`.execute(db);
+    await sql`CREATE TEMP TABLE import_repository_names (name text PRIMARY KEY, github_id bigint NOT NULL) ON COMMIT DROP`.execute(
+      db,
+    );
     await sql`INSERT INTO ${REPOSITORY_NAMES} SELECT DISTINCT ON (key) key, github_id
       FROM import_repositories_chosen ORDER BY key, first_seq DESC`.execute(db);
     await sql`ANALYZE import_repository_names`.execute(db);
@@ -536,13 +629,22 @@ export class DatasetStage implements CollectSink {
 
   /** GitHub ids of the repositories among `names` (lower-case `owner/name`). */
   async repositoryIds(names: string[]): Promise<Map<string, number>> {
-    return keyed(this.db, sql<{ key: string; github_id: string }>`SELECT name AS key, github_id FROM ${REPOSITORY_NAMES} WHERE name = ANY(${[...new Set(names)]}::text[])`);
+    return keyed(
+      this.db,
+      sql<{
+        key: string;
+        github_id: string;
+      }>`SELECT name AS key, github_id FROM ${REPOSITORY_NAMES} WHERE name = ANY(${[...new Set(names)]}::text[])`,
+    );
   }
 
   /** GitHub ids of the organizations among `logins` (lower-case), the last met of two with one login. */
   async organizationIds(logins: string[]): Promise<Map<string, number>> {
-    return keyed(this.db, sql<{ key: string; github_id: string }>`SELECT DISTINCT ON (key) key, github_id FROM import_organizations_chosen
-      WHERE key = ANY(${[...new Set(logins)]}::text[]) ORDER BY key, first_seq DESC`);
+    return keyed(
+      this.db,
+      sql<{ key: string; github_id: string }>`SELECT DISTINCT ON (key) key, github_id FROM import_organizations_chosen
+      WHERE key = ANY(${[...new Set(logins)]}::text[]) ORDER BY key, first_seq DESC`,
+    );
   }
 
   /**
@@ -557,7 +659,9 @@ export class DatasetStage implements CollectSink {
       SELECT s.error FROM ${LABEL_STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
       WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
     if (failed[0]) throw this.labels.errors[failed[0].error];
-    const { rows: [skipped] } = await sql<{ count: string }>`
+    const {
+      rows: [skipped],
+    } = await sql<{ count: string }>`
       SELECT count(DISTINCT s.description) AS count FROM ${LABEL_STAGE} s
       WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
     await sql`CREATE TEMP TABLE import_labels_chosen ON COMMIT DROP AS
@@ -596,10 +700,20 @@ export class DatasetStage implements CollectSink {
   async writeRepositories(counts: GithubCounts): Promise<void> {
     const stage = this.accounts.repositories;
     const columns = stage.columns?.filter((column) => column !== 'owner_github_id');
-    await upsertChosen(this.db, 'repositories', stage.chosen, columns, [{
-      column: 'organization_id', value: sql`owner.id`,
-      join: sql`LEFT JOIN organizations owner ON owner.github_id = (c.record->>'owner_github_id')::bigint`,
-    }], counts);
+    await upsertChosen(
+      this.db,
+      'repositories',
+      stage.chosen,
+      columns,
+      [
+        {
+          column: 'organization_id',
+          value: sql`owner.id`,
+          join: sql`LEFT JOIN organizations owner ON owner.github_id = (c.record->>'owner_github_id')::bigint`,
+        },
+      ],
+      counts,
+    );
   }
 
   /** Milestones or releases: see ScopedStage.resolve. Returns how many were skipped. */
@@ -623,10 +737,20 @@ export class DatasetStage implements CollectSink {
   async writeLabels(counts: GithubCounts): Promise<void> {
     const db = this.db;
     const columns = this.labels.columns?.filter((column) => column !== 'repository_github_id');
-    await upsertChosen(db, 'labels', 'import_labels_chosen', columns, [{
-      column: 'repository_id', value: sql`repository.id`,
-      join: sql`JOIN repositories repository ON repository.github_id = c.repository_github_id`,
-    }], counts);
+    await upsertChosen(
+      db,
+      'labels',
+      'import_labels_chosen',
+      columns,
+      [
+        {
+          column: 'repository_id',
+          value: sql`repository.id`,
+          join: sql`JOIN repositories repository ON repository.github_id = c.repository_github_id`,
+        },
+      ],
+      counts,
+    );
     await createRunIds(db);
     await sql`INSERT INTO ${RUN_IDS} SELECT 'labels', c.github_id, l.id FROM ${LABELS_CHOSEN} c
       JOIN labels l ON l.github_id = c.github_id`.execute(db);
@@ -682,16 +806,23 @@ async function upsertChosen(
   if (recordColumns === undefined) return new Set();
   const columns = [...recordColumns, ...references.map((reference) => reference.column)];
   const values = columns.filter((column) => column !== 'github_id');
-  const refs = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
+  const refs = (prefix: string, names: readonly string[]) =>
+    sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
   const written = sql.table(`import_${table}_written`);
   await sql`CREATE TEMP TABLE ${written} (id bigint, inserted boolean) ON COMMIT DROP`.execute(db);
   await sql`
     WITH written AS (
       INSERT INTO ${sql.table(table)} AS t (${sql.join(columns.map((column) => sql.ref(column)))})
-      SELECT ${refs('r', recordColumns)}${sql.join(references.map((reference) => sql`, ${reference.value}`), sql``)}
+      SELECT ${refs('r', recordColumns)}${sql.join(
+        references.map((reference) => sql`, ${reference.value}`),
+        sql``,
+      )}
       FROM ${sql.table(chosen)} c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::${sql.table(table)}, c.record) r
-      ${sql.join(references.map((reference) => reference.join), sql` `)}
+      ${sql.join(
+        references.map((reference) => reference.join),
+        sql` `,
+      )}
       ORDER BY c.first_seq
       ON CONFLICT (github_id) DO UPDATE
       SET ${sql.join(values.map((column) => sql`${sql.ref(column)} = ${sql.ref(`excluded.${column}`)}`))},
@@ -700,7 +831,9 @@ async function upsertChosen(
       RETURNING t.id, (xmax = 0) AS inserted
     )
     INSERT INTO ${written} SELECT id, inserted FROM written`.execute(db);
-  const { rows: [result] } = await sql<{ inserted: string; updated: string }>`
+  const {
+    rows: [result],
+  } = await sql<{ inserted: string; updated: string }>`
     SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
     FROM ${written}`.execute(db);
   counts.inserted += Number(result!.inserted);
@@ -711,7 +844,9 @@ async function upsertChosen(
 }
 
 async function count(db: Db, table: string): Promise<number> {
-  const { rows: [row] } = await sql<{ count: string }>`SELECT count(*) AS count FROM ${sql.table(table)}`.execute(db);
+  const {
+    rows: [row],
+  } = await sql<{ count: string }>`SELECT count(*) AS count FROM ${sql.table(table)}`.execute(db);
   return Number(row!.count);
 }
 
@@ -729,7 +864,9 @@ export function tracePhase(phase: string): void {
   const now = performance.now();
   const { rss, heapUsed } = process.memoryUsage();
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
-  process.stderr.write(`import phase ${phase}: ${((now - lastPhase) / 1000).toFixed(1)} s, rss ${mb(rss)} MB, heap ${mb(heapUsed)} MB\n`);
+  process.stderr.write(
+    `import phase ${phase}: ${((now - lastPhase) / 1000).toFixed(1)} s, rss ${mb(rss)} MB, heap ${mb(heapUsed)} MB\n`,
+  );
   lastPhase = now;
 }
 let lastPhase = performance.now();

@@ -6,10 +6,38 @@ import type { MemberRecord, OrganizationRecord, RepositoryRecord } from './githu
 
 type Raw = Record<string, unknown>;
 
-const ORGANIZATION_COLUMNS = ['github_id', 'login', 'name', 'description', 'company', 'location', 'email', 'avatar_url',
-  'url', 'followers_count', 'public_repositories_count', 'created_at', 'updated_at'] as const;
-const MEMBER_COLUMNS = ['github_id', 'login', 'name', 'avatar_url', 'url', 'bio', 'company', 'location', 'title',
-  'twitter_username', 'followers_count', 'following_count', 'public_repositories_count', 'created_at', 'updated_at'] as const;
+const ORGANIZATION_COLUMNS = [
+  'github_id',
+  'login',
+  'name',
+  'description',
+  'company',
+  'location',
+  'email',
+  'avatar_url',
+  'url',
+  'followers_count',
+  'public_repositories_count',
+  'created_at',
+  'updated_at',
+] as const;
+const MEMBER_COLUMNS = [
+  'github_id',
+  'login',
+  'name',
+  'avatar_url',
+  'url',
+  'bio',
+  'company',
+  'location',
+  'title',
+  'twitter_username',
+  'followers_count',
+  'following_count',
+  'public_repositories_count',
+  'created_at',
+  'updated_at',
+] as const;
 
 // node-postgres gives bigint as text and timestamptz as Date; records hold numbers and ISO text.
 function asRecord<T>(row: Raw): T {
@@ -24,22 +52,34 @@ const columns = (names: readonly string[], table: string) => sql.join(names.map(
 
 export async function storedOrganization(db: Db, login: string): Promise<OrganizationRecord | undefined> {
   const { rows } = await sql<Raw>`
-    SELECT ${columns(ORGANIZATION_COLUMNS, 'o')} FROM organizations o WHERE lower(o.login) = lower(${login})`.execute(db);
+    SELECT ${columns(ORGANIZATION_COLUMNS, 'o')} FROM organizations o WHERE lower(o.login) = lower(${login})`.execute(
+    db,
+  );
   return rows[0] && asRecord<OrganizationRecord>(rows[0]);
 }
 
 /** Stored accounts by GitHub id, as records. */
 export async function storedAccounts(db: Db, table: 'members', ids: number[]): Promise<Map<number, MemberRecord>>;
-export async function storedAccounts(db: Db, table: 'organizations', ids: number[]): Promise<Map<number, OrganizationRecord>>;
-export async function storedAccounts(db: Db, table: 'members' | 'organizations', ids: number[]): Promise<Map<number, MemberRecord | OrganizationRecord>> {
+export async function storedAccounts(
+  db: Db,
+  table: 'organizations',
+  ids: number[],
+): Promise<Map<number, OrganizationRecord>>;
+export async function storedAccounts(
+  db: Db,
+  table: 'members' | 'organizations',
+  ids: number[],
+): Promise<Map<number, MemberRecord | OrganizationRecord>> {
   if (ids.length === 0) return new Map();
   const names = table === 'members' ? MEMBER_COLUMNS : ORGANIZATION_COLUMNS;
   const { rows } = await sql<Raw>`
     SELECT ${columns(names, 'a')} FROM ${sql.table(table)} a WHERE a.github_id = ANY(${ids}::bigint[])`.execute(db);
-  return new Map(rows.map((row) => {
-    const record = asRecord<MemberRecord | OrganizationRecord>(row);
-    return [record.github_id, record];
-  }));
+  return new Map(
+    rows.map((row) => {
+      const record = asRecord<MemberRecord | OrganizationRecord>(row);
+      return [record.github_id, record];
+    }),
+  );
 }
 
 export async function storedRepositories(db: Db, ids: number[]): Promise<RepositoryRecord[]> {

@@ -12,13 +12,20 @@ test('first, second and third run over the fixtures', async (t) => {
   const organizations = fixture.standIn.organizations.map((o) => String(o.organization.login));
   for (const name of ['first', 'second', 'third']) {
     const before = fixture.standIn.requests.length;
-    const report = await syncGithub(fixture.database.db, { apiUrl: fixture.standIn.url, clock: fixture.clock, token: 'test-token', organizations });
+    const report = await syncGithub(fixture.database.db, {
+      apiUrl: fixture.standIn.url,
+      clock: fixture.clock,
+      token: 'test-token',
+      organizations,
+    });
     const answers = fixture.standIn.requests.slice(before);
     const tally = new Map<number, number>();
     for (const { status } of answers) tally.set(status, (tally.get(status) ?? 0) + 1);
     const statuses = [...tally].map(([status, count]) => `${count}×${status}`);
-    t.diagnostic(`${name} run (${fixture.database.kind}): ${report.durationMs} ms, ${answers.length} requests (${statuses.join(', ')}), `
-      + `${changedRows(report.counts)} rows written, ${report.repositories} repositories`);
+    t.diagnostic(
+      `${name} run (${fixture.database.kind}): ${report.durationMs} ms, ${answers.length} requests (${statuses.join(', ')}), ` +
+        `${changedRows(report.counts)} rows written, ${report.repositories} repositories`,
+    );
     if (name !== 'first') assert.equal(changedRows(report.counts), 0);
   }
 });

@@ -2,9 +2,7 @@
 // GitHub's failures injected: secondary and primary rate limits, a 500, a dropped connection.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  servedRecords, storedRecords, useFixtureSync, type LoggedRequest,
-} from '../../../test/github-api-standin.ts';
+import { servedRecords, storedRecords, useFixtureSync, type LoggedRequest } from '../../../test/github-api-standin.ts';
 import { readDataVersion } from '../../changes/counters.queries.ts';
 import { changedRows } from '../report.ts';
 import { syncGithub, type GithubSyncReport } from './github.sync.ts';
@@ -17,7 +15,12 @@ const fixture = useFixtureSync();
 async function run(): Promise<{ report: GithubSyncReport; requests: LoggedRequest[] }> {
   const from = fixture.standIn.requests.length;
   const report = await syncGithub(fixture.database.db, {
-    apiUrl: fixture.standIn.url, clock: fixture.clock, token: 'test-token', organizations: ORGS, perPage: 5, retryBaseMs: 20,
+    apiUrl: fixture.standIn.url,
+    clock: fixture.clock,
+    token: 'test-token',
+    organizations: ORGS,
+    perPage: 5,
+    retryBaseMs: 20,
     log: { info: () => {}, warn: (message) => warnings.push(message) },
   });
   return { report, requests: fixture.standIn.requests.slice(from) };
@@ -48,7 +51,10 @@ test('the first run stores exactly what the stand-in serves, through rate limits
     const failed = requests.find((r) => r.status === status)!;
     assert.equal(retryOf(requests, failed)?.status, 200, `status ${status} is retried`);
   }
-  assert.ok(requests.some((r) => /\/orgs\/codeforamerica\/repos\?.*page=6/.test(r.path)), 'follows Link to the last page');
+  assert.ok(
+    requests.some((r) => /\/orgs\/codeforamerica\/repos\?.*page=6/.test(r.path)),
+    'follows Link to the last page',
+  );
 });
 
 test('a second run writes nothing, keeps the data version, and mostly gets 304s; a third gets only 304s', async () => {
@@ -64,22 +70,36 @@ test('a second run writes nothing, keeps the data version, and mostly gets 304s;
 
   const third = await run();
   assert.equal(changedRows(third.report.counts), 0);
-  assert.ok(third.requests.every((r) => r.status === 304), 'nothing changed: every answer is 304');
+  assert.ok(
+    third.requests.every((r) => r.status === 304),
+    'nothing changed: every answer is 304',
+  );
   assert.deepEqual(await storedRecords(fixture.database.db), servedRecords(fixture.standIn.organizations));
 });
 
 test('an issue changed upstream is fetched with since and stored; the data version moves', async () => {
-  const repo = fixture.standIn.organizations[0]!.repositories.find((r) => String(r.repository.name).includes('paginate-issues'))!;
+  const repo = fixture.standIn.organizations[0]!.repositories.find((r) =>
+    String(r.repository.name).includes('paginate-issues'),
+  )!;
   const issue = repo.issues.find((i) => i.number === 7)!;
-  Object.assign(issue, { title: 'Renamed upstream', state: 'closed', updated_at: '2024-01-02T03:04:05Z', closed_at: '2024-01-02T03:04:05Z' });
+  Object.assign(issue, {
+    title: 'Renamed upstream',
+    state: 'closed',
+    updated_at: '2024-01-02T03:04:05Z',
+    closed_at: '2024-01-02T03:04:05Z',
+  });
   const version = await readDataVersion(fixture.database.db);
   const { report, requests } = await run();
   assert.equal(report.counts.issues.updated, 1);
   assert.equal(changedRows(report.counts), 1);
-  assert.ok(await readDataVersion(fixture.database.db) > version);
+  assert.ok((await readDataVersion(fixture.database.db)) > version);
   const listed = requests.filter((r) => r.path.includes('paginate-issues') && r.path.includes('/issues?'));
   assert.ok(listed.length === 1 && listed[0]!.path.includes('since=2022-07-19T04%3A39%3A16Z'), listed[0]?.path);
-  const stored = await fixture.database.db.selectFrom('issues').select(['title', 'state']).where('github_id', '=', String(issue.id)).executeTakeFirstOrThrow();
+  const stored = await fixture.database.db
+    .selectFrom('issues')
+    .select(['title', 'state'])
+    .where('github_id', '=', String(issue.id))
+    .executeTakeFirstOrThrow();
   assert.deepEqual(stored, { title: 'Renamed upstream', state: 'closed' });
 });
 
@@ -88,13 +108,25 @@ test('a repository whose data cannot be read is reported and skipped; the others
   const label = repo.labels[0]!;
   const color = label.color;
   label.color = 'not a colour';
-  repo.labels.push({ ...repo.labels[1]!, id: 99_000_001, name: 'new upstream', url: `${String(repo.labels[1]!.url)}-new` });
+  repo.labels.push({
+    ...repo.labels[1]!,
+    id: 99_000_001,
+    name: 'new upstream',
+    url: `${String(repo.labels[1]!.url)}-new`,
+  });
   try {
     const { report } = await run();
     assert.equal(report.failed.length, 1);
     assert.match(report.failed[0]!.error, /color/);
     assert.equal(report.failed[0]!.repository, repo.repository.full_name);
-    assert.equal(await fixture.database.db.selectFrom('labels').select('id').where('github_id', '=', '99000001').executeTakeFirst(), undefined);
+    assert.equal(
+      await fixture.database.db
+        .selectFrom('labels')
+        .select('id')
+        .where('github_id', '=', '99000001')
+        .executeTakeFirst(),
+      undefined,
+    );
   } finally {
     label.color = color;
     repo.labels.pop();

@@ -57,13 +57,23 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
   const ctx: UnitContext = { db, octokit, perPage: options.perPage ?? 100, counts: options.repositoryCounts ?? true };
   const counts = Object.fromEntries(GITHUB_RESOURCES.map((r) => [r, { ...emptyCounts(), skipped: 0 }])) as GithubReport;
   const report: GithubSyncReport = {
-    organizations: 0, repositories: 0, changedUnits: 0, removedRepositories: 0, failed: [], counts, requests: stats, changed: false, dataVersion: 0, durationMs: 0,
+    organizations: 0,
+    repositories: 0,
+    changedUnits: 0,
+    removedRepositories: 0,
+    failed: [],
+    counts,
+    requests: stats,
+    changed: false,
+    dataVersion: 0,
+    durationMs: 0,
     profiles: { asked: 0, fetched: 0, changed: 0, notModified: 0, missing: 0 },
   };
   const add = (result: BatchResult | undefined) => {
     if (!result) return;
     for (const resource of GITHUB_RESOURCES) {
-      for (const key of ['total', 'inserted', 'updated', 'deactivated', 'skipped'] as const) counts[resource][key] += result.report[resource][key];
+      for (const key of ['total', 'inserted', 'updated', 'deactivated', 'skipped'] as const)
+        counts[resource][key] += result.report[resource][key];
     }
     if (result.changed) report.changedUnits++;
   };
@@ -94,8 +104,15 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
       progress.advance(`${name} (${stats.total} requests)`);
     });
     report.profiles = await syncProfiles({
-      db, octokit, log, budget: options.profileRequests ?? PROFILE_REQUESTS, concurrency: options.concurrency ?? 4, signal: options.signal,
-      skip: options.organizations.map((login) => login.toLowerCase()), onWritten: add, each: eachWithLimit,
+      db,
+      octokit,
+      log,
+      budget: options.profileRequests ?? PROFILE_REQUESTS,
+      concurrency: options.concurrency ?? 4,
+      signal: options.signal,
+      skip: options.organizations.map((login) => login.toLowerCase()),
+      onWritten: add,
+      each: eachWithLimit,
     });
   } catch (error) {
     const done = `${report.organizations} of ${options.organizations.length} organizations, ${report.repositories} of ${repositories.length} repositories`;
@@ -138,7 +155,12 @@ function messageOf(error: unknown): string {
 }
 
 /** Runs `work` on every item, `limit` at a time; the first failure stops new work and is rethrown. */
-async function eachWithLimit<T>(items: T[], limit: number, signal: AbortSignal | undefined, work: (item: T) => Promise<void>) {
+async function eachWithLimit<T>(
+  items: T[],
+  limit: number,
+  signal: AbortSignal | undefined,
+  work: (item: T) => Promise<void>,
+) {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {

@@ -41,7 +41,8 @@ export async function syncOrganization(ctx: UnitContext, login: string, retried 
     fetchConditional(octokit, 'GET /orgs/{org}/public_members', { org: login, per_page: perPage }, known),
   ]);
   for (const page of repos.pages) {
-    if (page.status === 200) page.state.githubIds = (page.body as { id: unknown }[]).filter(isPublicRecord).map((repo) => Number(repo.id));
+    if (page.status === 200)
+      page.state.githubIds = (page.body as { id: unknown }[]).filter(isPublicRecord).map((repo) => Number(repo.id));
   }
   const stored = profile.pages[0]?.status === 304 ? await storedOrganization(db, login) : undefined;
   // A 304 vouches for rows that someone has since deleted: ask again, unconditionally.
@@ -54,7 +55,12 @@ export async function syncOrganization(ctx: UnitContext, login: string, retried 
     collectPages(collector, `/orgs/${login}`, profile.pages);
     collectPages(collector, `/orgs/${login}/repos`, repos.pages);
     collectPages(collector, `/orgs/${login}/public_members`, members.pages);
-    written = await writeBatch(db, { scope, data: collector.finish(), states: statesOf(profile, repos, members), values: [] });
+    written = await writeBatch(db, {
+      scope,
+      data: collector.finish(),
+      states: statesOf(profile, repos, members),
+      values: [],
+    });
   }
   const ids = repos.pages.flatMap((page) => page.state.githubIds);
   const repositories = await storedRepositories(db, ids);
@@ -81,11 +87,16 @@ export async function syncRepository(ctx: UnitContext, repository: RepositoryRec
     fetchConditional(octokit, 'GET /repos/{owner}/{repo}/releases', base, known),
   ]);
   const countsKey = countsCursor(repository);
-  const counts = ctx.counts === false ? undefined : await fetchRepositoryCounts(octokit, repository, await readSyncValue(db, countsKey));
+  const counts =
+    ctx.counts === false
+      ? undefined
+      : await fetchRepositoryCounts(octokit, repository, await readSyncValue(db, countsKey));
   if ([issues, labels, milestones, releases].every(isUnchanged) && !counts) return undefined;
 
   const collector = new GithubCollector();
-  const record = counts ? { ...repository, commits_count: counts.commits, contributors_count: counts.contributors } : repository;
+  const record = counts
+    ? { ...repository, commits_count: counts.commits, contributors_count: counts.contributors }
+    : repository;
   collector.repositories.add(record, record);
   const path = `/repos/${repository.owner_login}/${repository.name}`;
   collectPages(collector, `${path}/issues`, issues.pages);
@@ -113,7 +124,12 @@ function latestUpdate(items: unknown[]): string | undefined {
   let latest: string | undefined;
   for (const item of items) {
     const value = (item as { updated_at?: unknown }).updated_at;
-    if (typeof value === 'string' && !Number.isNaN(Date.parse(value)) && (!latest || Date.parse(value) > Date.parse(latest))) latest = value;
+    if (
+      typeof value === 'string' &&
+      !Number.isNaN(Date.parse(value)) &&
+      (!latest || Date.parse(value) > Date.parse(latest))
+    )
+      latest = value;
   }
   return latest;
 }

@@ -31,7 +31,12 @@ export function publicOnly(body: unknown): unknown {
  * are not in `listed` (the GitHub ids of its public listing now) and that GitHub does not show as public any
  * more. Returns the number deleted.
  */
-export async function removeNonPublicRepositories(ctx: { db: Db; octokit: GithubClient }, login: string, listed: ReadonlySet<number>, before: number[]): Promise<number> {
+export async function removeNonPublicRepositories(
+  ctx: { db: Db; octokit: GithubClient },
+  login: string,
+  listed: ReadonlySet<number>,
+  before: number[],
+): Promise<number> {
   const { db, octokit } = ctx;
   const missing = (await storedRepositoriesOf(db, login, before)).filter((repo) => !listed.has(repo.githubId));
   const gone: number[] = [];

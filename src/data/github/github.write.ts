@@ -4,12 +4,23 @@
 import type { Db } from '../../db/index.ts';
 import { emptyCounts } from '../report.ts';
 import {
-  batches, rowIdsByGithubId, syncPairs, tableIsEmpty, touchRows, upsertByGithubId, withIndexesRebuilt,
-  type PairTable, type Row,
+  batches,
+  rowIdsByGithubId,
+  syncPairs,
+  tableIsEmpty,
+  touchRows,
+  upsertByGithubId,
+  withIndexesRebuilt,
+  type PairTable,
+  type Row,
 } from './github.queries.ts';
 import { tracePhase, type DatasetData } from './github.stage.ts';
 import {
-  GITHUB_RESOURCES, type GithubData, type GithubReport, type GithubResource, type IssueRecord,
+  GITHUB_RESOURCES,
+  type GithubData,
+  type GithubReport,
+  type GithubResource,
+  type IssueRecord,
 } from './github.records.ts';
 
 export type { GithubCounts, GithubReport } from './github.records.ts';
@@ -22,7 +33,10 @@ export async function writeGithubData(db: Db, data: GithubData | DatasetData): P
   const run = new WriteRun(db, data);
   const organizations = await run.store('organizations', data.organizations, (o) => ({ ...o }));
   const members = await run.store('members', data.members, (m) => ({ ...m }));
-  const owners = await run.lookup('organizations', data.repositories.map((r) => r.owner_github_id));
+  const owners = await run.lookup(
+    'organizations',
+    data.repositories.map((r) => r.owner_github_id),
+  );
   const repositories = await run.store('repositories', data.repositories, ({ owner_github_id, ...r }) => ({
     ...r,
     organization_id: refer(owners, owner_github_id),
@@ -49,11 +63,21 @@ export async function writeGithubData(db: Db, data: GithubData | DatasetData): P
   const stored = data.issues.filter((issue) => issues.has(issue.github_id));
   for (const batch of batches(stored)) {
     const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
-    await run.link('issues', 'issue_labels', pairs(batch, issues, (issue) => issue.label_github_ids, labels), issueRowIds);
+    await run.link(
+      'issues',
+      'issue_labels',
+      pairs(batch, issues, (issue) => issue.label_github_ids, labels),
+      issueRowIds,
+    );
   }
   for (const batch of batches(stored)) {
     const issueRowIds = batch.map((issue) => issues.get(issue.github_id)!);
-    await run.link('issues', 'issue_assignees', pairs(batch, issues, (issue) => issue.assignee_github_ids, people), issueRowIds);
+    await run.link(
+      'issues',
+      'issue_assignees',
+      pairs(batch, issues, (issue) => issue.assignee_github_ids, people),
+      issueRowIds,
+    );
   }
   const memberships = data.organizationMembers.flatMap(({ organization_github_id, member_github_id }) => {
     const [organization, member] = [organizations.get(organization_github_id), members.get(member_github_id)];
@@ -135,7 +159,9 @@ class WriteRun {
     totals: Partial<Record<GithubResource, number>> = {},
   ) {
     const counts = (resource: GithubResource) => ({
-      ...emptyCounts(), skipped: data.skipped[resource], total: totals[resource] ?? data[resource].length,
+      ...emptyCounts(),
+      skipped: data.skipped[resource],
+      total: totals[resource] ?? data[resource].length,
     });
     this.report = Object.fromEntries(GITHUB_RESOURCES.map((r) => [r, counts(r)])) as GithubReport;
   }
@@ -158,7 +184,12 @@ class WriteRun {
       counts.inserted += result.inserted;
       counts.updated += result.updated;
       for (const id of result.changed) changed.add(id);
-      for (const [githubId, id] of await rowIdsByGithubId(this.db, resource, rows.map((row) => row.github_id))) ids.set(githubId, id);
+      for (const [githubId, id] of await rowIdsByGithubId(
+        this.db,
+        resource,
+        rows.map((row) => row.github_id),
+      ))
+        ids.set(githubId, id);
     }
     this.#changed.set(resource, changed);
     return ids;
@@ -166,7 +197,11 @@ class WriteRun {
 
   /** Row ids of stored records, including those stored by earlier runs. */
   lookup(resource: GithubResource, githubIds: (number | null)[]): Promise<Ids> {
-    return rowIdsByGithubId(this.db, resource, githubIds.filter((id): id is number => id !== null));
+    return rowIdsByGithubId(
+      this.db,
+      resource,
+      githubIds.filter((id): id is number => id !== null),
+    );
   }
 
   // A change of links is a change of their owner (the issue, the organization): a run that only

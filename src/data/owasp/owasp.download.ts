@@ -11,8 +11,14 @@ export const OWASP_DATA_URL = 'https://raw.githubusercontent.com/OWASP/owasp.git
 
 /** What readOwaspData reads; only chapters.json is required. */
 export const OWASP_FILES = [
-  'chapters.json', 'inactive_chapters.json', 'committees.json', 'projects.json', 'project_levels.json',
-  'events.yml', 'corp_members.yml', 'leaders.json',
+  'chapters.json',
+  'inactive_chapters.json',
+  'committees.json',
+  'projects.json',
+  'project_levels.json',
+  'events.yml',
+  'corp_members.yml',
+  'leaders.json',
 ] as const;
 
 export interface DownloadLimits {
@@ -22,13 +28,17 @@ export interface DownloadLimits {
 }
 
 export type Download = { file: string; url: string } & (
-  | { status: 200; state: RequestState }
-  | { status: 304; state: RequestState }
-  | { status: 404 }
+  { status: 200; state: RequestState } | { status: 304; state: RequestState } | { status: 404 }
 );
 
 /** GETs base + file into `dir`; conditional when `known` holds what the URL answered last time. */
-export async function downloadFile(base: string, file: string, dir: string, known: RequestState | undefined, limits: DownloadLimits): Promise<Download> {
+export async function downloadFile(
+  base: string,
+  file: string,
+  dir: string,
+  known: RequestState | undefined,
+  limits: DownloadLimits,
+): Promise<Download> {
   const url = new URL(file, base.endsWith('/') ? base : `${base}/`).toString();
   const headers: Record<string, string> = { 'user-agent': `community-data-service/${VERSION}` };
   if (known?.etag) headers['if-none-match'] = known.etag;
@@ -54,12 +64,19 @@ export async function downloadFile(base: string, file: string, dir: string, know
       chunks.push(Buffer.from(chunk));
     }
     await fs.writeFile(path.join(dir, file), Buffer.concat(chunks));
-    const state = { url, etag: response.headers.get('etag') ?? '', lastModified: response.headers.get('last-modified') ?? '', nextUrl: '', githubIds: [] };
+    const state = {
+      url,
+      etag: response.headers.get('etag') ?? '',
+      lastModified: response.headers.get('last-modified') ?? '',
+      nextUrl: '',
+      githubIds: [],
+    };
     return { file, url, status: 200, state };
   } catch (error) {
     if (error instanceof ImportError || limits.signal?.aborted) throw error;
     if (timeout.aborted) throw fail(`no complete answer within ${limits.timeoutMs} ms`);
-    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    const cause =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
     throw fail(`download failed: ${cause}`);
   }
 }

@@ -80,8 +80,18 @@ export function parseDay(text: string): string | undefined {
 }
 
 const MONTHS = [
-  'january', 'february', 'march', 'april', 'may', 'june',
-  'july', 'august', 'september', 'october', 'november', 'december',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
 ];
 
 /** 1–12 from an English month name or an abbreviation of it ("Sep", "Sept"); 0 when unknown. */

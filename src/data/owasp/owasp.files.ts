@@ -5,7 +5,11 @@ import YAML from 'yaml';
 import { ImportError } from '../errors.ts';
 
 /** The records of a file, or undefined when an optional file is absent. */
-export async function loadList(dir: string, file: string, options: { required?: boolean } = {}): Promise<unknown[] | undefined> {
+export async function loadList(
+  dir: string,
+  file: string,
+  options: { required?: boolean } = {},
+): Promise<unknown[] | undefined> {
   let text: string;
   try {
     text = await fs.readFile(path.join(dir, file), 'utf8');

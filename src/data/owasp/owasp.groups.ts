@@ -72,7 +72,10 @@ function toChapter(page: Page): ChapterRecord {
   const level = fields.text('level');
   const meetupGroup = meetupSlug(fields.string('meetup-group'));
   // codeurl sometimes holds several URLs separated by tabs, often the same one twice.
-  const codeUrls = fields.string('codeurl').split(/\s+/).filter((url) => /^https?:\/\//.test(url));
+  const codeUrls = fields
+    .string('codeurl')
+    .split(/\s+/)
+    .filter((url) => /^https?:\/\//.test(url));
   return {
     key: page.key,
     name: page.name,

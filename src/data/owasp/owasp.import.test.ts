@@ -55,7 +55,10 @@ describe('OWASP import of the bundled files', () => {
     assert.deepEqual(report.counts.chapters, { total: 608, inserted: 608, updated: 0, deactivated: 0 });
     assert.deepEqual(await countBy(db, 'chapters', 'is_active'), { true: 351, false: 257 });
     assert.equal(report.geocoded.activeChapters, 351);
-    assert.ok(report.geocoded.activeChaptersWithCoordinates >= 310, `${report.geocoded.activeChaptersWithCoordinates} placed`);
+    assert.ok(
+      report.geocoded.activeChaptersWithCoordinates >= 310,
+      `${report.geocoded.activeChaptersWithCoordinates} placed`,
+    );
   });
 
   it('maps a chapter field by field', async () => {
@@ -66,9 +69,14 @@ describe('OWASP import of the bundled files', () => {
     assert.equal(london.description, '');
     assert.equal(london.level, '');
     assert.equal(london.url, 'https://owasp.org/www-chapter-london/');
-    assert.deepEqual(london.related_urls, ['https://github.com/OWASP/www-chapter-london', 'https://www.meetup.com/OWASP-London/']);
+    assert.deepEqual(london.related_urls, [
+      'https://github.com/OWASP/www-chapter-london',
+      'https://www.meetup.com/OWASP-London/',
+    ]);
     assert.equal(london.created_at.toISOString(), '2019-09-12T00:00:00.000Z');
-    assert.ok(distanceKm(london as { latitude: number; longitude: number }, { latitude: 51.507, longitude: -0.128 }) < 10);
+    assert.ok(
+      distanceKm(london as { latitude: number; longitude: number }, { latitude: 51.507, longitude: -0.128 }) < 10,
+    );
     const jeddah = await db.selectFrom('chapters').selectAll().where('key', '=', 'jeddah').executeTakeFirstOrThrow();
     assert.equal(jeddah.is_active, false, 'only in inactive_chapters.json');
     assert.equal(jeddah.created_at.toISOString(), '2020-06-23T00:00:00.000Z');
@@ -76,36 +84,79 @@ describe('OWASP import of the bundled files', () => {
 
   it('imports committees and projects with their levels', async () => {
     assert.deepEqual(report.counts.committees, { total: 4, inserted: 4, updated: 0, deactivated: 0 });
-    assert.deepEqual(await countBy(db, 'projects', 'level'), { flagship: 15, production: 13, lab: 35, incubator: 206, other: 147 });
+    assert.deepEqual(await countBy(db, 'projects', 'level'), {
+      flagship: 15,
+      production: 13,
+      lab: 35,
+      incubator: 206,
+      other: 147,
+    });
     assert.equal((await countBy(db, 'projects', 'is_active')).true, 273);
     const amass = await db.selectFrom('projects').selectAll().where('key', '=', 'amass').executeTakeFirstOrThrow();
     assert.deepEqual([amass.name, amass.level, amass.type, amass.is_active], ['OWASP Amass', 'flagship', 'code', true]);
     // The reference's four types; the website's other values ('code, tool', 'standards', blank…) are 'other'.
     assert.deepEqual(await countBy(db, 'projects', 'type'), { code: 169, documentation: 149, tool: 1, other: 97 });
-    const aegis = await db.selectFrom('projects').select('repository_paths').where('key', '=', 'aegis4j').executeTakeFirstOrThrow();
-    assert.deepEqual(aegis.repository_paths, ['owasp/www-project-aegis4j', 'gredler/aegis4j'], 'the website repository, then the code URLs once');
+    const aegis = await db
+      .selectFrom('projects')
+      .select('repository_paths')
+      .where('key', '=', 'aegis4j')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      aegis.repository_paths,
+      ['owasp/www-project-aegis4j', 'gredler/aegis4j'],
+      'the website repository, then the code URLs once',
+    );
   });
 
   it("keeps a leader's GitHub login where the website gives a profile address, never an e-mail address", async () => {
-    const logins = await db.selectFrom('leaders').select(['name', 'github_login']).where('github_login', '<>', '').orderBy('github_login').execute();
-    assert.ok(logins.some((l) => l.github_login === 'lavelliane'), JSON.stringify(logins));
-    assert.ok(logins.every((l) => /^[a-z\d-]+$/i.test(l.github_login)), JSON.stringify(logins));
+    const logins = await db
+      .selectFrom('leaders')
+      .select(['name', 'github_login'])
+      .where('github_login', '<>', '')
+      .orderBy('github_login')
+      .execute();
+    assert.ok(
+      logins.some((l) => l.github_login === 'lavelliane'),
+      JSON.stringify(logins),
+    );
+    assert.ok(
+      logins.every((l) => /^[a-z\d-]+$/i.test(l.github_login)),
+      JSON.stringify(logins),
+    );
   });
 
   it('imports events with categories, end dates and places', async () => {
     assert.deepEqual(await countBy(db, 'events', 'category'), { global: 5, appsec_days: 9, partner: 1 });
     const withEnd = await db.selectFrom('events').select('key').where('end_date', 'is not', null).execute();
     assert.equal(withEnd.length, 11);
-    const usa = await db.selectFrom('events').selectAll().where('key', '=', 'owasp-global-appsec-usa-2026-san-francisco-ca').executeTakeFirstOrThrow();
-    assert.deepEqual([usa.start_date, usa.end_date, usa.summary, usa.suggested_location], ['2026-11-02', '2026-11-06', 'November 2-6, 2026', 'San Francisco, CA']);
-    assert.ok(distanceKm(usa as { latitude: number; longitude: number }, { latitude: 37.775, longitude: -122.419 }) < 10);
+    const usa = await db
+      .selectFrom('events')
+      .selectAll()
+      .where('key', '=', 'owasp-global-appsec-usa-2026-san-francisco-ca')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [usa.start_date, usa.end_date, usa.summary, usa.suggested_location],
+      ['2026-11-02', '2026-11-06', 'November 2-6, 2026', 'San Francisco, CA'],
+    );
+    assert.ok(
+      distanceKm(usa as { latitude: number; longitude: number }, { latitude: 37.775, longitude: -122.419 }) < 10,
+    );
     assert.equal(report.geocoded.eventsWithCoordinates, 5);
   });
 
   it('imports sponsors with sponsor and member types', async () => {
-    assert.deepEqual(await countBy(db, 'sponsors', 'sponsor_type'), { 'Not a Sponsor': 70, Silver: 12, Gold: 1, Platinum: 1 });
+    assert.deepEqual(await countBy(db, 'sponsors', 'sponsor_type'), {
+      'Not a Sponsor': 70,
+      Silver: 12,
+      Gold: 1,
+      Platinum: 1,
+    });
     assert.deepEqual(await countBy(db, 'sponsors', 'member_type'), { Platinum: 14, Gold: 15, Silver: 54, '': 1 });
-    const salesforce = await db.selectFrom('sponsors').selectAll().where('key', '=', 'salesforce').executeTakeFirstOrThrow();
+    const salesforce = await db
+      .selectFrom('sponsors')
+      .selectAll()
+      .where('key', '=', 'salesforce')
+      .executeTakeFirstOrThrow();
     assert.deepEqual([salesforce.is_member, salesforce.member_type], [true, 'Platinum']);
     assert.equal(salesforce.image_url, 'https://owasp.org/assets/images/corp-member-logo/salesforce.png');
   });
@@ -141,7 +192,9 @@ describe('OWASP import of the bundled files', () => {
   it('stores no e-mail address anywhere', async () => {
     // Domains start with a letter, so logo names like "logo@2x.png" are not taken for addresses.
     const email = '[A-Za-z0-9._%+-]+@[A-Za-z][A-Za-z0-9-]*(\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}';
-    const probe = await sql<{ hit: boolean }>`SELECT ${'leader.name@owasp.org'}::text ~ ${email}::text AS hit`.execute(db);
+    const probe = await sql<{ hit: boolean }>`SELECT ${'leader.name@owasp.org'}::text ~ ${email}::text AS hit`.execute(
+      db,
+    );
     assert.equal(probe.rows[0]?.hit, true, 'the pattern finds an address');
     const columns = await sql<{ table_name: string; column_name: string }>`
       SELECT table_name, column_name FROM information_schema.columns
@@ -167,14 +220,21 @@ describe('OWASP import of the bundled files', () => {
       ...data,
       chapters: data.chapters.filter((chapter) => chapter.key !== 'london'),
       projects: data.projects?.filter((project) => project.key !== 'amass'),
-      leaders: data.leaders && { ...data.leaders, links: data.leaders.links.filter((link) => link.groupKey !== 'aarhus') },
+      leaders: data.leaders && {
+        ...data.leaders,
+        links: data.leaders.links.filter((link) => link.groupKey !== 'aarhus'),
+      },
     };
     const removed = await write(db, without);
     assert.equal(removed.counts.chapters.deactivated, 1);
     assert.equal(removed.counts.projects.deactivated, 1);
     assert.equal(removed.counts.leaderLinks.deactivated, 2);
     assert.equal(changedRows(removed.counts), 4);
-    const london = await db.selectFrom('chapters').select(['is_active', 'nest_updated_at']).where('key', '=', 'london').executeTakeFirstOrThrow();
+    const london = await db
+      .selectFrom('chapters')
+      .select(['is_active', 'nest_updated_at'])
+      .where('key', '=', 'london')
+      .executeTakeFirstOrThrow();
     assert.equal(london.is_active, false);
     const restored = await write(db, data);
     assert.deepEqual([restored.counts.chapters.updated, restored.counts.projects.updated], [1, 1]);
@@ -185,8 +245,15 @@ describe('OWASP import of the bundled files', () => {
 describe('OWASP files that cannot be imported', () => {
   let dir: string;
   const chapter = {
-    name: 'Testville', url: 'https://owasp.org/www-chapter-testville/', created: '2020-01-02', updated: '2021-03-04',
-    build: 'built', title: 'OWASP Testville', pitch: 'More info soon...', country: '', region: 'Europe',
+    name: 'Testville',
+    url: 'https://owasp.org/www-chapter-testville/',
+    created: '2020-01-02',
+    updated: '2021-03-04',
+    build: 'built',
+    title: 'OWASP Testville',
+    pitch: 'More info soon...',
+    country: '',
+    region: 'Europe',
   };
 
   before(async () => {
@@ -209,7 +276,10 @@ describe('OWASP files that cannot be imported', () => {
   it('reads a folder holding only chapters.json', async () => {
     await fs.writeFile(path.join(dir, 'chapters.json'), JSON.stringify([chapter]));
     const data = await readOwaspData(dir);
-    assert.deepEqual(data.chapters.map((c) => [c.key, c.name, c.description, c.isActive]), [['testville', 'OWASP Testville', '', true]]);
+    assert.deepEqual(
+      data.chapters.map((c) => [c.key, c.name, c.description, c.isActive]),
+      [['testville', 'OWASP Testville', '', true]],
+    );
     assert.equal(data.projects, undefined);
   });
 
@@ -222,18 +292,49 @@ describe('OWASP files that cannot be imported', () => {
 
   it('names the record that misses a field or has an invalid date', async () => {
     const noUrl = { ...chapter, url: undefined, title: 'OWASP Nowhere' };
-    await rejects({ 'chapters.json': JSON.stringify([chapter, noUrl]) }, 'chapters.json', '#2 "OWASP Nowhere"', /"url" is missing/);
+    await rejects(
+      { 'chapters.json': JSON.stringify([chapter, noUrl]) },
+      'chapters.json',
+      '#2 "OWASP Nowhere"',
+      /"url" is missing/,
+    );
     const badDate = { ...chapter, created: '2021-02-30' };
-    await rejects({ 'chapters.json': JSON.stringify([badDate]) }, 'chapters.json', '#1 "OWASP Testville"', /not a valid date/);
+    await rejects(
+      { 'chapters.json': JSON.stringify([badDate]) },
+      'chapters.json',
+      '#1 "OWASP Testville"',
+      /not a valid date/,
+    );
     const project = { ...chapter, url: 'https://owasp.org/www-project-x/', updated: 'yesterday' };
-    await rejects({ 'chapters.json': '[]', 'projects.json': JSON.stringify([project]) }, 'projects.json', '#1 "OWASP Testville"', /"updated"/);
+    await rejects(
+      { 'chapters.json': '[]', 'projects.json': JSON.stringify([project]) },
+      'projects.json',
+      '#1 "OWASP Testville"',
+      /"updated"/,
+    );
   });
 
   it('rejects bad YAML and impossible events', async () => {
-    await rejects({ 'chapters.json': '[]', 'events.yml': '- category: Global\n  events: [oops\n' }, 'events.yml', undefined, /invalid YAML/);
-    const backwards = '- category: Global\n  events:\n    - name: Late\n      start-date: 2026-06-22\n      dates: June 2-3, 2026\n';
-    await rejects({ 'chapters.json': '[]', 'events.yml': backwards }, 'events.yml', 'group #1 "Global" event #1 "Late"', /end before/);
-    await rejects({ 'chapters.json': '[]', 'corp_members.yml': '- member: true\n  sponsor: 4\n' }, 'corp_members.yml', '#1', /"name"/);
+    await rejects(
+      { 'chapters.json': '[]', 'events.yml': '- category: Global\n  events: [oops\n' },
+      'events.yml',
+      undefined,
+      /invalid YAML/,
+    );
+    const backwards =
+      '- category: Global\n  events:\n    - name: Late\n      start-date: 2026-06-22\n      dates: June 2-3, 2026\n';
+    await rejects(
+      { 'chapters.json': '[]', 'events.yml': backwards },
+      'events.yml',
+      'group #1 "Global" event #1 "Late"',
+      /end before/,
+    );
+    await rejects(
+      { 'chapters.json': '[]', 'corp_members.yml': '- member: true\n  sponsor: 4\n' },
+      'corp_members.yml',
+      '#1',
+      /"name"/,
+    );
   });
 });
 
@@ -254,7 +355,14 @@ describe('OWASP mapping rules', () => {
 
   it('maps project levels, keys and old dates', () => {
     assert.deepEqual([4, 3.5, 3, 2, 1, 0, -1, undefined].map(projectLevel), [
-      'flagship', 'production', 'lab', 'incubator', 'other', 'other', 'other', 'other',
+      'flagship',
+      'production',
+      'lab',
+      'incubator',
+      'other',
+      'other',
+      'other',
+      'other',
     ]);
     assert.equal(keyFromUrl('https://owasp.org/www-chapter-London/', 'www-chapter-'), 'london');
     assert.equal(keyFromUrl('https://owasp.org/www-project-zap/', 'www-chapter-'), undefined);

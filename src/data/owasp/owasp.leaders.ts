@@ -27,9 +27,14 @@ export function readLeaders(list: unknown[]): Leaders {
   list.forEach((raw, index) => {
     const fields = new RecordFields('leaders.json', recordLabel(index, raw, 'name', 'group'), raw);
     const groupUrl = fields.required('group_url');
-    const group = GROUP_PREFIXES.map(([kind, prefix]) => ({ kind, key: keyFromUrl(groupUrl, prefix) })).find((g) => g.key);
+    const group = GROUP_PREFIXES.map(([kind, prefix]) => ({ kind, key: keyFromUrl(groupUrl, prefix) })).find(
+      (g) => g.key,
+    );
     // Names sometimes carry a mail emoji where the site shows a mail link.
-    const name = fields.string('name').replace(/\p{Extended_Pictographic}/gu, '').trim();
+    const name = fields
+      .string('name')
+      .replace(/\p{Extended_Pictographic}/gu, '')
+      .trim();
     const key = slugify(name);
     if (!group?.key) {
       skipped.otherGroups++;

@@ -58,7 +58,11 @@ export async function deactivateMissing(db: Db, table: ActiveTable, keys: readon
 }
 
 /** lower(key) → id, for the given keys (all rows when omitted). */
-export async function idsByKey(db: Db, table: ActiveTable | 'leaders', keys?: readonly string[]): Promise<Map<string, string>> {
+export async function idsByKey(
+  db: Db,
+  table: ActiveTable | 'leaders',
+  keys?: readonly string[],
+): Promise<Map<string, string>> {
   const filter = keys ? sql`WHERE lower(key) = ANY(${keys}::text[])` : sql``;
   const result = await sql<{ id: string; key: string }>`
     SELECT id, lower(key) AS key FROM ${sql.table(table)} ${filter}`.execute(db);
@@ -100,6 +104,8 @@ export async function deleteOtherLeaderLinks(db: Db, group: LeaderGroup, links: 
     DELETE FROM entity_leaders
     WHERE ${column} IS NOT NULL
       AND (${column}, leader_id) NOT IN (
-        SELECT * FROM unnest(${links.map((link) => link.groupId)}::bigint[], ${links.map((link) => link.leaderId)}::bigint[]))`.execute(db);
+        SELECT * FROM unnest(${links.map((link) => link.groupId)}::bigint[], ${links.map((link) => link.leaderId)}::bigint[]))`.execute(
+    db,
+  );
   return Number(result.numAffectedRows ?? 0);
 }

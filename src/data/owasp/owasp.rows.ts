@@ -8,7 +8,10 @@ import type { ChapterRecord, CommitteeRecord, EventRecord, ProjectRecord, Sponso
 // Contribution data is not in the website files: the import never writes it.
 type ChapterRow = Omit<Insertable<DB['chapters']>, 'contribution_data' | 'contribution_stats'>;
 
-export function chapterRow(chapter: ChapterRecord, { point, country, countryCode, region }: ChapterLocation): ChapterRow {
+export function chapterRow(
+  chapter: ChapterRecord,
+  { point, country, countryCode, region }: ChapterLocation,
+): ChapterRow {
   return {
     key: chapter.key,
     name: chapter.name,
@@ -41,7 +44,12 @@ export function committeeRow(committee: CommitteeRecord): Insertable<DB['committ
 }
 
 export function projectRow(project: ProjectRecord): Insertable<DB['projects']> {
-  return { ...committeeRow(project), level: project.level, type: project.type, repository_paths: JSON.stringify(project.repositoryPaths) };
+  return {
+    ...committeeRow(project),
+    level: project.level,
+    type: project.type,
+    repository_paths: JSON.stringify(project.repositoryPaths),
+  };
 }
 
 export function eventRow(event: EventRecord, point: Point | null): Insertable<DB['events']> {

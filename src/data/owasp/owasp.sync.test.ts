@@ -37,20 +37,43 @@ async function editUpstream(dir: string): Promise<void> {
   const file = path.join(dir, 'chapters.json');
   const chapters = (JSON.parse(await fs.readFile(file, 'utf8')) as Json[])
     .filter((c) => !String(c.url).includes('www-chapter-curitiba/'))
-    .map((c) => (String(c.url).includes('www-chapter-london/') ? { ...c, name: 'Manchester', title: 'OWASP Manchester' } : c));
+    .map((c) =>
+      String(c.url).includes('www-chapter-london/') ? { ...c, name: 'Manchester', title: 'OWASP Manchester' } : c,
+    );
   await fs.writeFile(file, JSON.stringify(chapters));
   const events = await fs.readFile(path.join(dir, 'events.yml'), 'utf8');
-  const added = '    - name: OWASP Sync Days 2030 - Lisbon, Portugal\n      start-date: 2030-05-02\n      dates: May 2-3, 2030\n';
+  const added =
+    '    - name: OWASP Sync Days 2030 - Lisbon, Portugal\n      start-date: 2030-05-02\n      dates: May 2-3, 2030\n';
   await fs.writeFile(path.join(dir, 'events.yml'), events.replace(/(\n {2}events:\n)/, `$1${added}`));
 }
 
 async function chapter(db: Db, key: string) {
-  return db.selectFrom('chapters').select(['name', 'is_active', 'latitude', 'longitude']).where('key', '=', key).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('chapters')
+    .select(['name', 'is_active', 'latitude', 'longitude'])
+    .where('key', '=', key)
+    .executeTakeFirstOrThrow();
 }
 
 async function snapshot(db: Db): Promise<string> {
-  const tables = ['chapters', 'committees', 'projects', 'events', 'sponsors', 'leaders', 'entity_leaders', 'sync_requests'];
-  const rows = await Promise.all(tables.map((t) => sql.raw(`SELECT * FROM ${t} ORDER BY 1`).execute(db).then((r) => r.rows)));
+  const tables = [
+    'chapters',
+    'committees',
+    'projects',
+    'events',
+    'sponsors',
+    'leaders',
+    'entity_leaders',
+    'sync_requests',
+  ];
+  const rows = await Promise.all(
+    tables.map((t) =>
+      sql
+        .raw(`SELECT * FROM ${t} ORDER BY 1`)
+        .execute(db)
+        .then((r) => r.rows),
+    ),
+  );
   return JSON.stringify([rows, await readDataVersion(db)]);
 }
 
@@ -58,9 +81,21 @@ async function checkEdited(db: Db, londonBefore: { latitude: number | null; long
   assert.equal((await chapter(db, 'curitiba')).is_active, false, 'removed upstream: kept, inactive');
   const london = await chapter(db, 'london');
   assert.equal(london.name, 'OWASP Manchester');
-  assert.ok(distanceKm(london as { latitude: number; longitude: number }, MANCHESTER) < 30, 'placed again from the new name');
-  assert.ok(distanceKm(london as { latitude: number; longitude: number }, londonBefore as { latitude: number; longitude: number }) > 200);
-  const event = await db.selectFrom('events').select(['latitude', 'longitude']).where('key', 'like', '%sync-days-2030%').executeTakeFirstOrThrow();
+  assert.ok(
+    distanceKm(london as { latitude: number; longitude: number }, MANCHESTER) < 30,
+    'placed again from the new name',
+  );
+  assert.ok(
+    distanceKm(
+      london as { latitude: number; longitude: number },
+      londonBefore as { latitude: number; longitude: number },
+    ) > 200,
+  );
+  const event = await db
+    .selectFrom('events')
+    .select(['latitude', 'longitude'])
+    .where('key', 'like', '%sync-days-2030%')
+    .executeTakeFirstOrThrow();
   assert.ok(distanceKm(event as { latitude: number; longitude: number }, LISBON) < 30, 'a new event is placed');
 }
 
@@ -92,7 +127,10 @@ describe('from a folder', () => {
   it('refuses a malformed file, naming it, and leaves the database as it was', async () => {
     const before = await snapshot(database.db);
     await fs.writeFile(path.join(dir, 'projects.json'), '[{"url": "https://owasp.org/www-project-x/", ');
-    await assert.rejects(syncOwasp(database.db, { from: dir }), (e: unknown) => e instanceof ImportError && /^projects\.json: invalid JSON/.test(e.message));
+    await assert.rejects(
+      syncOwasp(database.db, { from: dir }),
+      (e: unknown) => e instanceof ImportError && /^projects\.json: invalid JSON/.test(e.message),
+    );
     assert.equal(await snapshot(database.db), before);
   });
 });
@@ -153,13 +191,22 @@ describe('from a URL', () => {
     await assert.rejects(syncOwasp(database.db, { from: base }), /^ImportError: leaders\.json: must contain a list/);
     await fs.writeFile(path.join(dir, 'leaders.json'), original);
     broken.set('committees.json', 'error');
-    await assert.rejects(syncOwasp(database.db, { from: base }), /committees\.json: download failed: HTTP 500 \(http:\/\/127/);
+    await assert.rejects(
+      syncOwasp(database.db, { from: base }),
+      /committees\.json: download failed: HTTP 500 \(http:\/\/127/,
+    );
     broken.set('committees.json', 'hang');
-    await assert.rejects(syncOwasp(database.db, { from: base, timeoutMs: 300 }), /committees\.json: no complete answer within 300 ms/);
+    await assert.rejects(
+      syncOwasp(database.db, { from: base, timeoutMs: 300 }),
+      /committees\.json: no complete answer within 300 ms/,
+    );
     broken.clear();
     const chapters = path.join(dir, 'chapters.json');
     await fs.writeFile(chapters, JSON.stringify(JSON.parse(await fs.readFile(chapters, 'utf8')), null, 1));
-    await assert.rejects(syncOwasp(database.db, { from: base, maxBytes: 100_000 }), /chapters\.json: larger than the 100000-byte limit/);
+    await assert.rejects(
+      syncOwasp(database.db, { from: base, maxBytes: 100_000 }),
+      /chapters\.json: larger than the 100000-byte limit/,
+    );
     assert.equal(await snapshot(database.db), before);
     const fixed = await syncOwasp(database.db, { from: base });
     assert.equal(fixed.changed, false, 'the last good sync already stored these files');

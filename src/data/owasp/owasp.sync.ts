@@ -38,8 +38,15 @@ const SCOPE = 'owasp';
 
 export async function syncOwasp(db: Db, options: OwaspSyncOptions): Promise<OwaspSyncReport> {
   const started = performance.now();
-  const limits: DownloadLimits = { timeoutMs: options.timeoutMs ?? 60_000, maxBytes: options.maxBytes ?? 20_000_000, signal: options.signal };
-  const finish = (report: Omit<OwaspSyncReport, 'durationMs'>) => ({ ...report, durationMs: Math.round(performance.now() - started) });
+  const limits: DownloadLimits = {
+    timeoutMs: options.timeoutMs ?? 60_000,
+    maxBytes: options.maxBytes ?? 20_000_000,
+    signal: options.signal,
+  };
+  const finish = (report: Omit<OwaspSyncReport, 'durationMs'>) => ({
+    ...report,
+    durationMs: Math.round(performance.now() - started),
+  });
   if (!/^https?:\/\//i.test(options.from)) {
     const dir = path.resolve(options.from);
     const data = await readOwaspData(dir);
@@ -52,11 +59,22 @@ export async function syncOwasp(db: Db, options: OwaspSyncOptions): Promise<Owas
   try {
     const known = await readRequestStates(db, SCOPE);
     let downloads = await downloadAll(options.from, dir, known, limits, options.progress ?? NO_PROGRESS);
-    const files = Object.fromEntries(downloads.map((d) => [d.file, d.status === 200 ? 'downloaded' : d.status === 304 ? 'not modified' : 'absent'] as const));
+    const files = Object.fromEntries(
+      downloads.map(
+        (d) => [d.file, d.status === 200 ? 'downloaded' : d.status === 304 ? 'not modified' : 'absent'] as const,
+      ),
+    );
     const chapters = downloads[0]!;
     if (chapters.status === 404) throw new ImportError('chapters.json', undefined, `not found at ${chapters.url}`);
     const same = (d: Download) => d.status === 304 || (d.status === 404 && !known.has(d.url));
-    if (downloads.every(same)) return finish({ source: options.from, files, owasp: null, changed: false, dataVersion: await readDataVersion(db) });
+    if (downloads.every(same))
+      return finish({
+        source: options.from,
+        files,
+        owasp: null,
+        changed: false,
+        dataVersion: await readDataVersion(db),
+      });
     // Something changed: the reader needs every file, so the unchanged ones are fetched again in full.
     const unchanged = downloads.filter((d) => d.status === 304).map((d) => d.file);
     const full = await downloadAll(options.from, dir, new Map(), limits, NO_PROGRESS, unchanged);
@@ -70,7 +88,11 @@ export async function syncOwasp(db: Db, options: OwaspSyncOptions): Promise<Owas
 }
 
 async function downloadAll(
-  base: string, dir: string, known: ReadonlyMap<string, RequestState>, limits: DownloadLimits, progress: SyncProgress,
+  base: string,
+  dir: string,
+  known: ReadonlyMap<string, RequestState>,
+  limits: DownloadLimits,
+  progress: SyncProgress,
   files: readonly string[] = OWASP_FILES,
 ): Promise<Download[]> {
   progress.start(files.length, 'files');

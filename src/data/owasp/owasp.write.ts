@@ -17,7 +17,15 @@ import { chapterRow, committeeRow, eventRow, projectRow, sponsorRow } from './ow
 import type { LeaderGroup, OwaspData, OwaspReport, OwaspResource } from './owasp.types.ts';
 
 export async function writeOwaspData(db: Db, data: OwaspData): Promise<OwaspReport> {
-  const resources: OwaspResource[] = ['chapters', 'committees', 'projects', 'events', 'sponsors', 'leaders', 'leaderLinks'];
+  const resources: OwaspResource[] = [
+    'chapters',
+    'committees',
+    'projects',
+    'events',
+    'sponsors',
+    'leaders',
+    'leaderLinks',
+  ];
   const report: OwaspReport = {
     counts: Object.fromEntries(resources.map((name) => [name, emptyCounts()])) as OwaspReport['counts'],
     geocoded: {
@@ -63,9 +71,17 @@ export async function writeOwaspData(db: Db, data: OwaspData): Promise<OwaspRepo
   return report;
 }
 
-async function writeActive<T extends ActiveTable>(db: Db, table: T, rows: readonly KeyedRow<T>[]): Promise<ResourceCounts> {
+async function writeActive<T extends ActiveTable>(
+  db: Db,
+  table: T,
+  rows: readonly KeyedRow<T>[],
+): Promise<ResourceCounts> {
   const written = await upsertByKey(db, table, rows);
-  const deactivated = await deactivateMissing(db, table, rows.map((row) => row.key));
+  const deactivated = await deactivateMissing(
+    db,
+    table,
+    rows.map((row) => row.key),
+  );
   return { total: rows.length, ...written, deactivated };
 }
 
@@ -78,7 +94,9 @@ async function writeLeaders(db: Db, leaders: NonNullable<OwaspData['leaders']>, 
   // A leader of a group that is not stored has nothing to lead here: not stored either.
   const links = leaders.links.filter((link) => groupIds[link.group].has(link.groupKey));
   const leaderKeys = new Set(links.map((link) => link.leaderKey));
-  const rows = leaders.leaders.filter((leader) => leaderKeys.has(leader.key)).map(({ key, name, githubLogin }) => ({ key, name, github_login: githubLogin }));
+  const rows = leaders.leaders
+    .filter((leader) => leaderKeys.has(leader.key))
+    .map(({ key, name, githubLogin }) => ({ key, name, github_login: githubLogin }));
   report.skippedLeaders = { ...leaders.skipped, unknownGroups: leaders.links.length - links.length };
   report.counts.leaders = { total: rows.length, ...(await upsertByKey(db, 'leaders', rows)), deactivated: 0 };
 

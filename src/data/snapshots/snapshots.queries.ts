@@ -52,11 +52,15 @@ export async function rebuildSnapshots(db: Db, now: Date): Promise<RebuildResult
     }),
     sql` UNION ALL `,
   );
-  const counts = sql.join(KINDS.map((kind) => sql`coalesce(sum(n) FILTER (WHERE kind = ${kind}), 0)::int AS ${sql.id(`new_${kind}_count`)}`));
+  const counts = sql.join(
+    KINDS.map((kind) => sql`coalesce(sum(n) FILTER (WHERE kind = ${kind}), 0)::int AS ${sql.id(`new_${kind}_count`)}`),
+  );
   const columns = sql.join(KINDS.map((kind) => sql.id(`new_${kind}_count`)));
   const excluded = sql.join(KINDS.map((kind) => sql`excluded.${sql.id(`new_${kind}_count`)}`));
   const stored = sql.join(KINDS.map((kind) => sql`s.${sql.id(`new_${kind}_count`)}`));
-  const assignments = sql.join(KINDS.map((kind) => sql`${sql.id(`new_${kind}_count`)} = excluded.${sql.id(`new_${kind}_count`)}`));
+  const assignments = sql.join(
+    KINDS.map((kind) => sql`${sql.id(`new_${kind}_count`)} = excluded.${sql.id(`new_${kind}_count`)}`),
+  );
   const { rows } = await sql<{ snapshots: number; added: number; updated: number; removed: number }>`
     WITH months AS (
       SELECT month, ${counts} FROM (${perTable}) AS per_table GROUP BY month

@@ -27,11 +27,15 @@ after(() => database.drop());
 const forgetLastRun = () => sql`DELETE FROM sync_state`.execute(database.db);
 
 function countingJob(ms: number) {
-  const job = { runs: 0, name: 'counting', async run({ signal }: { signal: AbortSignal }) {
-    job.runs++;
-    await sleep(ms, undefined, { signal }).catch(() => {});
-    return { changed: false, dataVersion: 0, summary: 'counted' };
-  } };
+  const job = {
+    runs: 0,
+    name: 'counting',
+    async run({ signal }: { signal: AbortSignal }) {
+      job.runs++;
+      await sleep(ms, undefined, { signal }).catch(() => {});
+      return { changed: false, dataVersion: 0, summary: 'counted' };
+    },
+  };
   return job;
 }
 
@@ -51,7 +55,14 @@ test('runs every interval, and stops cleanly, waiting for the run in progress', 
   assert.ok(job.runs >= 3, `${job.runs} runs`);
 
   const slow = countingJob(10_000);
-  const second = startSyncScheduler({ database, config, log, settings: { ...settings, intervalMs: 60_000 }, jobs: [slow], firstTickMs: 60_000 })!;
+  const second = startSyncScheduler({
+    database,
+    config,
+    log,
+    settings: { ...settings, intervalMs: 60_000 },
+    jobs: [slow],
+    firstTickMs: 60_000,
+  })!;
   await scheduler.stop();
   const runs = job.runs;
   await forgetLastRun();
@@ -72,12 +83,21 @@ test('the default jobs sync what the settings name, and announce the data change
   const client = redisUrl ? new Redis(redisUrl) : undefined;
   try {
     const settings = { intervalMs: 3_600_000, githubOrgs: [], owaspFrom: path.join(BUNDLED_DATA_DIR, 'owasp') };
-    const scheduler = startSyncScheduler({ database, config: { ...config, redisUrl, redisPrefix: prefix }, log, settings, firstTickMs: 3_600_000 })!;
+    const scheduler = startSyncScheduler({
+      database,
+      config: { ...config, redisUrl, redisPrefix: prefix },
+      log,
+      settings,
+      firstTickMs: 3_600_000,
+    })!;
     await forgetLastRun();
     assert.equal(await scheduler.tick(), 'ran');
     assert.equal(await scheduler.tick(), 'not due');
     await scheduler.stop();
-    const { count } = await database.db.selectFrom('chapters').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+    const { count } = await database.db
+      .selectFrom('chapters')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count), 608);
     // One changing run, one announcement: the shared change counter moved once.
     if (client) assert.equal(await client.get(dataChangesKey(prefix)), '1');
@@ -87,21 +107,25 @@ test('the default jobs sync what the settings name, and announce the data change
   }
 });
 
-test('two instances on one PostgreSQL database: one runs a given tick', { skip: !serverUrl && 'needs DATABASE_URL' }, async () => {
-  const other = await openDatabase({ databaseUrl: database.url, poolSize: 3 });
-  try {
-    await forgetLastRun();
-    const settings = { intervalMs: 60_000, githubOrgs: [], owaspFrom: undefined };
-    const shared: SyncJob & { runs: number } = countingJob(300);
-    const a = startSyncScheduler({ database, config, log, settings, jobs: [shared], firstTickMs: 60_000 })!;
-    const b = startSyncScheduler({ database: other, config, log, settings, jobs: [shared], firstTickMs: 60_000 })!;
-    const outcomes = await Promise.all([a.tick(), b.tick()]);
-    assert.deepEqual(outcomes.sort(), ['busy', 'ran']);
-    assert.equal(await b.tick(), 'not due', 'the tick already ran');
-    assert.equal(await a.tick(), 'not due');
-    assert.equal(shared.runs, 1);
-    await Promise.all([a.stop(), b.stop()]);
-  } finally {
-    await other.close();
-  }
-});
+test(
+  'two instances on one PostgreSQL database: one runs a given tick',
+  { skip: !serverUrl && 'needs DATABASE_URL' },
+  async () => {
+    const other = await openDatabase({ databaseUrl: database.url, poolSize: 3 });
+    try {
+      await forgetLastRun();
+      const settings = { intervalMs: 60_000, githubOrgs: [], owaspFrom: undefined };
+      const shared: SyncJob & { runs: number } = countingJob(300);
+      const a = startSyncScheduler({ database, config, log, settings, jobs: [shared], firstTickMs: 60_000 })!;
+      const b = startSyncScheduler({ database: other, config, log, settings, jobs: [shared], firstTickMs: 60_000 })!;
+      const outcomes = await Promise.all([a.tick(), b.tick()]);
+      assert.deepEqual(outcomes.sort(), ['busy', 'ran']);
+      assert.equal(await b.tick(), 'not due', 'the tick already ran');
+      assert.equal(await a.tick(), 'not due');
+      assert.equal(shared.runs, 1);
+      await Promise.all([a.stop(), b.stop()]);
+    } finally {
+      await other.close();
+    }
+  },
+);

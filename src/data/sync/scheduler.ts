@@ -13,7 +13,11 @@ import { claimRun, SCHEDULER_LOCK, tryLock, unlock } from './sync-state.queries.
 
 export interface SyncJob {
   name: string;
-  run(context: { db: Db; signal: AbortSignal; log: SyncLog }): Promise<{ changed: boolean; dataVersion: number; summary: string }>;
+  run(context: {
+    db: Db;
+    signal: AbortSignal;
+    log: SyncLog;
+  }): Promise<{ changed: boolean; dataVersion: number; summary: string }>;
 }
 
 /** `not due`: another instance (or this one) ran less than half an interval ago; `busy`: one is running. */
@@ -78,7 +82,9 @@ export function startSyncScheduler(options: SchedulerOptions): SyncScheduler | u
       if (!(await claimRun(database.db, LAST_RUN, intervalMs / 2))) return 'not due' as const;
       await runJobs();
       return 'ran' as const;
-    }).then((outcome) => outcome ?? 'busy').finally(() => (running = undefined));
+    })
+      .then((outcome) => outcome ?? 'busy')
+      .finally(() => (running = undefined));
     return running;
   };
 
@@ -126,7 +132,14 @@ function defaultJobs(config: Config, settings: SyncSettings): SyncJob[] {
     jobs.push({
       name: 'github',
       async run({ db, signal, log }) {
-        const report = await syncGithub(db, { apiUrl: config.github.apiUrl, token: config.github.token, organizations: settings.githubOrgs, signal, log, requestsPerMinute: settings.githubRequestsPerMinute });
+        const report = await syncGithub(db, {
+          apiUrl: config.github.apiUrl,
+          token: config.github.token,
+          organizations: settings.githubOrgs,
+          signal,
+          log,
+          requestsPerMinute: settings.githubRequestsPerMinute,
+        });
         return { changed: report.changed, dataVersion: report.dataVersion, summary: githubSummary(report) };
       },
     });

@@ -5,7 +5,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDb, serverUrl, type TestDatabase } from '../../../test/helpers.ts';
-import { loadFixtureOrganizations, startGithubApiStandIn, type GithubApiStandIn } from '../../../test/github-api-standin.ts';
+import {
+  loadFixtureOrganizations,
+  startGithubApiStandIn,
+  type GithubApiStandIn,
+} from '../../../test/github-api-standin.ts';
 import { runCli } from '../../../test/process.ts';
 import { openDatabase, pgliteDir } from '../../db/index.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
@@ -26,9 +30,14 @@ before(async () => {
     await migrateToLatest(embedded.db);
     await embedded.close();
   }
-  env = { DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: database?.url, GITHUB_API_URL: standIn.url, GITHUB_TOKEN: 'cli-token',
+  env = {
+    DATA_DIR: path.join(tmp, 'data'),
+    DATABASE_URL: database?.url,
+    GITHUB_API_URL: standIn.url,
+    GITHUB_TOKEN: 'cli-token',
     // The local stand-in needs no pacing (the gate's pacing is tested with a fake clock in github.gate.test.ts).
-    SYNC_GITHUB_REQUESTS_PER_MINUTE: '0' };
+    SYNC_GITHUB_REQUESTS_PER_MINUTE: '0',
+  };
 });
 after(async () => {
   await standIn.close();
@@ -41,11 +50,21 @@ const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
 test('sync github mirrors the organizations named, then finds nothing new', async () => {
   const first = await runCli(['sync', 'github', '--org', 'octokit-fixture-org', '--org', 'Octocoders'], env);
   assert.equal(first.code, 0, first.stderr);
-  const report = JSON.parse(first.stdout) as { repositories: number; counts: { issues: { inserted: number } }; profiles: { asked: number; fetched: number } };
+  const report = JSON.parse(first.stdout) as {
+    repositories: number;
+    counts: { issues: { inserted: number } };
+    profiles: { asked: number; fetched: number };
+  };
   assert.equal(report.repositories, 8);
-  assert.ok(report.profiles.fetched > 0 && report.profiles.asked >= report.profiles.fetched, JSON.stringify(report.profiles));
+  assert.ok(
+    report.profiles.fetched > 0 && report.profiles.asked >= report.profiles.fetched,
+    JSON.stringify(report.profiles),
+  );
   assert.equal(report.counts.issues.inserted, 16);
-  assert.match(lastLine(first.stderr), /^GitHub sync: 2 organizations, 8 repositories; \d+ requests \(0 not modified\); .*issues 16 new.*; data version \d+; [\d.]+ s$/);
+  assert.match(
+    lastLine(first.stderr),
+    /^GitHub sync: 2 organizations, 8 repositories; \d+ requests \(0 not modified\); .*issues 16 new.*; data version \d+; [\d.]+ s$/,
+  );
   assert.doesNotMatch(first.stderr, /\r|█|░/, 'no progress bar when stderr is not a terminal');
 
   const second = await runCli(['sync', 'github', '--org', 'octokit-fixture-org', '--org', 'Octocoders'], env);
@@ -80,14 +99,23 @@ test('sync github prints its JSON report on every exit: budget spent, rate limit
   assert.equal(unknown.code, 1);
   assert.match(json(unknown.stdout).stopped ?? '', /organization "no-such-org" not found/);
 
-  const down = await runCli(['sync', 'github', '--org', 'Octocoders'], { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+  const down = await runCli(['sync', 'github', '--org', 'Octocoders'], {
+    ...env,
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+  });
   assert.equal(down.code, 1);
   assert.ok(json(down.stdout).stopped, down.stdout);
   assert.match(down.stderr, /^cds: /m);
 });
 
 test('usage errors exit 2', async () => {
-  for (const args of [['sync'], ['sync', 'gitlab'], ['sync', 'github'], ['sync', 'owasp', '--nope'], ['sync', 'github', '--org', 'x', '--budget', '0']]) {
+  for (const args of [
+    ['sync'],
+    ['sync', 'gitlab'],
+    ['sync', 'github'],
+    ['sync', 'owasp', '--nope'],
+    ['sync', 'github', '--org', 'x', '--budget', '0'],
+  ]) {
     const result = await runCli(args, env);
     assert.equal(result.code, 2, args.join(' '));
     assert.match(result.stderr, /Usage: cds/);

@@ -20,21 +20,40 @@ const WRITE_LOCK = IMPORT_LOCK;
 export const SCHEDULER_LOCK = 727_002;
 
 export async function readRequestStates(db: Db, scope: string): Promise<Map<string, RequestState>> {
-  const { rows } = await sql<{ url: string; etag: string; last_modified: string; next_url: string; github_ids: string[] }>`
+  const { rows } = await sql<{
+    url: string;
+    etag: string;
+    last_modified: string;
+    next_url: string;
+    github_ids: string[];
+  }>`
     SELECT url, etag, last_modified, next_url, github_ids FROM sync_requests WHERE scope = ${scope}`.execute(db);
-  return new Map(rows.map((row) => [row.url, {
-    url: row.url,
-    etag: row.etag,
-    lastModified: row.last_modified,
-    nextUrl: row.next_url,
-    githubIds: row.github_ids.map(Number),
-  }]));
+  return new Map(
+    rows.map((row) => [
+      row.url,
+      {
+        url: row.url,
+        etag: row.etag,
+        lastModified: row.last_modified,
+        nextUrl: row.next_url,
+        githubIds: row.github_ids.map(Number),
+      },
+    ]),
+  );
 }
 
 /** Makes the scope's stored states exactly `states`: URLs not fetched this time are forgotten. */
 export async function replaceRequestStates(db: Db, scope: string, states: RequestState[]): Promise<void> {
-  const rows = states.map((s) => ({ url: s.url, etag: s.etag, last_modified: s.lastModified, next_url: s.nextUrl, github_ids: s.githubIds }));
-  await sql`DELETE FROM sync_requests WHERE scope = ${scope} AND NOT (url = ANY(${rows.map((r) => r.url)}::text[]))`.execute(db);
+  const rows = states.map((s) => ({
+    url: s.url,
+    etag: s.etag,
+    last_modified: s.lastModified,
+    next_url: s.nextUrl,
+    github_ids: s.githubIds,
+  }));
+  await sql`DELETE FROM sync_requests WHERE scope = ${scope} AND NOT (url = ANY(${rows.map((r) => r.url)}::text[]))`.execute(
+    db,
+  );
   if (rows.length === 0) return;
   await sql`
     INSERT INTO sync_requests AS t (url, scope, etag, last_modified, next_url, github_ids)
