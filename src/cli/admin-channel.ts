@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/index.ts';
 import { executeCommand } from './execute.ts';
-import { runInContext } from './output.ts';
+import { err, out, runInContext } from './output.ts';
 
 const MAX_REQUEST_BYTES = 64 * 1024;
 
@@ -168,15 +168,14 @@ function relay(socket: net.Socket, args: string[]): Promise<number> {
       while ((end = buffer.indexOf('\n')) >= 0) {
         const message = JSON.parse(buffer.slice(0, end)) as { stdout?: string; stderr?: string; exit?: number };
         buffer = buffer.slice(end + 1);
-        if (typeof message.stdout === 'string') process.stdout.write(message.stdout);
-        if (typeof message.stderr === 'string') process.stderr.write(message.stderr);
+        if (typeof message.stdout === 'string') out(message.stdout);
+        if (typeof message.stderr === 'string') err(message.stderr);
         if (typeof message.exit === 'number') code = message.exit;
       }
     });
     socket.on('error', () => {});
     socket.on('close', () => {
-      if (code === undefined)
-        process.stderr.write('cds: the server closed the admin channel before the command finished\n');
+      if (code === undefined) err('cds: the server closed the admin channel before the command finished\n');
       resolve(code ?? 1);
     });
     socket.write(`${JSON.stringify({ args })}\n`);
