@@ -6,9 +6,12 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { seedDataDir } from './helpers.ts';
 import { exited, freePort, runCli, startServer, waitFor200 } from './process.ts';
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-admin-'));
+// The bundled data already there (the first start's initdb and import are server.test.ts's subject).
+await seedDataDir(dataDir, 'bundled');
 const socketFile = path.join(dataDir, 'cds.sock');
 let port: number;
 let server: ReturnType<typeof startServer>;

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDb, type TestDatabase } from './helpers.ts';
-import { ROOT, run, runCli } from './process.ts';
+import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
+import { CLI_ARGS, ROOT, run, runCli } from './process.ts';
 
 let env: Record<string, string | undefined>;
 let tmp: string;
@@ -16,6 +16,7 @@ before(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-out-'));
   if (process.env.DATABASE_URL) database = await createTestDb({ migrate: false });
   env = { DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: database?.url };
+  await seedDataDir(env.DATA_DIR!);
 });
 after(async () => {
   await database?.drop();
@@ -48,7 +49,8 @@ test('keys list is a table with headers; revoking a revoked key says so and chan
 test('import --text prints tables and a progress bar on a terminal, --json the report; both together are a usage error', async () => {
   // stderr on a pseudo-terminal (util-linux `script`), stdout to a file: the bar is drawn on the terminal only.
   const stdoutFile = path.join(tmp, 'import.out');
-  const command = `'${process.execPath}' '${path.join(ROOT, 'bin/cds.js')}' import --text > '${stdoutFile}'`;
+  const cds = [process.execPath, ...CLI_ARGS].map((word) => `'${word}'`).join(' ');
+  const command = `${cds} import --text > '${stdoutFile}'`;
   const terminal = await run('script', ['-qec', command, '/dev/null'], env);
   assert.equal(terminal.code, 0, terminal.stdout + terminal.stderr);
   assert.match(terminal.stdout, /import \[[█░]+\] [0-5]\/5/, 'the bar, on the terminal');

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDb, type TestDatabase } from './helpers.ts';
-import { ROOT, runCli } from './process.ts';
+import { ROOT, runCli, runCliProcess } from './process.ts';
 
 let env: Record<string, string | undefined>;
 let tmp: string;
@@ -41,8 +41,8 @@ test('usage errors exit 2 with a message on stderr', async () => {
   }
 });
 
-test('a bad configuration exits 1 naming the variable', async () => {
-  const result = await runCli(['status'], { ...env, DATABASE_URL: 'mysql://nope' });
+test('a bad configuration exits 1 naming the variable (a real process: its exit code and stderr)', async () => {
+  const result = await runCliProcess(['status'], { ...env, DATABASE_URL: 'mysql://nope' });
   assert.equal(result.code, 1);
   assert.match(result.stderr, /DATABASE_URL/);
 });

@@ -7,9 +7,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { exited, freePort, runCli, startServer, waitFor200 } from './process.ts';
+import { seedDataDir } from './helpers.ts';
+import { exited, freePort, runCliProcess, startServer, waitFor200 } from './process.ts';
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-lock-'));
+await seedDataDir(dataDir); // a migrated database: no initdb in the server (the lock is the subject)
 const lockFile = path.join(dataDir, 'pglite.lock');
 after(() => fs.rm(dataDir, { recursive: true, force: true }));
 
@@ -26,7 +28,7 @@ test('a second process on the same data folder is refused while the first runs, 
     assert.match(second.output(), new RegExp(`in use by process ${first.pid}`));
 
     // A cds command is not refused: the server runs it on its own connection (the admin channel).
-    const cli = await runCli(['status'], { DATA_DIR: dataDir });
+    const cli = await runCliProcess(['status'], { DATA_DIR: dataDir });
     assert.equal(cli.code, 0, cli.stderr);
     assert.match(cli.stdout, /^chapters\s+\d+$/m);
 
@@ -38,14 +40,14 @@ test('a second process on the same data folder is refused while the first runs, 
   assert.equal(await exited(first), 0, first.output());
   await assert.rejects(fs.access(lockFile), 'a clean stop removes the lock');
 
-  const after = await runCli(['status'], { DATA_DIR: dataDir });
+  const after = await runCliProcess(['status'], { DATA_DIR: dataDir });
   assert.equal(after.code, 0, after.stderr);
 });
 
 test('a lock left by a process that no longer runs is taken over', async () => {
   const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
   await fs.writeFile(lockFile, `${gone.stdout}\n`);
-  const result = await runCli(['status'], { DATA_DIR: dataDir });
+  const result = await runCliProcess(['status'], { DATA_DIR: dataDir });
   assert.equal(result.code, 0, result.stderr);
   await assert.rejects(fs.access(lockFile), 'released after the command');
 });

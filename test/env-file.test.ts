@@ -6,14 +6,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { childEnv, exited, freePort, ROOT, run, waitFor200, type RunResult } from './process.ts';
+import { childEnv, CLI_ARGS, exited, freePort, run, SERVER_ARGS, waitFor200, type RunResult } from './process.ts';
 
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-dotenv-'));
 after(() => fs.rm(tmp, { recursive: true, force: true }));
 
-// cds run from another folder, whose .env is the one read.
+// cds run from another folder, whose .env is the one read (a process of its own: `.env` is read into the
+// process's environment). Under `npm test` the compiled CLI, run alone bin/cds.js (see CLI_ARGS).
 const cds = (cwd: string, args: string[], env: Record<string, string | undefined>): Promise<RunResult> =>
-  run(process.execPath, [path.join(ROOT, 'bin/cds.js'), ...args], env, cwd);
+  run(process.execPath, [...CLI_ARGS, ...args], env, cwd);
 
 /** childEnv empties DATA_DIR and friends; here the variables the file sets must be really absent. */
 function withoutVariables(names: string[]): Record<string, string | undefined> {
@@ -52,8 +53,7 @@ test('the server reads .env at start', async () => {
   await fs.mkdir(dir);
   const port = await freePort();
   await fs.writeFile(path.join(dir, '.env'), `PORT=${port}\nDATA_DIR=./data\nAUTO_IMPORT=false\nREST_AUTH=optional\n`);
-  const tsx = import.meta.resolve('tsx');
-  const server = spawn(process.execPath, ['--import', tsx, path.join(ROOT, 'src/server.ts')], {
+  const server = spawn(process.execPath, [...SERVER_ARGS], {
     cwd: dir,
     env: childEnv(withoutVariables(['PORT', 'DATA_DIR'])),
   });

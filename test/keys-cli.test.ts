@@ -8,7 +8,7 @@ import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 import { authenticateApiKey } from '../src/api-keys/api-keys.service.ts';
-import { createTestDb, type TestDatabase } from './helpers.ts';
+import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
 import { runCli } from './process.ts';
 
 let tmp: string;
@@ -28,6 +28,7 @@ before(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-keys-'));
   if (process.env.DATABASE_URL) database = await createTestDb();
   env = { DATA_DIR: tmp, DATABASE_URL: database?.url };
+  await seedDataDir(tmp);
   await withDb(async (db) => {
     await migrateToLatest(db);
     await upsertLocalUser(db, 'operator-user');

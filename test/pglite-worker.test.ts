@@ -17,7 +17,7 @@ import { embeddedWorker, openDatabase } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { chapter } from './factories.ts';
-import { serverUrl } from './helpers.ts';
+import { seedDataDir, serverUrl } from './helpers.ts';
 
 let t: TestApp;
 
@@ -112,6 +112,7 @@ test(
   embeddedSkip,
   async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-pglite-crash-'));
+    await seedDataDir(dir);
     const dataDir = path.join(dir, 'pglite');
     const time = manualClock();
     const lines: string[] = [];
@@ -255,6 +256,7 @@ test(
   embeddedSkip,
   async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-pglite-restart-'));
+    await seedDataDir(dir);
     const dataDir = path.join(dir, 'pglite');
     const time = manualClock();
     try {
@@ -318,6 +320,7 @@ test(
     // Without an app: its background polling (data version, revocations) would use up the stale client during the
     // restart and hide the case where no query comes between the crash and the restart.
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-pglite-idle-'));
+    await seedDataDir(dir);
     const time = manualClock();
     try {
       const database = await openDatabase({ dataDir: path.join(dir, 'pglite'), restart: { clock: time.clock } });

@@ -1,8 +1,9 @@
-// Runs the real entry points (server, CLI) as child processes.
+// Runs the real entry points (server, CLI) as child processes, and the CLI in this process (runCli).
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCli as runCliHere } from '../src/cli/run.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -33,9 +34,27 @@ export const CLI_ARGS: readonly string[] = BUILD
 /** The arguments of `node` that start the server. */
 export const SERVER_ARGS: readonly string[] = BUILD
   ? [path.join(BUILD, 'src/server.mjs')]
-  : ['--import', 'tsx', path.join(ROOT, 'src/server.ts')];
+  : ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/server.ts')]; // (resolved: any working directory)
 
-export function runCli(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
+/**
+ * `cds <args>` run in this process: the CLI's own runCli (src/cli/run.ts, what main.ts runs) on the environment
+ * a child would get (childEnv), its stdout and stderr captured, its exit code returned. The command opens its
+ * own database (or uses a running server's admin channel) exactly as the process does; what it saves is a
+ * process start per command. What only a process shows (the binary, `.env` of its directory, signals, the
+ * lock between processes) is tested with runCliProcess and the other helpers below.
+ */
+export async function runCli(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCliHere(args, {
+    env: childEnv(env),
+    output: { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** `cds <args>` as a child process (see CLI_ARGS). */
+export function runCliProcess(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
   return run(process.execPath, [...CLI_ARGS, ...args], env);
 }
 

@@ -5,6 +5,8 @@
 // node_modules included), and a process of its own per file pays that start 74 times; the build takes a second.
 // Arguments: test files to run (default: every `*.test.ts` under src/ and test/).
 // If the build fails (a syntax error), the files run through tsx as before, so each failure is reported with its file.
+// TEST_NODE_ARGS: more arguments of the worker processes' `node`, e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile
+// them (and their PGlite threads); TEST_CPU_LOG (test/group.js) logs each file's CPU seconds.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,13 +33,17 @@ function findTests() {
 
 // Each bundle keeps the meaning of `import.meta.url` (and dirname, filename) of every source file in it:
 // the literal location of that file in src/ or test/, so paths to data/, static files and package.json hold.
+const WORKER_HOST = path.join(ROOT, 'src/db/pglite-host.ts');
 const keepImportMeta = {
   name: 'keep-import-meta',
   setup(build) {
     build.onLoad({ filter: /\.ts$/ }, (args) => {
       if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
       const source = readFileSync(args.path, 'utf8');
-      const meta = { url: pathToFileURL(args.path).href, dirname: path.dirname(args.path), filename: args.path };
+      // The embedded database's host starts its worker thread from the file beside its own: the compiled
+      // worker of this build (an entry point below), not the .ts one (which would register tsx in every thread).
+      const file = args.path === WORKER_HOST ? path.join(OUT, 'src/db/pglite-host.mjs') : args.path;
+      const meta = { url: pathToFileURL(file).href, dirname: path.dirname(file), filename: file };
       return {
         contents: source.replace(/\bimport\.meta\.(url|dirname|filename)\b/g, (_, key) => JSON.stringify(meta[key])),
         loader: 'ts',
@@ -48,7 +54,12 @@ const keepImportMeta = {
 
 async function compile() {
   const { build, stop } = await import('esbuild');
-  const entryPoints = [...files, path.join(ROOT, 'src/cli/main.ts'), path.join(ROOT, 'src/server.ts')];
+  const entryPoints = [
+    ...files,
+    path.join(ROOT, 'src/cli/main.ts'),
+    path.join(ROOT, 'src/server.ts'),
+    path.join(ROOT, 'src/db/pglite-worker.ts'),
+  ];
   await build({
     entryPoints,
     outdir: OUT,
@@ -118,7 +129,10 @@ try {
 }
 try {
   code = compiled
-    ? await runTests(enqueue(compiled), { CDS_TEST_BUILD: OUT }, ['--enable-source-maps'])
+    ? await runTests(enqueue(compiled), { CDS_TEST_BUILD: OUT }, [
+        '--enable-source-maps',
+        ...(process.env.TEST_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      ])
     : await runTests(files, {}, ['--import', 'tsx']);
 } finally {
   rmSync(OUT, { recursive: true, force: true });

@@ -11,12 +11,14 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { childEnv, exited, freePort, ROOT, waitFor200 } from './process.ts';
+import { seedDataDir } from './helpers.ts';
 
 let dataDir = '';
 const lockFile = () => path.join(dataDir, 'pglite.lock');
 
 before(async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-signals-'));
+  await seedDataDir(dataDir); // migrated already: the servers here start without an initdb
 });
 after(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });

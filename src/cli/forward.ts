@@ -2,6 +2,7 @@
 // command to the server that holds the embedded database and relays the server's stdout, stderr and exit code.
 import net from 'node:net';
 import { adminSocketPath } from '../commands/admin-channel.ts';
+import { err, out } from '../commands/output.ts';
 
 /**
  * Sends a command to the server that holds the data folder. Undefined when no server answers on the socket
@@ -40,15 +41,14 @@ function relay(socket: net.Socket, args: string[]): Promise<number> {
       while ((end = buffer.indexOf('\n')) >= 0) {
         const message = JSON.parse(buffer.slice(0, end)) as { stdout?: string; stderr?: string; exit?: number };
         buffer = buffer.slice(end + 1);
-        if (typeof message.stdout === 'string') process.stdout.write(message.stdout);
-        if (typeof message.stderr === 'string') process.stderr.write(message.stderr);
+        if (typeof message.stdout === 'string') out(message.stdout);
+        if (typeof message.stderr === 'string') err(message.stderr);
         if (typeof message.exit === 'number') code = message.exit;
       }
     });
     socket.on('error', () => {});
     socket.on('close', () => {
-      if (code === undefined)
-        process.stderr.write('cds: the server closed the admin channel before the command finished\n');
+      if (code === undefined) err('cds: the server closed the admin channel before the command finished\n');
       resolve(code ?? 1);
     });
     socket.write(`${JSON.stringify({ args })}\n`);

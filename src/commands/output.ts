@@ -1,6 +1,7 @@
 // Where a cds command writes and which database it uses. Run in the terminal: the process's stdout and
 // stderr, and a database the command opens itself. Run by the server for a CLI on the admin channel
-// (admin-channel.ts): the channel's streams and the server's own open database.
+// (admin-channel.ts): the channel's streams and the server's own open database. Run in-process by the tests
+// (run.ts): streams of their own, and a database the command opens itself.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/index.ts';
@@ -11,9 +12,9 @@ export interface CliContext {
   stdout(text: string): void;
   stderr(text: string): void;
   /** The server's open database: commands use it instead of opening one (and never close it). */
-  database: Database;
+  database?: Database;
   /** Empties the server's memory of valid keys at once after a revocation. */
-  revoked(): Promise<void>;
+  revoked?(): Promise<void>;
 }
 
 const context = new AsyncLocalStorage<CliContext>();
@@ -41,7 +42,7 @@ export function sharedDatabase(): Database | undefined {
 
 /** After a revocation: inside the server, its memory of valid keys is emptied at once. */
 export async function keyRevoked(): Promise<void> {
-  await context.getStore()?.revoked();
+  await context.getStore()?.revoked?.();
 }
 
 /** True when the command's output goes to a terminal (progress bars); never inside the server. */

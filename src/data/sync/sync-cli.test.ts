@@ -4,15 +4,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDb, serverUrl, type TestDatabase } from '../../../test/helpers.ts';
+import { createTestDb, seedDataDir, serverUrl, type TestDatabase } from '../../../test/helpers.ts';
 import {
   loadFixtureOrganizations,
   startGithubApiStandIn,
   type GithubApiStandIn,
 } from '../../../test/github-api-standin.ts';
 import { runCli } from '../../../test/process.ts';
-import { openDatabase, pgliteDir } from '../../db/index.ts';
-import { migrateToLatest } from '../../db/migrate.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
 
 let tmp: string;
@@ -25,11 +23,7 @@ before(async () => {
   standIn = await startGithubApiStandIn(await loadFixtureOrganizations());
   // A migrated database, as `cds migrate` leaves it.
   if (serverUrl) database = await createTestDb();
-  else {
-    const embedded = await openDatabase({ dataDir: pgliteDir(path.join(tmp, 'data')) });
-    await migrateToLatest(embedded.db);
-    await embedded.close();
-  }
+  else await seedDataDir(path.join(tmp, 'data'));
   env = {
     DATA_DIR: path.join(tmp, 'data'),
     DATABASE_URL: database?.url,

@@ -17,7 +17,7 @@ import { chapter, issue, member } from '../../../../test/factories.ts';
 import { project } from '../../../../test/factories-community.ts';
 import { nestRepositories, release } from '../../../../test/factories-github.ts';
 import { useFixtureSync } from '../../../../test/github-api-standin.ts';
-import { createTestDb, type TestDatabase } from '../../../../test/helpers.ts';
+import { createTestDb, seedDataDir, type TestDatabase } from '../../../../test/helpers.ts';
 import { assertInvalid, assertPagination, bothWays, expectedOrder, keysOf } from '../../../../test/lists.ts';
 import { runCli } from '../../../../test/process.ts';
 import { assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
@@ -414,6 +414,7 @@ describe('import and the command line rebuild them', () => {
 
   test('cds snapshots rebuild: builds, then has nothing to do; usage errors exit 2, an unreachable database 1', async () => {
     const env = { DATA_DIR: path.join(tmp, 'cli'), DATABASE_URL: cliDatabase?.url };
+    await seedDataDir(env.DATA_DIR);
     assert.equal((await runCli(['migrate'], env)).code, 0);
     const database = await openConfiguredDatabase(loadConfig({ ...env, DATABASE_URL: env.DATABASE_URL ?? '' }));
     try {
