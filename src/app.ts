@@ -20,6 +20,7 @@ import type { Redis } from 'ioredis';
 import { connectRedis } from './redis.ts';
 import { Counter } from './api/v0/rest/rate-limit.ts';
 import { ResponseCache } from './api/v0/rest/response-cache.ts';
+import type { Timers } from './api/v0/rest/known-keys.ts';
 import { SharedChanges } from './changes/shared-changes.ts';
 import type { DataVersionWatcher } from './changes/data-version.ts';
 
@@ -32,6 +33,8 @@ export interface AppOptions {
   clock?: () => number;
   /** The timer of periodic work (the sweep of expired sessions); tests run it by hand. */
   every?: Every;
+  /** The time and waits of the brute-force guard's memory of known keys (tests pass a fake). */
+  timers?: Timers;
 }
 
 // Never log credentials: API keys, cookies, tokens.
@@ -43,7 +46,7 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export async function buildApp({ config, database, logger, clock = Date.now, every }: AppOptions) {
+export async function buildApp({ config, database, logger, clock = Date.now, every, timers }: AppOptions) {
   const app = Fastify({
     ...(logger
       ? { loggerInstance: logger }
@@ -101,6 +104,7 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
     counter: shared.counter,
     cache: shared.cache,
     clock,
+    timers,
   });
   return app;
 }

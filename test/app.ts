@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp, REDACTED_PATHS } from '../src/app.ts';
+import type { Timers } from '../src/api/v0/rest/known-keys.ts';
 import type { Every } from '../src/auth/session-sweep.ts';
 import { importDataset } from '../src/data/import.ts';
 import { createTestDb, type TestDatabase } from './helpers.ts';
@@ -28,6 +29,8 @@ export async function buildTestApp(
     clock?: () => number;
     /** The timer of periodic work (the session sweep), to run it by hand. */
     every?: Every;
+    /** The time and waits of the brute-force guard's memory of known keys (test/fake-clock.ts: tickingTimers). */
+    timers?: Timers;
   } = {},
 ): Promise<TestApp> {
   const database = options.sharedDatabase ?? (await createTestDb({ importBundled: options.importBundled ?? false }));
@@ -59,6 +62,7 @@ export async function buildTestApp(
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.every ? { every: options.every } : {}),
+    ...(options.timers ? { timers: options.timers } : {}),
   });
   await app.ready();
   return {

@@ -8,10 +8,13 @@ import { buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays, type Browser } from './auth.ts';
 import { generateApiKey } from '../src/api-keys/api-keys.format.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
+import { tickingTimers } from './fake-clock.ts';
 
 const LIMIT = 30;
 // The guard counts per minute: a fixed time keeps every attempt of a test in one window.
 const clock = () => 1_800_000_000_000 + 30_000;
+// The memory of known keys reloads at most once a second: on a ticking clock, without waiting for it.
+const timers = tickingTimers();
 const GUARD = { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required', AUTH_FAILURES_PER_MINUTE: String(LIMIT) };
 
 let t: TestApp;
@@ -20,7 +23,7 @@ let redis: PrivateRedis;
 const others: TestApp[] = [];
 
 before(async () => {
-  t = await buildTestApp({ env: GUARD, clock });
+  t = await buildTestApp({ env: GUARD, clock, timers });
   browser = await devSignIn(t, 'guarded');
   redis = await startPrivateRedis();
 });
@@ -36,7 +39,7 @@ async function newKey(target: TestApp = t, signedIn: Browser = browser): Promise
 }
 
 async function instance(env: Record<string, string>): Promise<TestApp> {
-  const other = await buildTestApp({ env: { ...GUARD, ...env }, sharedDatabase: t.database, clock });
+  const other = await buildTestApp({ env: { ...GUARD, ...env }, sharedDatabase: t.database, clock, timers });
   others.push(other);
   return other;
 }

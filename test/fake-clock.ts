@@ -28,3 +28,24 @@ export function fakeClock(start = Date.UTC(2026, 0, 1, 12)): FakeClock {
     },
   };
 }
+
+/**
+ * Monotonic time for the brute-force guard's memory of known keys (src/api/v0/rest/known-keys.ts): every reading
+ * is 1 ms after the one before, so what happened first reads earlier, as with a real clock; a sleep returns on the
+ * next turn of the event loop with the time moved past its deadline. Its loads, at most one a second, then cost
+ * no wall-clock time.
+ */
+export function tickingTimers(): { now(): number; sleep(ms: number): Promise<void>; readonly sleeps: number[] } {
+  let now = 0;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => ++now,
+    async sleep(ms) {
+      const deadline = now + ms;
+      sleeps.push(ms);
+      await new Promise((resolve) => setImmediate(resolve));
+      now = Math.max(now, deadline);
+    },
+  };
+}

@@ -7,6 +7,7 @@ import { createAuthenticator } from './rest/authenticate.ts';
 import { createLimiter, type Counter } from './rest/rate-limit.ts';
 import { createResponseCache, type ResponseCache } from './rest/response-cache.ts';
 import { ValidKeys } from './rest/key-cache.ts';
+import type { Timers } from './rest/known-keys.ts';
 import type { SharedChanges } from '../../changes/shared-changes.ts';
 import { registerCors } from './rest/cors.ts';
 import { RESOURCES } from './resources.ts';
@@ -32,9 +33,14 @@ export interface ApiV0Options {
   cache: ResponseCache;
   /** The time in epoch milliseconds of the brute-force guard's windows (tests fix it). */
   clock: () => number;
+  /** The brute-force guard's memory of known keys: its time and waits (tests pass a fake). */
+  timers?: Timers;
 }
 
-export async function apiV0(app: FastifyInstance, { changes, counter, cache, clock }: ApiV0Options): Promise<void> {
+export async function apiV0(
+  app: FastifyInstance,
+  { changes, counter, cache, clock, timers }: ApiV0Options,
+): Promise<void> {
   registerCors(app);
   // The welcome object is public: it sits outside the scope that authenticates.
   app.get('/', { schema: { hide: true, response: { 200: Welcome } } }, async () => ({
@@ -49,7 +55,7 @@ export async function apiV0(app: FastifyInstance, { changes, counter, cache, clo
   await app.register(async (guarded) => {
     // One hook, in an order that matters: authenticate, then count against the limit, then (and
     // only then) the cache. Steps that need no I/O complete without an await.
-    const { authenticate, recheck } = createAuthenticator(guarded, { counter, validKeys, clock });
+    const { authenticate, recheck } = createAuthenticator(guarded, { counter, validKeys, clock, timers });
     const limit = createLimiter({
       limit: guarded.config.rateLimitPerSecond,
       counter,

@@ -5,7 +5,7 @@ import { AppError } from '../../../errors.ts';
 import { authenticateApiKey, type KeyIdentity } from '../../../api-keys/api-keys.service.ts';
 import { LastUsedRecorder } from '../../../api-keys/last-used.ts';
 import { Counter, TooManyRequestsError, type Hit } from './rate-limit.ts';
-import { KnownKeys } from './known-keys.ts';
+import { KnownKeys, REAL_TIMERS, type Timers } from './known-keys.ts';
 import type { ValidKeys } from './key-cache.ts';
 import { isWellFormedApiKey } from '../../../api-keys/api-keys.format.ts';
 
@@ -32,15 +32,20 @@ export interface AuthenticatorOptions {
   validKeys: ValidKeys;
   /** The time in epoch milliseconds of the brute-force guard's windows. */
   clock: () => number;
+  /** The known-keys memory's time and waits (tests pass a fake). */
+  timers?: Timers;
 }
 
-export function createAuthenticator(app: FastifyInstance, { counter, validKeys, clock }: AuthenticatorOptions) {
+export function createAuthenticator(
+  app: FastifyInstance,
+  { counter, validKeys, clock, timers = REAL_TIMERS }: AuthenticatorOptions,
+) {
   const recorder = new LastUsedRecorder(app.database.db, (error) =>
     app.log.warn({ err: error }, 'lastUsedAt not recorded'),
   );
   app.addHook('onClose', () => recorder.flush());
 
-  const knownKeys = new KnownKeys(app.database.db);
+  const knownKeys = new KnownKeys(app.database.db, timers);
   const ownCounts = new Counter(undefined);
   const lookup = (header: unknown) =>
     typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), validKeys) : null;
@@ -51,7 +56,7 @@ export function createAuthenticator(app: FastifyInstance, { counter, validKeys, 
   // when it may be valid (known-keys.ts): wrong keys get 429 without reaching the database, and a
   // valid key is served whatever others at the same address sent. A valid key takes its count back.
   async function check(request: FastifyRequest, header: unknown): Promise<void> {
-    const arrivedAt = performance.now();
+    const arrivedAt = timers.now();
     const now = clock();
     const failures = `auth-fail:${request.ip}`;
     const counted = counter.hit(failures, FAILURE_WINDOW_MS, now);

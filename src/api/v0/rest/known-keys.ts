@@ -10,6 +10,17 @@ import type { Db } from '../../../db/index.ts';
 
 const PREFIX_LENGTH = 16;
 
+/** The monotonic time in milliseconds and a way to wait: the real ones in service, a fake in tests. */
+export interface Timers {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const REAL_TIMERS: Timers = {
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+};
+
 interface Load {
   startedAt: number;
   done: Promise<void>;
@@ -22,11 +33,12 @@ export class KnownKeys {
 
   constructor(
     private readonly db: Db,
+    private readonly timers: Timers = REAL_TIMERS,
     private readonly minIntervalMs = 1_000,
   ) {}
 
   /** False only when no valid key has this key's digest prefix (a true answer is then checked in full). */
-  async mayBeValid(raw: string, arrivedAt = performance.now()): Promise<boolean> {
+  async mayBeValid(raw: string, arrivedAt = this.timers.now()): Promise<boolean> {
     const prefix = sha256Hex(raw).slice(0, PREFIX_LENGTH);
     if (this.prefixes.has(prefix)) return true;
     await this.loadedSince(arrivedAt);
@@ -43,9 +55,9 @@ export class KnownKeys {
   private async scheduleNext(): Promise<void> {
     const previous = this.current;
     await previous?.done.catch(() => {});
-    const wait = previous ? previous.startedAt + this.minIntervalMs - performance.now() : 0;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
-    const startedAt = performance.now();
+    const wait = previous ? previous.startedAt + this.minIntervalMs - this.timers.now() : 0;
+    if (wait > 0) await this.timers.sleep(wait);
+    const startedAt = this.timers.now();
     this.next = undefined;
     const done = listValidDigestPrefixes(this.db, PREFIX_LENGTH).then((prefixes) => {
       this.prefixes = new Set(prefixes);
