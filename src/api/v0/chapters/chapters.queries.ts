@@ -64,3 +64,16 @@ export async function getChapter(db: Db, chapterId: string) {
   const leaders = await listLeaders(db, 'chapter_id', chapter.id);
   return { ...chapter, leaders };
 }
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleChapter(db: Db) {
+  const row = await db
+    .selectFrom('chapters')
+    .select('key')
+    .where('is_active', '=', true)
+    .where('latitude', 'is not', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { chapter_id: row.key };
+}

@@ -1,6 +1,6 @@
 import { resource } from '../common/resource.ts';
 import { ChapterDetail, ChapterFilters, ChapterItem, ChapterParams } from './chapters.schemas.ts';
-import { CHAPTER_ORDERING, getChapter, listChapters } from './chapters.queries.ts';
+import { CHAPTER_ORDERING, getChapter, listChapters, exampleChapter } from './chapters.queries.ts';
 
 const geo = { latitude: 'chapters.latitude', longitude: 'chapters.longitude' };
 
@@ -8,6 +8,7 @@ export const chapters = resource('chapters', 'Chapter', {
   description: 'Active chapters (with coordinates).',
   list: { filters: ChapterFilters, item: ChapterItem, ordering: CHAPTER_ORDERING, query: listChapters, geo },
   detail: {
+    example: exampleChapter,
     params: ChapterParams,
     response: ChapterDetail,
     fetch: (db, params) => getChapter(db, params.chapter_id),

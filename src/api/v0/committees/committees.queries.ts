@@ -27,3 +27,15 @@ export function getCommittee(db: Db, committeeId: string) {
     .where(sql`lower(key)`, '=', stripPrefix(committeeId, 'www-committee-'))
     .executeTakeFirst();
 }
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleCommittee(db: Db) {
+  const row = await db
+    .selectFrom('committees')
+    .select('key')
+    .where('is_active', '=', true)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { committee_id: row.key };
+}

@@ -10,6 +10,11 @@ export interface Operation {
   operationId: string;
   kind: 'list' | 'detail';
   register(app: FastifyInstance): void;
+  /**
+   * For an operation with path parameters: those of one record the database serves, or undefined when it has
+   * none. The conformance test requests every operation with them (test/api-conformance.test.ts).
+   */
+  example?: (db: Db) => Promise<Record<string, string> | undefined>;
 }
 
 export interface Resource {
@@ -20,8 +25,14 @@ export interface Resource {
 
 export function listOperation<F extends TObject, Item extends TObject, P extends TObject = TObject>(
   def: ListDefinition<F, Item, P>,
+  example?: Operation['example'],
 ): Operation {
-  return { operationId: def.operationId, kind: 'list', register: (app) => listRoute(app, def) };
+  return {
+    operationId: def.operationId,
+    kind: 'list',
+    register: (app) => listRoute(app, def),
+    ...(example ? { example } : {}),
+  };
 }
 
 export function detailOperation<P extends TObject, Row, Body extends TSchema>(
@@ -42,6 +53,8 @@ interface DetailParts<P extends TObject, Row, Body extends TSchema> {
   /** The body of a row; the row itself by default. */
   present?: (row: Row) => Static<Body>;
   description?: string;
+  /** The path parameters of one record the database serves (see Operation.example). */
+  example: (db: Db) => Promise<Record<keyof Static<P>, string> | undefined>;
 }
 
 /**
@@ -67,8 +80,8 @@ export function resource<F extends TObject, Item extends TObject, P extends TObj
   const detail = declared.detail;
   if (detail) {
     const params = Object.keys(detail.params.properties).map((key) => `:${key}`);
-    operations.push(
-      detailOperation({
+    operations.push({
+      ...detailOperation({
         path: `/${name}/${params.join('/')}`,
         operationId: `get_${noun.toLowerCase()}`,
         summary: `Get ${noun.toLowerCase()}`,
@@ -79,7 +92,8 @@ export function resource<F extends TObject, Item extends TObject, P extends TObj
         fetch: detail.fetch,
         present: detail.present ?? ((row) => row as Static<Body>),
       }),
-    );
+      example: detail.example,
+    });
   }
   return { name, operations };
 }

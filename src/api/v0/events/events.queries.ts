@@ -31,3 +31,9 @@ export function getEvent(db: Db, eventId: string) {
     .where(sql`lower(key)`, '=', eventId.toLowerCase())
     .executeTakeFirst();
 }
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleEvent(db: Db) {
+  const row = await db.selectFrom('events').select('key').orderBy('id').limit(1).executeTakeFirst();
+  return row && { event_id: row.key };
+}

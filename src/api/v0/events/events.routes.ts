@@ -1,6 +1,6 @@
 import { resource } from '../common/resource.ts';
 import { EventDetail, EventFilters, EventItem, EventParams } from './events.schemas.ts';
-import { EVENT_ORDERING, getEvent, listEvents } from './events.queries.ts';
+import { EVENT_ORDERING, getEvent, listEvents, exampleEvent } from './events.queries.ts';
 
 export const events = resource('events', 'Event', {
   description: 'All events; with `is_upcoming=true` only those not ended yet, soonest first by default.',
@@ -12,5 +12,10 @@ export const events = resource('events', 'Event', {
     geo: { latitude: 'events.latitude', longitude: 'events.longitude' },
     query: listEvents,
   },
-  detail: { params: EventParams, response: EventDetail, fetch: (db, params) => getEvent(db, params.event_id) },
+  detail: {
+    example: exampleEvent,
+    params: EventParams,
+    response: EventDetail,
+    fetch: (db, params) => getEvent(db, params.event_id),
+  },
 });

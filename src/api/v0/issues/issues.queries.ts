@@ -1,7 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
-import { whereInRepositories, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
+import {
+  exampleInRepository,
+  whereInRepositories,
+  whereRepository,
+  type RepositoryScope,
+} from '../repositories/repositories.queries.ts';
 import type { IssueFilters } from './issues.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -26,4 +31,10 @@ export function getIssue(db: Db, scope: Required<RepositoryScope>, number: numbe
     .select(['issues.title', 'issues.state', 'issues.body', 'issues.url', 'issues.created_at', 'issues.updated_at'])
     .where('issues.number', '=', number);
   return whereRepository(q, scope).executeTakeFirst();
+}
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleIssue(db: Db) {
+  const row = await exampleInRepository(db, 'issues', 'number');
+  return row && { organization_id: row.organization_id, repository_id: row.repository_id, issue_id: row.value };
 }

@@ -44,3 +44,16 @@ export function getMember(db: Db, login: string) {
     .$narrowType<{ created_at: Date; updated_at: Date }>()
     .executeTakeFirst();
 }
+
+/** The path parameters of one published record (its GitHub profile, and so its dates, known) the detail serves (the conformance test requests it). */
+export async function exampleMember(db: Db) {
+  const row = await db
+    .selectFrom('members')
+    .select('login')
+    .where('created_at', 'is not', null)
+    .where('updated_at', 'is not', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { member_id: row.login };
+}

@@ -1,9 +1,14 @@
 import { resource } from '../common/resource.ts';
 import { MemberDetail, MemberFilters, MemberItem, MemberParams } from './members.schemas.ts';
-import { MEMBER_ORDERING, getMember, listMembers } from './members.queries.ts';
+import { MEMBER_ORDERING, getMember, listMembers, exampleMember } from './members.queries.ts';
 
 export const members = resource('members', 'Member', {
   description: 'GitHub users mirrored by the service, once the GitHub sync has their profile.',
   list: { filters: MemberFilters, item: MemberItem, ordering: MEMBER_ORDERING, query: listMembers },
-  detail: { params: MemberParams, response: MemberDetail, fetch: (db, params) => getMember(db, params.member_id) },
+  detail: {
+    example: exampleMember,
+    params: MemberParams,
+    response: MemberDetail,
+    fetch: (db, params) => getMember(db, params.member_id),
+  },
 });

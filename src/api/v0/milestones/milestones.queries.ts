@@ -1,7 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
-import { whereInRepositories, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
+import {
+  exampleInRepository,
+  whereInRepositories,
+  whereRepository,
+  type RepositoryScope,
+} from '../repositories/repositories.queries.ts';
 import type { MilestoneFilters } from './milestones.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -44,4 +49,10 @@ export function getMilestone(db: Db, scope: Required<RepositoryScope>, number: n
     ])
     .where('milestones.number', '=', number);
   return whereRepository(q, scope).executeTakeFirst();
+}
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleMilestone(db: Db) {
+  const row = await exampleInRepository(db, 'milestones', 'number');
+  return row && { organization_id: row.organization_id, repository_id: row.repository_id, milestone_id: row.value };
 }

@@ -45,3 +45,16 @@ export function getOrganization(db: Db, login: string) {
     .$narrowType<{ created_at: Date; updated_at: Date }>()
     .executeTakeFirst();
 }
+
+/** The path parameters of one published record (its GitHub profile, and so its dates, known) the detail serves (the conformance test requests it). */
+export async function exampleOrganization(db: Db) {
+  const row = await db
+    .selectFrom('organizations')
+    .select('login')
+    .where('created_at', 'is not', null)
+    .where('updated_at', 'is not', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { organization_id: row.login };
+}

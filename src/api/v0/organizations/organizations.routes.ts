@@ -5,7 +5,12 @@ import {
   OrganizationItem,
   OrganizationParams,
 } from './organizations.schemas.ts';
-import { ORGANIZATION_ORDERING, getOrganization, listOrganizations } from './organizations.queries.ts';
+import {
+  ORGANIZATION_ORDERING,
+  getOrganization,
+  listOrganizations,
+  exampleOrganization,
+} from './organizations.queries.ts';
 
 export const organizations = resource('organizations', 'Organization', {
   description: 'GitHub organizations mirrored by the service, once the GitHub sync has their profile.',
@@ -16,6 +21,7 @@ export const organizations = resource('organizations', 'Organization', {
     query: listOrganizations,
   },
   detail: {
+    example: exampleOrganization,
     params: OrganizationParams,
     response: OrganizationDetail,
     fetch: (db, params) => getOrganization(db, params.organization_id),

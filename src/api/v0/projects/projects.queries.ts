@@ -40,3 +40,15 @@ export async function getProject(db: Db, projectId: string) {
   const leaders = await listLeaders(db, 'project_id', project.id);
   return { ...project, leaders };
 }
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleProject(db: Db) {
+  const row = await db
+    .selectFrom('projects')
+    .select('key')
+    .where('is_active', '=', true)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { project_id: row.key };
+}

@@ -1,11 +1,12 @@
 import { resource } from '../common/resource.ts';
 import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams } from './projects.schemas.ts';
-import { PROJECT_ORDERING, getProject, listProjects } from './projects.queries.ts';
+import { PROJECT_ORDERING, getProject, listProjects, exampleProject } from './projects.queries.ts';
 
 export const projects = resource('projects', 'Project', {
   description: 'Active projects.',
   list: { filters: ProjectFilters, item: ProjectItem, ordering: PROJECT_ORDERING, query: listProjects },
   detail: {
+    example: exampleProject,
     params: ProjectParams,
     response: ProjectDetail,
     fetch: (db, params) => getProject(db, params.project_id),

@@ -1,7 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
-import { whereInRepositories, whereRepository, type RepositoryScope } from '../repositories/repositories.queries.ts';
+import {
+  exampleInRepository,
+  whereInRepositories,
+  whereRepository,
+  type RepositoryScope,
+} from '../repositories/repositories.queries.ts';
 import type { ReleaseFilters } from './releases.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -33,4 +38,10 @@ export function getRelease(db: Db, scope: Required<RepositoryScope>, tagName: st
     ])
     .where('releases.tag_name', '=', tagName);
   return whereRepository(q, scope).executeTakeFirst();
+}
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleRelease(db: Db) {
+  const row = await exampleInRepository(db, 'releases', 'tag_name');
+  return row && { organization_id: row.organization_id, repository_id: row.repository_id, release_id: row.value };
 }

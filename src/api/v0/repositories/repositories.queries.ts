@@ -93,3 +93,26 @@ export function getRepository(db: Db, scope: Required<RepositoryScope>) {
     ]);
   return whereRepository(q, scope).executeTakeFirst();
 }
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleRepository(db: Db) {
+  const row = await db
+    .selectFrom('repositories')
+    .select(['owner_login', 'name'])
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { organization_id: row.owner_login, repository_id: row.name };
+}
+
+/** The repository and the value of `column` of the first record of `table`: the example of a repository-scoped detail. */
+export async function exampleInRepository(
+  db: Db,
+  table: 'issues' | 'milestones' | 'releases',
+  column: 'number' | 'tag_name',
+) {
+  const { rows } = await sql<{ organization_id: string; repository_id: string; value: string }>`
+    SELECT r.owner_login AS organization_id, r.name AS repository_id, x.${sql.ref(column)}::text AS value
+    FROM ${sql.table(table)} x JOIN repositories r ON r.id = x.repository_id ORDER BY x.id LIMIT 1`.execute(db);
+  return rows[0];
+}

@@ -130,3 +130,22 @@ function inSnapshot<Q>(list: (db: Db, period: Period) => Q): (db: Db, snapshotId
     return list(db, snapshot);
   };
 }
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleSnapshot(db: Db) {
+  const row = await db.selectFrom('snapshots').select('key').orderBy('id').limit(1).executeTakeFirst();
+  return row && { snapshot_id: row.key };
+}
+
+/** A snapshot whose sub-list of `segment` has records (the kinds of the data fall in different months). */
+export async function exampleSnapshotWith(db: Db, segment: SnapshotSegment) {
+  const column = `new_${segment === 'members' ? 'users' : segment}_count` as const;
+  const row = await db
+    .selectFrom('snapshots')
+    .select('key')
+    .where(column, '>', 0)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { snapshot_id: row.key };
+}

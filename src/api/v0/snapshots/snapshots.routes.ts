@@ -17,6 +17,8 @@ import {
   SNAPSHOT_ORDERING,
   SNAPSHOT_SUB_LISTS,
   type SnapshotSegment,
+  exampleSnapshot,
+  exampleSnapshotWith,
 } from './snapshots.queries.ts';
 
 // The reference's five sub-lists: path segment and item; their orderings and rows are in snapshots.queries.ts.
@@ -34,6 +36,7 @@ const snapshot = resource('snapshots', 'Snapshot', {
     'was first created; rebuilt from the stored records after every import and sync.',
   list: { filters: NoFilters, item: SnapshotItem, ordering: SNAPSHOT_ORDERING, query: listSnapshots },
   detail: {
+    example: exampleSnapshot,
     description: 'The period and the number of records of each kind first created in it.',
     params: SnapshotParams,
     response: SnapshotDetail,
@@ -47,18 +50,21 @@ export const snapshots: Resource = {
   operations: [
     ...snapshot.operations,
     ...SUB_LISTS.map((sub) =>
-      listOperation({
-        path: `/snapshots/:snapshot_id/${sub.segment}/`,
-        operationId: `list_snapshot_${sub.segment}`,
-        summary: `List new ${sub.segment} in snapshot`,
-        description: `The ${sub.segment} first created in the snapshot's period (\`created_at\` between \`start_at\` and \`end_at\`).`,
-        params: SnapshotParams,
-        filters: NoFilters,
-        item: sub.item,
-        itemName: sub.itemName,
-        ordering: SNAPSHOT_SUB_LISTS[sub.segment].ordering,
-        query: (db, _filters, params) => SNAPSHOT_SUB_LISTS[sub.segment].query(db, params.snapshot_id),
-      }),
+      listOperation(
+        {
+          path: `/snapshots/:snapshot_id/${sub.segment}/`,
+          operationId: `list_snapshot_${sub.segment}`,
+          summary: `List new ${sub.segment} in snapshot`,
+          description: `The ${sub.segment} first created in the snapshot's period (\`created_at\` between \`start_at\` and \`end_at\`).`,
+          params: SnapshotParams,
+          filters: NoFilters,
+          item: sub.item,
+          itemName: sub.itemName,
+          ordering: SNAPSHOT_SUB_LISTS[sub.segment].ordering,
+          query: (db, _filters, params) => SNAPSHOT_SUB_LISTS[sub.segment].query(db, params.snapshot_id),
+        },
+        (db) => exampleSnapshotWith(db, sub.segment),
+      ),
     ),
   ],
 };

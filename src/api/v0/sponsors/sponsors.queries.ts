@@ -27,3 +27,9 @@ export function getSponsor(db: Db, sponsorId: string) {
     .where(sql`lower(key)`, '=', sponsorId.toLowerCase())
     .executeTakeFirst();
 }
+
+/** The path parameters of one record the detail serves (the conformance test requests it). */
+export async function exampleSponsor(db: Db) {
+  const row = await db.selectFrom('sponsors').select('key').orderBy('id').limit(1).executeTakeFirst();
+  return row && { sponsor_id: row.key };
+}

@@ -1,8 +1,13 @@
 import { resource } from '../common/resource.ts';
 import { SponsorDetail, SponsorFilters, SponsorItem, SponsorParams } from './sponsors.schemas.ts';
-import { SPONSOR_ORDERING, getSponsor, listSponsors } from './sponsors.queries.ts';
+import { SPONSOR_ORDERING, getSponsor, listSponsors, exampleSponsor } from './sponsors.queries.ts';
 
 export const sponsors = resource('sponsors', 'Sponsor', {
   list: { filters: SponsorFilters, item: SponsorItem, ordering: SPONSOR_ORDERING, query: listSponsors },
-  detail: { params: SponsorParams, response: SponsorDetail, fetch: (db, params) => getSponsor(db, params.sponsor_id) },
+  detail: {
+    example: exampleSponsor,
+    params: SponsorParams,
+    response: SponsorDetail,
+    fetch: (db, params) => getSponsor(db, params.sponsor_id),
+  },
 });
