@@ -2,8 +2,9 @@
 import { test } from 'node:test';
 import type { Db } from '../../db/index.ts';
 import { insertTracked, nestRepositories, type Tracked, type TrackedSpec } from '../../../test/factories-github.ts';
-import { assertOrderingContract, keysInOrder, keysOf } from '../../../test/lists.ts';
+import { assertOrderingContract } from '../../../test/lists.ts';
 import { useTestApp } from '../../../test/resources.ts';
+import { listReaders } from './lists.test-helpers.ts';
 
 type Repositories = Awaited<ReturnType<typeof nestRepositories>>;
 type Insert = Parameters<typeof insertTracked>[1];
@@ -36,10 +37,6 @@ export function useTrackedApp(
       byDefault: DEFAULT,
     });
   });
-  return {
-    api,
-    rows,
-    titles: (url: string) => keysOf(api.get, url, 'title'),
-    ordered: (which: string[]) => keysInOrder(rows, DEFAULT, 'title').filter((x) => which.includes(x)),
-  };
+  const { keys: titles, ordered } = listReaders(api.get, rows, DEFAULT, 'title');
+  return { api, rows, titles, ordered };
 }
