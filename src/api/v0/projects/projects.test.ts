@@ -24,58 +24,22 @@ let active: Project[];
 const api = useTestApp(async (db) => {
   const at = (d: number) => new Date(Date.UTC(2023, 0, d)).toISOString();
   // Equal dates and names, and keys against the ids, so that only the id can break the ties.
-  active = [
-    await project(db, {
-      key: 'Nest',
-      name: 'nest',
-      level: 'flagship',
-      type: 'code',
-      description: 'The API.',
-      created_at: at(4),
-      updated_at: at(8),
-    }),
-    await project(db, {
-      key: 'zap',
-      name: 'zap',
-      level: 'flagship',
-      type: 'tool',
-      created_at: at(2),
-      updated_at: at(8),
-    }),
-    await project(db, {
-      key: 'yara',
-      name: 'amass',
-      level: 'lab',
-      type: 'documentation',
-      created_at: at(4),
-      updated_at: at(1),
-    }),
-    await project(db, {
-      key: 'xss',
-      name: 'zap',
-      level: 'production',
-      type: 'code',
-      created_at: at(1),
-      updated_at: at(6),
-    }),
-    await project(db, {
-      key: 'wiki',
-      name: 'bones',
-      level: 'incubator',
-      type: 'other',
-      created_at: at(4),
-      updated_at: at(8),
-    }),
-    await project(db, {
-      key: 'vault',
-      name: 'amass',
-      level: 'lab',
-      type: 'documentation',
-      created_at: at(9),
-      updated_at: at(3),
-    }),
-    await project(db, { key: 'unit', name: 'cobra', level: 'other', created_at: at(3), updated_at: at(6) }),
-  ];
+  // [key, name, level, type (the default where absent), created day, updated day]
+  const specs = [
+    ['Nest', 'nest', 'flagship', 'code', 4, 8],
+    ['zap', 'zap', 'flagship', 'tool', 2, 8],
+    ['yara', 'amass', 'lab', 'documentation', 4, 1],
+    ['xss', 'zap', 'production', 'code', 1, 6],
+    ['wiki', 'bones', 'incubator', 'other', 4, 8],
+    ['vault', 'amass', 'lab', 'documentation', 9, 3],
+    ['unit', 'cobra', 'other', undefined, 3, 6],
+  ] as const;
+  active = [];
+  for (const [key, name, level, type, created, updated] of specs) {
+    const values = { key, name, level, created_at: at(created), updated_at: at(updated) };
+    const described = key === 'Nest' ? { description: 'The API.' } : {};
+    active.push(await project(db, { ...values, ...(type === undefined ? {} : { type }), ...described }));
+  }
   await project(db, {
     key: 'retired',
     name: 'retired',
