@@ -7,14 +7,13 @@ import { day, member } from '../../../../test/factories.ts';
 import {
   assertDefaultOrdering,
   assertInvalid,
-  assertOrderings,
   assertPagination,
-  assertUnknownOrdering,
   bothWays,
   itemKeys,
   keysInOrder,
 } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
+import { testOrderings } from '../lists.test-helpers.ts';
 
 const PATH = '/api/v0/projects/';
 const ALLOWED = bothWays(['created_at', 'updated_at', 'name']);
@@ -127,18 +126,14 @@ test('type: repeatable, any case, either of the values given; empty ignored; an 
   );
 });
 
-test('every ordering, ascending and descending, several comma-separated; id breaks ties', async () => {
-  await assertOrderings(get, PATH, active, [
-    ...ALLOWED,
-    'name,-created_at',
-    '-updated_at,name',
-    'updated_at,created_at',
-  ]);
-});
-
-test('an unknown ordering is 400 naming the allowed values', async () => {
-  await assertUnknownOrdering(get, PATH, ALLOWED);
-});
+testOrderings(
+  'every ordering, ascending and descending, several comma-separated; id breaks ties',
+  get,
+  PATH,
+  () => active,
+  ALLOWED,
+  ['name,-created_at', '-updated_at,name', 'updated_at,created_at'],
+);
 
 test('level: any case, active projects only; empty is ignored; an unknown level is 400 naming the levels', async () => {
   for (const [value, level] of [
