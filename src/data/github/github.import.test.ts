@@ -12,21 +12,9 @@ import { BUNDLED_DATA_DIR } from '../import.ts';
 import { readGithubData } from './github.read.ts';
 import { writeGithubData } from './github.write.ts';
 import type { GithubData } from './github.records.ts';
+import { githubRows, type Json } from './github.test-helpers.ts';
 
 const DIR = path.join(BUNDLED_DATA_DIR, 'github');
-const TABLES = [
-  'organizations',
-  'members',
-  'organization_members',
-  'repositories',
-  'milestones',
-  'issues',
-  'labels',
-  'issue_labels',
-  'issue_assignees',
-  'releases',
-] as const;
-type Json = Record<string, unknown>;
 
 let database: TestDatabase;
 let db: Db;
@@ -47,10 +35,7 @@ const rawFile = async (file: string, dir = DIR) => JSON.parse(await fs.readFile(
 const rows = async (query: string) => (await sql.raw<Json>(query).execute(db)).rows;
 const one = async (query: string) => (await rows(query))[0] ?? assert.fail(`no row for ${query}`);
 const pick = (row: Json, keys: string[]) => keys.map((key) => row[key]);
-const snapshot = async () =>
-  Object.fromEntries(
-    await Promise.all(TABLES.map(async (t) => [t, await rows(`SELECT * FROM ${t} ORDER BY 1, 2`)] as const)),
-  ) as Record<(typeof TABLES)[number], Json[]>;
+const snapshot = () => githubRows(db);
 
 /** Every object of every recorded file, except those inside pull requests, which are not imported. */
 async function rawObjects(): Promise<Json[]> {

@@ -84,28 +84,19 @@ export function mapRepository(value: unknown, source: string): RepositoryRecord 
     open_issues_count: f.count('open_issues_count'),
     size: f.count('size'),
     pushed_at: f.timestamp('pushed_at'),
-    created_at: f.requiredTimestamp('created_at'),
-    updated_at: f.requiredTimestamp('updated_at'),
+    ...timestamps(f),
   };
 }
 
 export function mapMilestone(value: unknown, source: string, repositoryGithubId: number): MilestoneRecord {
   const f = new Fields(value, 'milestone', source);
   return {
-    github_id: f.integer('id'),
-    repository_github_id: repositoryGithubId,
-    number: f.integer('number'),
-    title: f.text('title'),
-    body: f.text('description'),
-    state: f.state('state'),
-    url: f.text('html_url'),
-    author_github_id: f.ref('creator'),
+    ...numbered(f, repositoryGithubId, 'description', 'creator'),
     open_issues_count: f.count('open_issues'),
     closed_issues_count: f.count('closed_issues'),
     due_on: f.timestamp('due_on'),
     closed_at: f.timestamp('closed_at'),
-    created_at: f.requiredTimestamp('created_at'),
-    updated_at: f.requiredTimestamp('updated_at'),
+    ...timestamps(f),
   };
 }
 
@@ -116,21 +107,13 @@ export function mapMilestone(value: unknown, source: string, repositoryGithubId:
 export function mapIssue(value: unknown, source: string, repositoryGithubId: number): IssueRecord {
   const f = new Fields(value, 'issue', source);
   return {
-    github_id: f.integer('id'),
-    repository_github_id: repositoryGithubId,
-    number: f.integer('number'),
-    title: f.text('title'),
-    body: f.text('body'),
-    state: f.state('state'),
+    ...numbered(f, repositoryGithubId, 'body', 'user'),
     state_reason: f.text('state_reason'),
-    url: f.text('html_url'),
-    author_github_id: f.ref('user'),
     milestone_github_id: f.ref('milestone'),
     comments_count: f.count('comments'),
     is_locked: f.flag('locked'),
     closed_at: f.timestamp('closed_at'),
-    created_at: f.requiredTimestamp('created_at'),
-    updated_at: f.requiredTimestamp('updated_at'),
+    ...timestamps(f),
     label_github_ids: f.list('labels').flatMap((label) => (isIdLess(label) ? [] : (f.ref('labels', label) ?? []))),
     assignee_github_ids: assigneesOf(f).flatMap((user) => f.ref('assignees', user) ?? []),
   };
@@ -141,8 +124,7 @@ export function mapLabel(value: unknown, source: string, repositoryGithubId: num
   const color = f.text('color').toLowerCase();
   if (!/^[0-9a-f]{6}$/.test(color)) f.fail(`"color" is not six hex digits: ${JSON.stringify(f.api.color)}`);
   return {
-    github_id: f.integer('id'),
-    repository_github_id: repositoryGithubId,
+    ...inRepository(f, repositoryGithubId),
     name: f.requiredText('name'),
     description: f.text('description'),
     color,
@@ -153,8 +135,7 @@ export function mapLabel(value: unknown, source: string, repositoryGithubId: num
 export function mapRelease(value: unknown, source: string, repositoryGithubId: number): ReleaseRecord {
   const f = new Fields(value, 'release', source);
   return {
-    github_id: f.integer('id'),
-    repository_github_id: repositoryGithubId,
+    ...inRepository(f, repositoryGithubId),
     tag_name: f.requiredText('tag_name'),
     name: f.text('name'),
     description: f.text('body'),
@@ -165,6 +146,29 @@ export function mapRelease(value: unknown, source: string, repositoryGithubId: n
     published_at: f.timestamp('published_at'),
     created_at: f.requiredTimestamp('created_at'),
   };
+}
+
+/** The GitHub id of a record kept per repository, and that repository's. */
+function inRepository(f: Fields, repositoryGithubId: number) {
+  return { github_id: f.integer('id'), repository_github_id: repositoryGithubId };
+}
+
+/** What milestones and issues share: a number in their repository, a title, a body, a state, a page, an author. */
+function numbered(f: Fields, repositoryGithubId: number, bodyKey: string, authorKey: string) {
+  return {
+    ...inRepository(f, repositoryGithubId),
+    number: f.integer('number'),
+    title: f.text('title'),
+    body: f.text(bodyKey),
+    state: f.state('state'),
+    url: f.text('html_url'),
+    author_github_id: f.ref(authorKey),
+  };
+}
+
+/** The two timestamps every repository, milestone and issue has. */
+function timestamps(f: Fields) {
+  return { created_at: f.requiredTimestamp('created_at'), updated_at: f.requiredTimestamp('updated_at') };
 }
 
 /** The users assigned to an issue; responses before 2016 only have the single `assignee`. */

@@ -12,21 +12,9 @@ import type { Db } from '../../db/index.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
 import { readGithubData } from './github.read.ts';
 import { writeGithubData, type GithubReport } from './github.write.ts';
+import { githubRows, type Json } from './github.test-helpers.ts';
 
 const DIR = path.join(BUNDLED_DATA_DIR, 'github');
-const TABLES = [
-  'organizations',
-  'members',
-  'organization_members',
-  'repositories',
-  'milestones',
-  'issues',
-  'labels',
-  'issue_labels',
-  'issue_assignees',
-  'releases',
-] as const;
-type Json = Record<string, unknown>;
 
 let memory: TestDatabase;
 let staged: TestDatabase;
@@ -49,12 +37,10 @@ const importStaged = (dir: string) =>
 // Every row but the service's own timestamps (row ids included: both paths insert in the same order).
 const snapshot = async (db: Db) =>
   Object.fromEntries(
-    await Promise.all(
-      TABLES.map(async (table) => {
-        const { rows } = await sql.raw<Json>(`SELECT * FROM ${table} ORDER BY 1, 2`).execute(db);
-        return [table, rows.map(({ nest_created_at: _c, nest_updated_at: _u, ...row }) => row)] as const;
-      }),
-    ),
+    Object.entries(await githubRows(db)).map(([table, rows]) => [
+      table,
+      rows.map(({ nest_created_at: _c, nest_updated_at: _u, ...row }) => row),
+    ]),
   );
 const columnOf = async (db: Db, table: string, column: string, githubId: number) =>
   (await sql.raw<Json>(`SELECT ${column} AS value FROM ${table} WHERE github_id = ${githubId}`).execute(db)).rows[0]

@@ -192,34 +192,21 @@ export class IssueStage {
     await createRunIds(db);
     await sql`ANALYZE import_run_ids`.execute(db);
     const columns = [...ISSUE_COLUMNS, 'repository_id', 'author_id', 'milestone_id'];
-    const values = columns.filter((column) => column !== 'github_id');
-    const refs = (prefix: string, names: readonly string[]) =>
-      sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
     await sql`CREATE TEMP TABLE import_issues_written (id bigint, inserted boolean) ON COMMIT DROP`.execute(db);
     await sql`
       WITH written AS (
-        INSERT INTO issues AS t (${sql.join(columns.map((column) => sql.ref(column)))})
+        ${insertInto('issues', columns)}
         SELECT ${refs('c', ISSUE_COLUMNS)}, repository.id, author.id, milestone.id
         FROM ${CHOSEN} c
         JOIN repositories repository ON repository.github_id = c.repository_github_id
         LEFT JOIN members author ON author.github_id = c.author_github_id
         LEFT JOIN ${RUN_IDS} milestone ON milestone.kind = 'milestones' AND milestone.github_id = c.milestone_github_id
         ORDER BY c.first_seq
-        ON CONFLICT (github_id) DO UPDATE
-        SET ${sql.join(values.map((column) => sql`${sql.ref(column)} = ${sql.ref(`excluded.${column}`)}`))},
-          nest_updated_at = now()
-        WHERE (${refs('t', values)}) IS DISTINCT FROM (${refs('excluded', values)})
-        RETURNING t.id, (xmax = 0) AS inserted
+        ${updateWhereDifferent(columns)}
       )
       INSERT INTO ${WRITTEN} SELECT id, inserted FROM written`.execute(db);
-    const {
-      rows: [written],
-    } = await sql<{ inserted: string; updated: string }>`
-      SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
-      FROM ${WRITTEN}`.execute(db);
+    await countWritten(db, WRITTEN, counts);
     await sql`ANALYZE import_issues_written`.execute(db);
-    counts.inserted += Number(written!.inserted);
-    counts.updated += Number(written!.updated);
   }
 
   /**
@@ -384,16 +371,8 @@ class LabelStage {
   constructor(readonly db: Db) {}
 
   add(label: PendingLabel): void {
-    const repository = label.repository.toLowerCase();
-    const row: Record<string, unknown> = {
-      seq: this.#seq++,
-      repository,
-      description: label.description,
-      fields: label.fields,
-    };
-    if (label.error !== undefined) {
-      row.error = this.errors.push(label.error) - 1;
-    } else {
+    const [row, repository] = stagedRow(label, this.#seq++, this.errors);
+    if (label.error === undefined) {
       const record = label.record!;
       const key = `${record.github_id}/${repository}`;
       const held = this.#fields.get(key);
@@ -438,16 +417,8 @@ class ScopedStage {
   }
 
   add(pending: PendingScoped): void {
-    const repository = pending.repository.toLowerCase();
-    const row: Record<string, unknown> = {
-      seq: this.#seq++,
-      repository,
-      description: pending.description,
-      fields: pending.fields,
-    };
-    if (pending.error !== undefined) {
-      row.error = this.errors.push(pending.error) - 1;
-    } else {
+    const [row, repository] = stagedRow(pending, this.#seq++, this.errors);
+    if (pending.error === undefined) {
       const record = pending.record!;
       const updated = 'updated_at' in record ? record.updated_at : null;
       const key = `${record.github_id}/${repository}`;
@@ -776,6 +747,21 @@ export class DatasetStage implements CollectSink {
 }
 
 /** The rows a stage holds, taken to be sent when a batch is full (`force`: any). */
+/**
+ * The row a stage sends for a label, milestone or release as read: its place, repository (lower case),
+ * description and fields, and for a copy that does not map the index of its error in `errors`.
+ */
+function stagedRow(
+  pending: PendingLabel | PendingScoped,
+  seq: number,
+  errors: unknown[],
+): [row: Record<string, unknown>, repository: string] {
+  const repository = pending.repository.toLowerCase();
+  const row: Record<string, unknown> = { seq, repository, description: pending.description, fields: pending.fields };
+  if (pending.error !== undefined) row.error = errors.push(pending.error) - 1;
+  return [row, repository];
+}
+
 function takeRows(stage: { rows: Record<string, unknown>[] }, force: boolean): Record<string, unknown>[] | null {
   if (stage.rows.length === 0 || (!force && stage.rows.length < BATCH_ROWS)) return null;
   const rows = stage.rows;
@@ -805,14 +791,11 @@ async function upsertChosen(
 ): Promise<Set<string>> {
   if (recordColumns === undefined) return new Set();
   const columns = [...recordColumns, ...references.map((reference) => reference.column)];
-  const values = columns.filter((column) => column !== 'github_id');
-  const refs = (prefix: string, names: readonly string[]) =>
-    sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
   const written = sql.table(`import_${table}_written`);
   await sql`CREATE TEMP TABLE ${written} (id bigint, inserted boolean) ON COMMIT DROP`.execute(db);
   await sql`
     WITH written AS (
-      INSERT INTO ${sql.table(table)} AS t (${sql.join(columns.map((column) => sql.ref(column)))})
+      ${insertInto(table, columns)}
       SELECT ${refs('r', recordColumns)}${sql.join(
         references.map((reference) => sql`, ${reference.value}`),
         sql``,
@@ -824,13 +807,36 @@ async function upsertChosen(
         sql` `,
       )}
       ORDER BY c.first_seq
-      ON CONFLICT (github_id) DO UPDATE
-      SET ${sql.join(values.map((column) => sql`${sql.ref(column)} = ${sql.ref(`excluded.${column}`)}`))},
-        nest_updated_at = now()
-      WHERE (${refs('t', values)}) IS DISTINCT FROM (${refs('excluded', values)})
-      RETURNING t.id, (xmax = 0) AS inserted
+      ${updateWhereDifferent(columns)}
     )
     INSERT INTO ${written} SELECT id, inserted FROM written`.execute(db);
+  await countWritten(db, written, counts);
+  if (!changed) return new Set();
+  const { rows } = await sql<{ id: string }>`SELECT id FROM ${written}`.execute(db);
+  return new Set(rows.map((row) => row.id));
+}
+
+const refs = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql.ref(`${prefix}.${name}`)));
+
+/** `INSERT INTO table AS t (columns)`, the head of the upserts by github_id below. */
+const insertInto = (table: string, columns: readonly string[]) =>
+  sql`INSERT INTO ${sql.table(table)} AS t (${sql.join(columns.map((column) => sql.ref(column)))})`;
+
+/**
+ * The tail of an upsert by github_id: a stored row is updated only where one of its values differs, and
+ * every row written is returned with whether it was new (read by countWritten).
+ */
+function updateWhereDifferent(columns: readonly string[]): RawBuilder<unknown> {
+  const values = columns.filter((column) => column !== 'github_id');
+  return sql`ON CONFLICT (github_id) DO UPDATE
+    SET ${sql.join(values.map((column) => sql`${sql.ref(column)} = ${sql.ref(`excluded.${column}`)}`))},
+      nest_updated_at = now()
+    WHERE (${refs('t', values)}) IS DISTINCT FROM (${refs('excluded', values)})
+    RETURNING t.id, (xmax = 0) AS inserted`;
+}
+
+/** Adds the rows of a `written` table (id, inserted) to the counts: inserted or updated. */
+async function countWritten(db: Db, written: RawBuilder<unknown>, counts: GithubCounts): Promise<void> {
   const {
     rows: [result],
   } = await sql<{ inserted: string; updated: string }>`
@@ -838,9 +844,6 @@ async function upsertChosen(
     FROM ${written}`.execute(db);
   counts.inserted += Number(result!.inserted);
   counts.updated += Number(result!.updated);
-  if (!changed) return new Set();
-  const { rows } = await sql<{ id: string }>`SELECT id FROM ${written}`.execute(db);
-  return new Set(rows.map((row) => row.id));
 }
 
 async function count(db: Db, table: string): Promise<number> {

@@ -107,18 +107,13 @@ test('country: substring ignoring case, exact when quoted', async () => {
 });
 
 test('region: substring ignoring case, exact when quoted; multi-word values need quotes', async () => {
-  assert.deepEqual(
-    await search('region:europe'),
-    expected((c) => c.region === 'Europe'),
-  );
-  assert.deepEqual(
-    await search('region:america'),
-    expected((c) => c.region.endsWith('America')),
-  );
-  assert.deepEqual(
-    await search('region:"North America"'),
-    expected((c) => c.region === 'North America'),
-  );
+  for (const [query, match] of [
+    ['region:europe', (c) => c.region === 'Europe'],
+    ['region:america', (c) => c.region.endsWith('America')],
+    ['region:"North America"', (c) => c.region === 'North America'],
+  ] satisfies [string, Parameters<typeof expected>[0]][]) {
+    assert.deepEqual(await search(query), expected(match), query);
+  }
   assert.deepEqual(await search('region:"America"'), []);
   // Unquoted, `america` is free text on the name: region has "north" and name has "america".
   assert.deepEqual(await search('region:north america'), ['na-virtual']);

@@ -6,14 +6,13 @@ import { event, utcDate } from '../../../../test/factories-community.ts';
 import {
   assertDefaultOrdering,
   assertInvalid,
-  assertOrderings,
   assertPagination,
-  assertUnknownOrdering,
   bothWays,
   itemKeys,
   keysInOrder,
 } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
+import { testOrderings } from '../lists.test-helpers.ts';
 
 const PATH = '/api/v0/events/';
 const ALLOWED = bothWays(['start_date', 'end_date', 'latitude', 'longitude']);
@@ -103,18 +102,14 @@ test('the list shows every event, by -start_date,-end_date by default, with the 
   ]);
 });
 
-test('every ordering, ascending and descending (nulls last going up), several comma-separated; id breaks ties', async () => {
-  await assertOrderings(get, PATH, events, [
-    ...ALLOWED,
-    'start_date,-end_date',
-    '-latitude,longitude',
-    'end_date,start_date,latitude',
-  ]);
-});
-
-test('an unknown ordering is 400 naming the allowed values', async () => {
-  await assertUnknownOrdering(get, PATH, ALLOWED);
-});
+testOrderings(
+  'every ordering, ascending and descending (nulls last going up), several comma-separated; id breaks ties',
+  get,
+  PATH,
+  () => events,
+  ALLOWED,
+  ['start_date,-end_date', '-latitude,longitude', 'end_date,start_date,latitude'],
+);
 
 test('category: repeatable, any case, either of the values given; with the other filters; unknown → 400 naming the categories', async () => {
   const of = (...categories: string[]) =>

@@ -1,23 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, issue } from '../../../../test/factories.ts';
-import { insertTracked, nestRepositories, type Tracked, type TrackedSpec } from '../../../../test/factories-github.ts';
-import {
-  assertDateTime,
-  assertInvalid,
-  assertOrderingContract,
-  assertPagination,
-  keysInOrder,
-  keysOf,
-} from '../../../../test/lists.ts';
-import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
+import { assertDateTime, assertInvalid, assertPagination } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound } from '../../../../test/resources.ts';
+import { useTrackedApp } from '../tracked.test-helpers.ts';
 
-const rows: Tracked[] = [];
+const LIST = '/api/v0/issues/';
 
-const api = useTestApp(async (db) => {
-  const { nest, other, octoNest } = await nestRepositories(db);
+const { api, titles, ordered } = useTrackedApp(
+  LIST,
   // Equal created_at and updated_at values on purpose, so the id tie-breaker decides.
-  const specs: TrackedSpec[] = [
+  ({ nest, other, octoNest }) => [
     [nest, 1, 'a', 'open', 3, 5],
     [nest, 2, 'b', 'closed', 1, 5],
     [other, 1, 'c', 'open', 3, 6],
@@ -25,26 +18,12 @@ const api = useTestApp(async (db) => {
     [nest, 3, 'e', 'open', 1, 7],
     [other, 2, 'f', 'open', 3, 6],
     [octoNest, 2, 'g', 'open', 2, 4],
-  ];
-  const inserted = await insertTracked(specs, (values) =>
+  ],
+  (db) => (values) =>
     issue(db, { ...values, body: `Body of ${values.title}`, url: `https://github.com/x/${values.title}` }),
-  );
-  rows.push(...inserted);
-});
+);
 
 const { get, head } = api;
-const LIST = '/api/v0/issues/';
-const DEFAULT = '-created_at,-updated_at';
-const titles = (url: string) => keysOf(get, url, 'title');
-const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'title').filter((x) => which.includes(x));
-
-test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, {
-    key: 'title',
-    fields: ['created_at', 'updated_at'],
-    byDefault: DEFAULT,
-  });
-});
 
 test('an item has exactly title, state, url, created_at, updated_at', async () => {
   const res = await get(LIST);

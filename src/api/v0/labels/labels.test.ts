@@ -2,14 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, repository } from '../../../../test/factories.ts';
 import { label } from '../../../../test/factories-github.ts';
-import {
-  assertInvalid,
-  assertOrderingContract,
-  assertPagination,
-  keysInOrder,
-  keysOf,
-} from '../../../../test/lists.ts';
+import { assertInvalid, assertOrderingContract, assertPagination } from '../../../../test/lists.ts';
 import { assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
+import { listReaders } from '../lists.test-helpers.ts';
 
 type Tracked = { id: number; name: string; color: string; nest_created_at: string; nest_updated_at: string };
 const rows: Tracked[] = [];
@@ -35,8 +30,7 @@ const api = useTestApp(async (db) => {
 const { get } = api;
 const LIST = '/api/v0/labels/';
 const DEFAULT = '-nest_created_at';
-const names = (url: string) => keysOf(get, url, 'name');
-const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((x) => which.includes(x));
+const { keys: names, ordered } = listReaders(get, rows, DEFAULT, 'name');
 const ALL = ['bug', 'docs', 'bug-other', 'good first issue', 'wontfix', 'question'];
 
 test('orderings: default -nest_created_at, each value both ways, unknown → 400', async () => {

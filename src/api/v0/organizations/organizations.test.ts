@@ -1,15 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, organization } from '../../../../test/factories.ts';
-import {
-  assertDateTime,
-  assertInvalid,
-  assertOrderingContract,
-  assertPagination,
-  keysInOrder,
-  keysOf,
-} from '../../../../test/lists.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
+import { listReaders } from '../lists.test-helpers.ts';
 
 type Tracked = { id: number; login: string; created_at: string; updated_at: string };
 /** The published organizations: those with GitHub's dates (their profile is known). */
@@ -49,8 +43,7 @@ const api = useTestApp(async (db) => {
 const { get } = api;
 const LIST = '/api/v0/organizations/';
 const DEFAULT = '-created_at';
-const logins = (url: string) => keysOf(get, url, 'login');
-const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'login').filter((x) => which.includes(x));
+const { keys: logins, ordered } = listReaders(get, rows, DEFAULT, 'login');
 const ALL = ['OWASP', 'octo-org', 'nest-lab', 'zeta', 'kappa'];
 
 test('orderings: default -created_at, each value both ways, unknown → 400', async () => {

@@ -7,14 +7,13 @@ import { day, member } from '../../../../test/factories.ts';
 import {
   assertDefaultOrdering,
   assertInvalid,
-  assertOrderings,
   assertPagination,
-  assertUnknownOrdering,
   bothWays,
   itemKeys,
   keysInOrder,
 } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
+import { testOrderings } from '../lists.test-helpers.ts';
 
 const PATH = '/api/v0/projects/';
 const ALLOWED = bothWays(['created_at', 'updated_at', 'name']);
@@ -24,58 +23,22 @@ let active: Project[];
 const api = useTestApp(async (db) => {
   const at = (d: number) => new Date(Date.UTC(2023, 0, d)).toISOString();
   // Equal dates and names, and keys against the ids, so that only the id can break the ties.
-  active = [
-    await project(db, {
-      key: 'Nest',
-      name: 'nest',
-      level: 'flagship',
-      type: 'code',
-      description: 'The API.',
-      created_at: at(4),
-      updated_at: at(8),
-    }),
-    await project(db, {
-      key: 'zap',
-      name: 'zap',
-      level: 'flagship',
-      type: 'tool',
-      created_at: at(2),
-      updated_at: at(8),
-    }),
-    await project(db, {
-      key: 'yara',
-      name: 'amass',
-      level: 'lab',
-      type: 'documentation',
-      created_at: at(4),
-      updated_at: at(1),
-    }),
-    await project(db, {
-      key: 'xss',
-      name: 'zap',
-      level: 'production',
-      type: 'code',
-      created_at: at(1),
-      updated_at: at(6),
-    }),
-    await project(db, {
-      key: 'wiki',
-      name: 'bones',
-      level: 'incubator',
-      type: 'other',
-      created_at: at(4),
-      updated_at: at(8),
-    }),
-    await project(db, {
-      key: 'vault',
-      name: 'amass',
-      level: 'lab',
-      type: 'documentation',
-      created_at: at(9),
-      updated_at: at(3),
-    }),
-    await project(db, { key: 'unit', name: 'cobra', level: 'other', created_at: at(3), updated_at: at(6) }),
-  ];
+  // [key, name, level, type (the default where absent), created day, updated day]
+  const specs = [
+    ['Nest', 'nest', 'flagship', 'code', 4, 8],
+    ['zap', 'zap', 'flagship', 'tool', 2, 8],
+    ['yara', 'amass', 'lab', 'documentation', 4, 1],
+    ['xss', 'zap', 'production', 'code', 1, 6],
+    ['wiki', 'bones', 'incubator', 'other', 4, 8],
+    ['vault', 'amass', 'lab', 'documentation', 9, 3],
+    ['unit', 'cobra', 'other', undefined, 3, 6],
+  ] as const;
+  active = [];
+  for (const [key, name, level, type, created, updated] of specs) {
+    const values = { key, name, level, created_at: at(created), updated_at: at(updated) };
+    const described = key === 'Nest' ? { description: 'The API.' } : {};
+    active.push(await project(db, { ...values, ...(type === undefined ? {} : { type }), ...described }));
+  }
   await project(db, {
     key: 'retired',
     name: 'retired',
@@ -163,18 +126,14 @@ test('type: repeatable, any case, either of the values given; empty ignored; an 
   );
 });
 
-test('every ordering, ascending and descending, several comma-separated; id breaks ties', async () => {
-  await assertOrderings(get, PATH, active, [
-    ...ALLOWED,
-    'name,-created_at',
-    '-updated_at,name',
-    'updated_at,created_at',
-  ]);
-});
-
-test('an unknown ordering is 400 naming the allowed values', async () => {
-  await assertUnknownOrdering(get, PATH, ALLOWED);
-});
+testOrderings(
+  'every ordering, ascending and descending, several comma-separated; id breaks ties',
+  get,
+  PATH,
+  () => active,
+  ALLOWED,
+  ['name,-created_at', '-updated_at,name', 'updated_at,created_at'],
+);
 
 test('level: any case, active projects only; empty is ignored; an unknown level is 400 naming the levels', async () => {
   for (const [value, level] of [

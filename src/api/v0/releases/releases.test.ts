@@ -2,15 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day } from '../../../../test/factories.ts';
 import { nestRepositories, release } from '../../../../test/factories-github.ts';
-import {
-  assertDateTime,
-  assertInvalid,
-  assertOrderingContract,
-  assertPagination,
-  keysInOrder,
-  keysOf,
-} from '../../../../test/lists.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
+import { listReaders } from '../lists.test-helpers.ts';
 
 type Tracked = { id: number; name: string; tag_name: string; published_at: string | null; created_at: string };
 const rows: Tracked[] = [];
@@ -40,8 +34,7 @@ const api = useTestApp(async (db) => {
 const { get } = api;
 const LIST = '/api/v0/releases/';
 const DEFAULT = '-published_at,-created_at';
-const names = (url: string) => keysOf(get, url, 'name');
-const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((x) => which.includes(x));
+const { keys: names, ordered } = listReaders(get, rows, DEFAULT, 'name');
 const ALL = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
 
 test('orderings: default -published_at,-created_at (unpublished first), each value both ways, unknown → 400', async () => {

@@ -199,22 +199,14 @@ test('%, _, backslash and quotes in a value match themselves', async () => {
 });
 
 test('language: substring ignoring case, or exact when quoted', async () => {
-  assert.deepEqual(
-    await search('language:python'),
-    expected((r) => r.language === 'Python'),
-  );
-  assert.deepEqual(
-    await search('language:PYTHON'),
-    expected((r) => r.language === 'Python'),
-  );
-  assert.deepEqual(
-    await search('language:java'),
-    expected((r) => r.language.startsWith('Java')),
-  );
-  assert.deepEqual(
-    await search('language:"Java"'),
-    expected((r) => r.language === 'Java'),
-  );
+  for (const [query, match] of [
+    ['language:python', (r) => r.language === 'Python'],
+    ['language:PYTHON', (r) => r.language === 'Python'],
+    ['language:java', (r) => r.language.startsWith('Java')],
+    ['language:"Java"', (r) => r.language === 'Java'],
+  ] satisfies [string, Parameters<typeof expected>[0]][]) {
+    assert.deepEqual(await search(query), expected(match), query);
+  }
   assert.deepEqual(await search('language:"java"'), []);
   assert.deepEqual(
     await search('language:script'),

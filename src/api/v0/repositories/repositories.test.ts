@@ -1,15 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, organization, repository } from '../../../../test/factories.ts';
-import {
-  assertDateTime,
-  assertInvalid,
-  assertOrderingContract,
-  assertPagination,
-  keysInOrder,
-  keysOf,
-} from '../../../../test/lists.ts';
+import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination } from '../../../../test/lists.ts';
 import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
+import { listReaders } from '../lists.test-helpers.ts';
 
 type Tracked = { id: number; name: string; created_at: string; updated_at: string };
 const rows: Tracked[] = [];
@@ -42,8 +36,7 @@ const api = useTestApp(async (db) => {
 const { get } = api;
 const LIST = '/api/v0/repositories/';
 const DEFAULT = '-created_at,-updated_at';
-const names = (url: string) => keysOf(get, url, 'name');
-const ordered = (which: string[]) => keysInOrder(rows, DEFAULT, 'name').filter((x) => which.includes(x));
+const { keys: names, ordered } = listReaders(get, rows, DEFAULT, 'name');
 const ALL = ['Nest', 'www-project', 'nest', 'Other', 'hello-world', 'zap', 'dotfiles'];
 
 test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
