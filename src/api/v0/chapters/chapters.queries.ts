@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/keys.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
@@ -67,13 +68,6 @@ export async function getChapter(db: Db, chapterId: string) {
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
 export async function exampleChapter(db: Db) {
-  const row = await db
-    .selectFrom('chapters')
-    .select('key')
-    .where('is_active', '=', true)
-    .where('latitude', 'is not', null)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row && { chapter_id: row.key };
+  const value = await firstOf(db, 'chapters', 'key', { active: true, present: ['latitude'] });
+  return value === undefined ? undefined : { chapter_id: value };
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/keys.ts';
 import type { CommitteeFilters } from './committees.schemas.ts';
@@ -30,12 +31,6 @@ export function getCommittee(db: Db, committeeId: string) {
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
 export async function exampleCommittee(db: Db) {
-  const row = await db
-    .selectFrom('committees')
-    .select('key')
-    .where('is_active', '=', true)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row && { committee_id: row.key };
+  const value = await firstOf(db, 'committees', 'key', { active: true });
+  return value === undefined ? undefined : { committee_id: value };
 }

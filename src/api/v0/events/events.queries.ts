@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { EventFilters } from './events.schemas.ts';
 
@@ -34,6 +35,6 @@ export function getEvent(db: Db, eventId: string) {
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
 export async function exampleEvent(db: Db) {
-  const row = await db.selectFrom('events').select('key').orderBy('id').limit(1).executeTakeFirst();
-  return row && { event_id: row.key };
+  const value = await firstOf(db, 'events', 'key');
+  return value === undefined ? undefined : { event_id: value };
 }

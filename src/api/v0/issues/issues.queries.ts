@@ -1,12 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
-import {
-  exampleInRepository,
-  whereInRepositories,
-  whereRepository,
-  type RepositoryScope,
-} from '../repositories/repositories.queries.ts';
+import { inRepository, whereInRepositories, type RepositoryScope } from '../repositories/repositories.queries.ts';
+import { firstInRepository } from '../common/examples.queries.ts';
 import type { IssueFilters } from './issues.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -25,16 +21,11 @@ export async function listIssues(db: Db, query: Static<typeof IssueFilters>) {
 }
 
 export function getIssue(db: Db, scope: Required<RepositoryScope>, number: number) {
-  const q = db
-    .selectFrom('issues')
-    .innerJoin('repositories', 'repositories.id', 'issues.repository_id')
+  return inRepository(db, 'issues', scope)
     .select(['issues.title', 'issues.state', 'issues.body', 'issues.url', 'issues.created_at', 'issues.updated_at'])
-    .where('issues.number', '=', number);
-  return whereRepository(q, scope).executeTakeFirst();
+    .where('issues.number', '=', number)
+    .executeTakeFirst();
 }
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
-export async function exampleIssue(db: Db) {
-  const row = await exampleInRepository(db, 'issues', 'number');
-  return row && { organization_id: row.organization_id, repository_id: row.repository_id, issue_id: row.value };
-}
+export const exampleIssue = (db: Db) => firstInRepository(db, 'issues', 'number', 'issue_id');

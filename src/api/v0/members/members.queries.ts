@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { MemberFilters } from './members.schemas.ts';
 
@@ -47,13 +48,6 @@ export function getMember(db: Db, login: string) {
 
 /** The path parameters of one published record (its GitHub profile, and so its dates, known) the detail serves (the conformance test requests it). */
 export async function exampleMember(db: Db) {
-  const row = await db
-    .selectFrom('members')
-    .select('login')
-    .where('created_at', 'is not', null)
-    .where('updated_at', 'is not', null)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row && { member_id: row.login };
+  const value = await firstOf(db, 'members', 'login', { present: ['created_at', 'updated_at'] });
+  return value === undefined ? undefined : { member_id: value };
 }

@@ -1,12 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
-import {
-  exampleInRepository,
-  whereInRepositories,
-  whereRepository,
-  type RepositoryScope,
-} from '../repositories/repositories.queries.ts';
+import { inRepository, whereInRepositories, type RepositoryScope } from '../repositories/repositories.queries.ts';
+import { firstInRepository } from '../common/examples.queries.ts';
 import type { MilestoneFilters } from './milestones.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -31,28 +27,26 @@ export async function listMilestones(db: Db, query: Static<typeof MilestoneFilte
   return await whereInRepositories(db, q, 'milestones.repository_id', query);
 }
 
+/** The columns of the detail (MilestoneDetail). */
+const MILESTONE_DETAIL = [
+  'milestones.number',
+  'milestones.title',
+  'milestones.state',
+  'milestones.body',
+  'milestones.url',
+  'milestones.open_issues_count',
+  'milestones.closed_issues_count',
+  'milestones.due_on',
+  'milestones.created_at',
+  'milestones.updated_at',
+] as const;
+
 export function getMilestone(db: Db, scope: Required<RepositoryScope>, number: number) {
-  const q = db
-    .selectFrom('milestones')
-    .innerJoin('repositories', 'repositories.id', 'milestones.repository_id')
-    .select([
-      'milestones.number',
-      'milestones.title',
-      'milestones.state',
-      'milestones.body',
-      'milestones.url',
-      'milestones.open_issues_count',
-      'milestones.closed_issues_count',
-      'milestones.due_on',
-      'milestones.created_at',
-      'milestones.updated_at',
-    ])
-    .where('milestones.number', '=', number);
-  return whereRepository(q, scope).executeTakeFirst();
+  return inRepository(db, 'milestones', scope)
+    .select(MILESTONE_DETAIL)
+    .where('milestones.number', '=', number)
+    .executeTakeFirst();
 }
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
-export async function exampleMilestone(db: Db) {
-  const row = await exampleInRepository(db, 'milestones', 'number');
-  return row && { organization_id: row.organization_id, repository_id: row.repository_id, milestone_id: row.value };
-}
+export const exampleMilestone = (db: Db) => firstInRepository(db, 'milestones', 'number', 'milestone_id');

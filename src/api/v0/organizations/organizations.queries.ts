@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { OrganizationFilters } from './organizations.schemas.ts';
 
@@ -48,13 +49,6 @@ export function getOrganization(db: Db, login: string) {
 
 /** The path parameters of one published record (its GitHub profile, and so its dates, known) the detail serves (the conformance test requests it). */
 export async function exampleOrganization(db: Db) {
-  const row = await db
-    .selectFrom('organizations')
-    .select('login')
-    .where('created_at', 'is not', null)
-    .where('updated_at', 'is not', null)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row && { organization_id: row.login };
+  const value = await firstOf(db, 'organizations', 'login', { present: ['created_at', 'updated_at'] });
+  return value === undefined ? undefined : { organization_id: value };
 }

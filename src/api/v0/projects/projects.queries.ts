@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/keys.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
@@ -43,12 +44,6 @@ export async function getProject(db: Db, projectId: string) {
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
 export async function exampleProject(db: Db) {
-  const row = await db
-    .selectFrom('projects')
-    .select('key')
-    .where('is_active', '=', true)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row && { project_id: row.key };
+  const value = await firstOf(db, 'projects', 'key', { active: true });
+  return value === undefined ? undefined : { project_id: value };
 }

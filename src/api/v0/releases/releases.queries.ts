@@ -1,12 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
-import {
-  exampleInRepository,
-  whereInRepositories,
-  whereRepository,
-  type RepositoryScope,
-} from '../repositories/repositories.queries.ts';
+import { inRepository, whereInRepositories, type RepositoryScope } from '../repositories/repositories.queries.ts';
+import { firstInRepository } from '../common/examples.queries.ts';
 import type { ReleaseFilters } from './releases.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -25,23 +21,21 @@ export async function listReleases(db: Db, query: Static<typeof ReleaseFilters>)
   return await whereInRepositories(db, q, 'releases.repository_id', query);
 }
 
+/** The columns of the detail (ReleaseDetail). */
+const RELEASE_DETAIL = [
+  'releases.name',
+  'releases.tag_name',
+  'releases.description',
+  'releases.published_at',
+  'releases.created_at',
+] as const;
+
 export function getRelease(db: Db, scope: Required<RepositoryScope>, tagName: string) {
-  const q = db
-    .selectFrom('releases')
-    .innerJoin('repositories', 'repositories.id', 'releases.repository_id')
-    .select([
-      'releases.name',
-      'releases.tag_name',
-      'releases.description',
-      'releases.published_at',
-      'releases.created_at',
-    ])
-    .where('releases.tag_name', '=', tagName);
-  return whereRepository(q, scope).executeTakeFirst();
+  return inRepository(db, 'releases', scope)
+    .select(RELEASE_DETAIL)
+    .where('releases.tag_name', '=', tagName)
+    .executeTakeFirst();
 }
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
-export async function exampleRelease(db: Db) {
-  const row = await exampleInRepository(db, 'releases', 'tag_name');
-  return row && { organization_id: row.organization_id, repository_id: row.repository_id, release_id: row.value };
-}
+export const exampleRelease = (db: Db) => firstInRepository(db, 'releases', 'tag_name', 'release_id');

@@ -29,6 +29,22 @@ export function whereRepository<TB extends keyof DB, O>(
   return q;
 }
 
+/** The records of `table` joined to their repository, narrowed to the scope: what a repository-scoped detail reads. */
+export function inRepository<T extends 'issues' | 'milestones' | 'releases'>(
+  db: Db,
+  table: T,
+  scope: RepositoryScope,
+): SelectQueryBuilder<DB, T | 'repositories', object> {
+  const joined = db
+    .selectFrom(table as 'issues')
+    .innerJoin(
+      'repositories',
+      'repositories.id',
+      `${table}.repository_id` as 'issues.repository_id',
+    ) as unknown as SelectQueryBuilder<DB, T | 'repositories', object>;
+  return whereRepository(joined, scope);
+}
+
 /**
  * Narrows a list of issues, milestones or releases to the repositories of the scope without joining
  * them. One repository (organization and name: unique) is looked up first and its id given as a value:
@@ -103,16 +119,4 @@ export async function exampleRepository(db: Db) {
     .limit(1)
     .executeTakeFirst();
   return row && { organization_id: row.owner_login, repository_id: row.name };
-}
-
-/** The repository and the value of `column` of the first record of `table`: the example of a repository-scoped detail. */
-export async function exampleInRepository(
-  db: Db,
-  table: 'issues' | 'milestones' | 'releases',
-  column: 'number' | 'tag_name',
-) {
-  const { rows } = await sql<{ organization_id: string; repository_id: string; value: string }>`
-    SELECT r.owner_login AS organization_id, r.name AS repository_id, x.${sql.ref(column)}::text AS value
-    FROM ${sql.table(table)} x JOIN repositories r ON r.id = x.repository_id ORDER BY x.id LIMIT 1`.execute(db);
-  return rows[0];
 }

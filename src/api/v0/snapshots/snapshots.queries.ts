@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/index.ts';
+import { firstOf } from '../common/examples.queries.ts';
 import { NotFoundError } from '../../../errors.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { ListQuery } from '../common/pagination.ts';
@@ -133,8 +134,8 @@ function inSnapshot<Q>(list: (db: Db, period: Period) => Q): (db: Db, snapshotId
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
 export async function exampleSnapshot(db: Db) {
-  const row = await db.selectFrom('snapshots').select('key').orderBy('id').limit(1).executeTakeFirst();
-  return row && { snapshot_id: row.key };
+  const value = await firstOf(db, 'snapshots', 'key');
+  return value === undefined ? undefined : { snapshot_id: value };
 }
 
 /** A snapshot whose sub-list of `segment` has records (the kinds of the data fall in different months). */

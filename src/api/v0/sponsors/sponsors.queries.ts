@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { SponsorFilters } from './sponsors.schemas.ts';
 
@@ -30,6 +31,6 @@ export function getSponsor(db: Db, sponsorId: string) {
 
 /** The path parameters of one record the detail serves (the conformance test requests it). */
 export async function exampleSponsor(db: Db) {
-  const row = await db.selectFrom('sponsors').select('key').orderBy('id').limit(1).executeTakeFirst();
-  return row && { sponsor_id: row.key };
+  const value = await firstOf(db, 'sponsors', 'key');
+  return value === undefined ? undefined : { sponsor_id: value };
 }
