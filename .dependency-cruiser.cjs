@@ -1,6 +1,6 @@
 // The import rules of src/ (`npm run depcruise`, part of `npm run check`). docs/architecture.md draws the layers.
 // LAYERS runs from the top (entry points) to the bottom (what everything may use): a module may import modules of
-// its own layer's folder and of the layers below it, never one above. Test files are not checked (they may reach
+// its own layer's folder and of the layers below it, never one above. Test files (*.test.ts, *.test-helpers.ts) are not checked (they may reach
 // anything they exercise); everything else in src/ is, and must sit in one of the layers.
 
 /** Each layer: a name and the paths (below src/) it covers. */
@@ -55,14 +55,14 @@ module.exports = {
       name: 'in-a-layer',
       severity: 'error',
       comment: 'Every source file belongs to a layer of .dependency-cruiser.cjs (add its folder there).',
-      from: { path: '^src/', pathNot: [pathsOf(LAYERS.flatMap(([, paths]) => paths)), '\\.test\\.ts$'] },
+      from: { path: '^src/', pathNot: [pathsOf(LAYERS.flatMap(([, paths]) => paths)), '\\.test(-helpers)?\\.ts$'] },
       to: {},
     },
     ...layerRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '\\.test\\.ts$' },
+    exclude: { path: '\\.test(-helpers)?\\.ts$' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
