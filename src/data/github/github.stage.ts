@@ -122,16 +122,7 @@ export class IssueStage {
     // TEMP tables get no statistics from autovacuum: without them the planner guesses their size.
     await sql`ANALYZE import_issue_stage`.execute(db);
 
-    const { rows: failed } = await sql<{ error: number }>`
-      SELECT s.error FROM ${STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
-      WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
-    if (failed[0]) throw this.errors[failed[0].error];
-
-    const {
-      rows: [skipped],
-    } = await sql<{ count: string }>`
-      SELECT count(DISTINCT s.description) AS count FROM ${STAGE} s
-      WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
+    const skipped = await checkStaged(db, STAGE, this.errors);
 
     // One version per issue, among those of a known repository; `first_seq` keeps the order issues were first read.
     await sql`CREATE TEMP TABLE import_issues_chosen ON COMMIT DROP AS
@@ -180,7 +171,7 @@ export class IssueStage {
       rows: [chosen],
     } = await sql<{ count: string }>`SELECT count(*) AS count FROM ${CHOSEN}`.execute(db);
     this.total = Number(chosen!.count);
-    return { skippedIssues: Number(skipped!.count), skippedLabels };
+    return { skippedIssues: skipped, skippedLabels };
   }
 
   /**
@@ -455,15 +446,7 @@ class ScopedStage {
     const db = this.db;
     const stage = sql.table(this.stage);
     await sql`ANALYZE ${stage}`.execute(db);
-    const { rows: failed } = await sql<{ error: number }>`
-      SELECT s.error FROM ${stage} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
-      WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
-    if (failed[0]) throw this.errors[failed[0].error];
-    const {
-      rows: [skipped],
-    } = await sql<{ count: string }>`
-      SELECT count(DISTINCT s.description) AS count FROM ${stage} s
-      WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
+    const skipped = await checkStaged(db, stage, this.errors);
     await sql`CREATE TEMP TABLE ${sql.table(this.chosen)} ON COMMIT DROP AS
       SELECT DISTINCT ON (s.github_id) s.github_id, r.github_id AS repository_github_id, s.record,
         min(s.seq) OVER (PARTITION BY s.github_id) AS first_seq
@@ -471,7 +454,7 @@ class ScopedStage {
       WHERE s.error IS NULL
       ORDER BY s.github_id, s.updated COLLATE "C" DESC NULLS LAST, s.fields DESC, s.seq`.execute(db);
     await sql`ANALYZE ${sql.table(this.chosen)}`.execute(db);
-    return { skipped: Number(skipped!.count), total: await count(db, this.chosen) };
+    return { skipped, total: await count(db, this.chosen) };
   }
 
   /** Upserts the chosen records in their repository, with their author (any stored member). */
@@ -626,15 +609,7 @@ export class DatasetStage implements CollectSink {
   async resolveLabels(): Promise<number> {
     const db = this.db;
     await sql`ANALYZE import_label_stage`.execute(db);
-    const { rows: failed } = await sql<{ error: number }>`
-      SELECT s.error FROM ${LABEL_STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
-      WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
-    if (failed[0]) throw this.labels.errors[failed[0].error];
-    const {
-      rows: [skipped],
-    } = await sql<{ count: string }>`
-      SELECT count(DISTINCT s.description) AS count FROM ${LABEL_STAGE} s
-      WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
+    const skipped = await checkStaged(db, LABEL_STAGE, this.labels.errors);
     await sql`CREATE TEMP TABLE import_labels_chosen ON COMMIT DROP AS
       WITH copies AS (
         SELECT DISTINCT ON (s.github_id, s.repository) s.github_id, r.github_id AS repository_github_id, s.name_key,
@@ -648,7 +623,7 @@ export class DatasetStage implements CollectSink {
       FROM copies ORDER BY github_id, fields DESC, place`.execute(db);
     await sql`ANALYZE import_labels_chosen`.execute(db);
     this.totals.labels = await count(db, 'import_labels_chosen');
-    return Number(skipped!.count);
+    return skipped;
   }
 
   /** `import_label_names`: labels by repository and lower-case name; of two with one name, the last met. */
@@ -844,6 +819,23 @@ async function countWritten(db: Db, written: RawBuilder<unknown>, counts: Github
     FROM ${written}`.execute(db);
   counts.inserted += Number(result!.inserted);
   counts.updated += Number(result!.updated);
+}
+
+/**
+ * Throws the first mapping error (in reading order) of a staged record whose repository is known, and
+ * returns how many distinct records were skipped for belonging to a repository absent from the source.
+ */
+async function checkStaged(db: Db, stage: RawBuilder<unknown>, errors: unknown[]): Promise<number> {
+  const { rows: failed } = await sql<{ error: number }>`
+    SELECT s.error FROM ${stage} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
+    WHERE s.error IS NOT NULL ORDER BY s.seq LIMIT 1`.execute(db);
+  if (failed[0]) throw errors[failed[0].error];
+  const {
+    rows: [skipped],
+  } = await sql<{ count: string }>`
+    SELECT count(DISTINCT s.description) AS count FROM ${stage} s
+    WHERE NOT EXISTS (SELECT 1 FROM ${REPOSITORY_NAMES} r WHERE r.name = s.repository)`.execute(db);
+  return Number(skipped!.count);
 }
 
 async function count(db: Db, table: string): Promise<number> {
