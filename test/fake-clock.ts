@@ -36,16 +36,13 @@ export function fakeClock(start = Date.UTC(2026, 0, 1, 12)): FakeClock {
  * no wall-clock time.
  */
 export function tickingTimers(): { now(): number; sleep(ms: number): Promise<void>; readonly sleeps: number[] } {
-  let now = 0;
-  const sleeps: number[] = [];
+  const clock = fakeClock(0);
   return {
-    sleeps,
-    now: () => ++now,
-    async sleep(ms) {
-      const deadline = now + ms;
-      sleeps.push(ms);
-      await new Promise((resolve) => setImmediate(resolve));
-      now = Math.max(now, deadline);
+    sleeps: clock.sleeps,
+    now() {
+      clock.advance(1);
+      return clock.now();
     },
+    sleep: (ms) => clock.sleep(ms),
   };
 }
