@@ -75,6 +75,39 @@ before(async () => {
   issue = issues.find((candidate) => !('pull_request' in candidate))!;
 });
 
+// The tables' keys, indexes and triggers (with whether each is enabled): a first load drops some and builds them again.
+const catalog = async (db: Db) =>
+  (
+    await sql<{ item: string }>`
+      SELECT 'constraint ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) AS item
+      FROM pg_constraint WHERE connamespace = current_schema()::regnamespace
+      UNION ALL SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = current_schema()
+      UNION ALL SELECT 'trigger ' || tgrelid::regclass || ' ' || tgname || ' ' || tgenabled::text FROM pg_trigger WHERE NOT tgisinternal
+      ORDER BY 1`.execute(db)
+  ).rows.map((row) => row.item);
+const countRows = async (db: Db, table: string) =>
+  Number((await sql.raw<{ count: string }>(`SELECT count(*) AS count FROM ${table}`).execute(db)).rows[0]!.count);
+
+test('a first load (empty tables, indexes and foreign keys built at the end): a failure leaves the catalog as it was; a success leaves it as the migrations made it and takes the tombstones of returning records away', async () => {
+  const before = await catalog(staged.db);
+  const bad = await dataset({ 'bad.json': ['/repositories/1/issues', [{ ...issue, state: 'reopened' }]] }, {});
+  await assert.rejects(importStaged(bad), /"state" is not open or closed/);
+  assert.deepEqual(await catalog(staged.db), before);
+  assert.equal(await countRows(staged.db, 'issues'), 0);
+
+  // Into a database of its own (the next tests start from empty ones): an issue of the source was deleted once.
+  const fresh = await createTestDb();
+  try {
+    await sql`INSERT INTO tombstones (resource, key) VALUES ('issues', ${issue.html_url as string})`.execute(fresh.db);
+    await fresh.db.transaction().execute(async (trx) => writeGithubData(trx, await readGithubData(DIR, trx)));
+    assert.deepEqual(await catalog(fresh.db), before);
+    assert.ok((await countRows(fresh.db, 'issue_labels')) > 0);
+    assert.equal(await countRows(fresh.db, 'tombstones'), 0);
+  } finally {
+    await fresh.drop();
+  }
+});
+
 test('several copies of an issue across files: the newest wins, then the most complete; an issue of an unknown repository is skipped', async () => {
   const id = issue.id as number;
   const newer: Json = { ...issue, title: 'the newest copy', updated_at: '2030-01-02T00:00:00Z' };

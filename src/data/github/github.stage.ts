@@ -31,6 +31,12 @@ const RUN_IDS = sql.table('import_run_ids');
 const LABEL_STAGE = sql.table('import_label_stage');
 const LABELS_CHOSEN = sql.table('import_labels_chosen');
 
+/**
+ * The frame of a window that is ordered only so that its sort is also the one of the DISTINCT ON around it: the
+ * aggregate still sees every row of the partition.
+ */
+const WHOLE_PARTITION = sql.raw('ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING');
+
 /** The columns an issue row gets from its record (references are resolved in SQL). */
 const ISSUE_COLUMNS = [
   'github_id',
@@ -57,7 +63,14 @@ export class IssueStage {
   /** Distinct issues stored, once chosen. */
   total = 0;
 
-  constructor(readonly db: Db) {}
+  /**
+   * @param fresh the tables that were empty when the write began (a first load): rows only go in, so their
+   *   upserts are plain inserts (nothing to conflict with: one version per id was chosen).
+   */
+  constructor(
+    readonly db: Db,
+    readonly fresh: ReadonlySet<string> = new Set(),
+  ) {}
 
   add(pending: PendingIssue): void {
     const row: Record<string, unknown> = {
@@ -125,9 +138,10 @@ export class IssueStage {
     const skipped = await checkStaged(db, STAGE, this.errors);
 
     // One version per issue, among those of a known repository; `first_seq` keeps the order issues were first read.
+    // (The window is ordered as DISTINCT ON is, over the whole partition: one sort serves both.)
     await sql`CREATE TEMP TABLE import_issues_chosen ON COMMIT DROP AS
-      SELECT DISTINCT ON (s.github_id) s.*, r.github_id AS repository_github_id,
-        min(s.seq) OVER (PARTITION BY s.github_id) AS first_seq
+      SELECT DISTINCT ON (s.github_id) s.*, r.github_id AS repository_github_id, min(s.seq) OVER (
+          PARTITION BY s.github_id ORDER BY s.updated_at DESC, s.fields DESC, s.seq ${WHOLE_PARTITION}) AS first_seq
       FROM ${STAGE} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
       ORDER BY s.github_id, s.updated_at DESC, s.fields DESC, s.seq`.execute(db);
     await sql`ANALYZE import_issues_chosen`.execute(db);
@@ -193,7 +207,7 @@ export class IssueStage {
         LEFT JOIN members author ON author.github_id = c.author_github_id
         LEFT JOIN ${RUN_IDS} milestone ON milestone.kind = 'milestones' AND milestone.github_id = c.milestone_github_id
         ORDER BY c.first_seq
-        ${updateWhereDifferent(columns)}
+        ${updateWhereDifferent(columns, this.fresh.has('issues'))}
       )
       INSERT INTO ${WRITTEN} SELECT id, inserted FROM written`.execute(db);
     await countWritten(db, WRITTEN, counts);
@@ -203,11 +217,12 @@ export class IssueStage {
   /**
    * Makes the labels (those stored by this run, in `import_run_ids`) and assignees (any stored member) of
    * every stored issue what its chosen version lists; an issue whose links alone changed is touched and
-   * counted as updated, once. `firstLoad`: the issues table was empty before this run, so every issue was
-   * inserted now and has no links yet — the pairs are only added (nothing to delete, nothing to touch).
+   * counted as updated, once. On a first load (`fresh` has the issues: their table was empty before this run) every
+   * issue was inserted now and has no links yet — the pairs are only added (nothing to delete, nothing to touch).
    */
-  async link(counts: GithubCounts, firstLoad: boolean): Promise<void> {
+  async link(counts: GithubCounts): Promise<void> {
     const db = this.db;
+    const firstLoad = this.fresh.has('issues');
     await sql`ANALYZE import_run_ids`.execute(db);
     await sql`CREATE TEMP TABLE import_issues_relinked (owner bigint) ON COMMIT DROP`.execute(db);
     const links = [
@@ -340,7 +355,8 @@ class AccountStage {
   async choose(): Promise<number> {
     const db = this.db;
     await sql`CREATE TEMP TABLE ${sql.table(this.chosen)} ON COMMIT DROP AS
-      SELECT DISTINCT ON (github_id) github_id, key, record, min(seq) OVER (PARTITION BY github_id) AS first_seq
+      SELECT DISTINCT ON (github_id) github_id, key, record,
+        min(seq) OVER (PARTITION BY github_id ORDER BY seq DESC ${WHOLE_PARTITION}) AS first_seq
       FROM ${sql.table(this.stage)} ORDER BY github_id, seq DESC`.execute(db);
     await sql`ANALYZE ${sql.table(this.chosen)}`.execute(db);
     return count(db, this.chosen);
@@ -449,7 +465,8 @@ class ScopedStage {
     const skipped = await checkStaged(db, stage, this.errors);
     await sql`CREATE TEMP TABLE ${sql.table(this.chosen)} ON COMMIT DROP AS
       SELECT DISTINCT ON (s.github_id) s.github_id, r.github_id AS repository_github_id, s.record,
-        min(s.seq) OVER (PARTITION BY s.github_id) AS first_seq
+        min(s.seq) OVER (PARTITION BY s.github_id
+          ORDER BY s.updated COLLATE "C" DESC NULLS LAST, s.fields DESC, s.seq ${WHOLE_PARTITION}) AS first_seq
       FROM ${stage} s JOIN ${REPOSITORY_NAMES} r ON r.name = s.repository
       WHERE s.error IS NULL
       ORDER BY s.github_id, s.updated COLLATE "C" DESC NULLS LAST, s.fields DESC, s.seq`.execute(db);
@@ -502,8 +519,11 @@ export class DatasetStage implements CollectSink {
   readonly totals = { organizations: 0, members: 0, repositories: 0, labels: 0, milestones: 0, releases: 0 };
   #created = false;
 
+  /** The tables that were empty when the write began (github.write.ts): see IssueStage's `fresh`. */
+  readonly fresh = new Set<string>();
+
   constructor(readonly db: Db) {
-    this.issues = new IssueStage(db);
+    this.issues = new IssueStage(db, this.fresh);
     this.labels = new LabelStage(db);
     this.scopedStages = { milestones: new ScopedStage(db, 'milestones'), releases: new ScopedStage(db, 'releases') };
     this.accounts = {
@@ -639,7 +659,10 @@ export class DatasetStage implements CollectSink {
   /** Upserts the chosen organizations or members; returns the row ids inserted or updated when `changed`. */
   async writeAccounts(kind: 'organizations' | 'members', counts: GithubCounts, changed = false): Promise<Set<string>> {
     const stage = this.accounts[kind];
-    return upsertChosen(this.db, kind, stage.chosen, stage.columns, [], counts, changed);
+    return upsertChosen(this.db, kind, stage.chosen, stage.columns, [], counts, {
+      changed,
+      fresh: this.fresh.has(kind),
+    });
   }
 
   /** Upserts the chosen repositories, with their organization (any stored one) for their owner. */
@@ -659,6 +682,7 @@ export class DatasetStage implements CollectSink {
         },
       ],
       counts,
+      { fresh: this.fresh.has('repositories') },
     );
   }
 
@@ -696,6 +720,7 @@ export class DatasetStage implements CollectSink {
         },
       ],
       counts,
+      { fresh: this.fresh.has('labels') },
     );
     await createRunIds(db);
     await sql`INSERT INTO ${RUN_IDS} SELECT 'labels', c.github_id, l.id FROM ${LABELS_CHOSEN} c
@@ -753,7 +778,8 @@ interface Reference {
 /**
  * Upserts the chosen records of a TEMP table (`github_id`, `record` jsonb, `first_seq`) into `table`, in
  * the order first met, only where a value differs (as upsertByGithubId does, and with the same jsonb to
- * column conversion); `columns`: the record's keys that are columns, `references`: columns joined in.
+ * column conversion); `columns`: the record's keys that are columns, `references`: columns joined in;
+ * `changed`: return the ids of the rows written; `fresh`: the table was empty (updateWhereDifferent).
  */
 async function upsertChosen(
   db: Db,
@@ -762,7 +788,7 @@ async function upsertChosen(
   recordColumns: string[] | undefined,
   references: Reference[],
   counts: GithubCounts,
-  changed = false,
+  { changed = false, fresh = false }: { changed?: boolean; fresh?: boolean } = {},
 ): Promise<Set<string>> {
   if (recordColumns === undefined) return new Set();
   const columns = [...recordColumns, ...references.map((reference) => reference.column)];
@@ -782,7 +808,7 @@ async function upsertChosen(
         sql` `,
       )}
       ORDER BY c.first_seq
-      ${updateWhereDifferent(columns)}
+      ${updateWhereDifferent(columns, fresh)}
     )
     INSERT INTO ${written} SELECT id, inserted FROM written`.execute(db);
   await countWritten(db, written, counts);
@@ -799,9 +825,11 @@ const insertInto = (table: string, columns: readonly string[]) =>
 
 /**
  * The tail of an upsert by github_id: a stored row is updated only where one of its values differs, and
- * every row written is returned with whether it was new (read by countWritten).
+ * every row written is returned with whether it was new (read by countWritten). `fresh`: the table was
+ * empty and the rows have distinct ids, so none can conflict; a plain insert skips the speculative one.
  */
-function updateWhereDifferent(columns: readonly string[]): RawBuilder<unknown> {
+function updateWhereDifferent(columns: readonly string[], fresh = false): RawBuilder<unknown> {
+  if (fresh) return sql`RETURNING t.id, (xmax = 0) AS inserted`;
   const values = columns.filter((column) => column !== 'github_id');
   return sql`ON CONFLICT (github_id) DO UPDATE
     SET ${sql.join(values.map((column) => sql`${sql.ref(column)} = ${sql.ref(`excluded.${column}`)}`))},
@@ -857,11 +885,16 @@ async function keyed(db: Db, query: RawBuilder<{ key: string; github_id: string 
 export function tracePhase(phase: string): void {
   if (process.env.IMPORT_TRACE !== '1') return;
   const now = performance.now();
+  const cpu = process.cpuUsage();
   const { rss, heapUsed } = process.memoryUsage();
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  const seconds = (micros: number) => (micros / 1e6).toFixed(1);
+  // Node's own CPU time in the phase (all its threads: the rest of the wall time is waiting, mostly for the database).
   process.stderr.write(
-    `import phase ${phase}: ${((now - lastPhase) / 1000).toFixed(1)} s, rss ${mb(rss)} MB, heap ${mb(heapUsed)} MB\n`,
+    `import phase ${phase}: ${((now - lastPhase) / 1000).toFixed(1)} s, node cpu ${seconds(cpu.user + cpu.system - lastCpu)} s, rss ${mb(rss)} MB, heap ${mb(heapUsed)} MB (at ${(now / 1000).toFixed(1)} s)\n`,
   );
   lastPhase = now;
+  lastCpu = cpu.user + cpu.system;
 }
 let lastPhase = performance.now();
+let lastCpu = 0;

@@ -95,24 +95,32 @@ export async function writeGithubData(db: Db, data: GithubData | DatasetData): P
 async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
   const { staged } = data;
   const run = new WriteRun(db, data, { ...staged.totals, issues: staged.issues.total });
-  // A first load into empty tables: their secondary indexes are built once at the end instead of row by
-  // row; and issues that were all inserted now have no links to compare with, so links are only added.
+  // A first load into empty tables: their secondary indexes and foreign keys are built and checked once at
+  // the end instead of row by row (withIndexesRebuilt); and issues that were all inserted now have no links to
+  // compare with, so links are only added.
   const empty: string[] = [];
   for (const table of REBUILT) if (await tableIsEmpty(db, table)) empty.push(table);
   const firstLoad = empty.includes('issues');
-  await withIndexesRebuilt(db, empty, async () => {
-    run.changed('organizations', await staged.writeAccounts('organizations', run.report.organizations, true));
-    await staged.writeAccounts('members', run.report.members);
-    await staged.writeRepositories(run.report.repositories);
-    tracePhase('accounts written');
-    await staged.writeScoped('milestones', run.report.milestones);
-    await staged.issues.write(run.report.issues);
-    tracePhase('issues written');
-    await staged.writeLabels(run.report.labels);
-    tracePhase('labels written');
-    await staged.issues.link(run.report.issues, firstLoad);
-    tracePhase('issues linked');
-  });
+  for (const table of empty) staged.fresh.add(table);
+  await withIndexesRebuilt(
+    db,
+    empty,
+    async () => {
+      run.changed('organizations', await staged.writeAccounts('organizations', run.report.organizations, true));
+      await staged.writeAccounts('members', run.report.members);
+      await staged.writeRepositories(run.report.repositories);
+      tracePhase('accounts written');
+      await staged.writeScoped('milestones', run.report.milestones);
+      await staged.issues.write(run.report.issues);
+      tracePhase('issues written');
+      await staged.writeLabels(run.report.labels);
+      tracePhase('labels written');
+      await staged.issues.link(run.report.issues);
+      tracePhase('issues linked');
+    },
+    // On a first load the links are inserted once each (SELECT DISTINCT): their primary key is built at the end too.
+    firstLoad ? ['issue_labels', 'issue_assignees'] : [],
+  );
   tracePhase('indexes built');
   await run.link('organizations', 'organization_members', await staged.membershipPairs(data.organizationMembers));
   await staged.writeScoped('releases', run.report.releases);
@@ -120,7 +128,7 @@ async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
   return run.report;
 }
 
-/** The tables whose indexes a first load builds at the end. */
+/** The tables whose indexes and foreign keys a first load builds at the end (rows are only inserted into them). */
 const REBUILT = ['members', 'repositories', 'labels', 'issues', 'issue_labels', 'issue_assignees'];
 
 type InRepository = (githubId: number, row: Row) => Row | null;
