@@ -1,20 +1,36 @@
 // What the tests of the lists share on top of test/lists.ts.
 import { test } from 'node:test';
-import { assertOrderings, assertUnknownOrdering, keysInOrder, keysOf, type Get } from '../../../test/lists.ts';
+import type { Db } from '../../db/index.ts';
+import { useTestApp } from '../../../test/resources.ts';
+import {
+  assertOrderingContract,
+  assertOrderings,
+  assertUnknownOrdering,
+  keysInOrder,
+  keysOf,
+  type Get,
+} from '../../../test/lists.ts';
 
 /**
- * The readers of a list test: `keys` gives the `key` of each item a URL lists, `ordered` the given keys
- * in the order `ordering` puts the rows in.
+ * A test app whose database holds what `seed` inserts; `seed` adds to `rows` the records the list at `path`
+ * publishes, in the order it inserted them. `keys` gives the `key` of each item a URL lists, `ordered` the given keys
+ * in the order the default ordering puts the rows in, and `assertOrderingContract` checks the list's orderings (the
+ * default, both `fields` each way and combined, an unknown one refused) against the rows.
  */
-export function listReaders<R extends Parameters<typeof keysInOrder>[0][number]>(
-  get: Get,
-  rows: readonly R[],
-  ordering: string,
-  key: keyof R & string,
+export function useListApp<R extends Parameters<typeof keysInOrder>[0][number]>(
+  path: string,
+  contract: { key: keyof R & string; byDefault: string; fields: readonly [string, string] },
+  seed: (db: Db, rows: R[]) => Promise<void>,
 ) {
+  const rows: R[] = [];
+  const api = useTestApp((db) => seed(db, rows));
+  const { key, byDefault } = contract;
   return {
-    keys: (url: string) => keysOf(get, url, key),
-    ordered: (which: unknown[]) => keysInOrder(rows, ordering, key).filter((x) => which.includes(x)),
+    api,
+    get: api.get,
+    keys: (url: string) => keysOf(api.get, url, key),
+    ordered: (which: unknown[]) => keysInOrder(rows, byDefault, key).filter((x) => which.includes(x)),
+    assertOrderingContract: () => assertOrderingContract(api.get, path, rows, contract),
   };
 }
 

@@ -1,5 +1,5 @@
 // Schemas shared by every REST route: they validate, document (OpenAPI) and serialize.
-import { Type, type TSchema, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema, type TProperties } from '@sinclair/typebox';
 import { MAX_LIMIT } from './pagination.ts';
 
 /** ISO 8601 with offset on the wire; the serializer accepts the driver's Date objects. */
@@ -8,6 +8,18 @@ export const DateTime = (description?: string) =>
 export const DateOnly = (description?: string) =>
   Type.String({ format: 'date', ...(description ? { description } : {}) });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/**
+ * The columns of `table` that an answer's schema names, one per property (`milestones.title`, …): for answers whose
+ * fields are the table's own columns, the schema is then the one list of them. The type names each column, so a
+ * property the table does not have fails to compile at the query's `select`, and the rows are typed by the table.
+ */
+export function columnsOf<T extends string, S extends TObject>(
+  table: T,
+  schema: S,
+): ReadonlyArray<`${T}.${keyof Static<S> & string}`> {
+  return Object.keys(schema.properties).map((key) => `${table}.${key}` as `${T}.${keyof Static<S> & string}`);
+}
 
 export const PageParams = {
   page: Type.Optional(

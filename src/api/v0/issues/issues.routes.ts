@@ -1,15 +1,15 @@
 import { resource } from '../common/resource.ts';
 import { repositoryOf } from '../repositories/repositories.schemas.ts';
 import { IssueDetail, IssueFilters, IssueItem, IssueParams } from './issues.schemas.ts';
-import { ISSUE_ORDERING, getIssue, listIssues, exampleIssue } from './issues.queries.ts';
+import { issueRecords } from './issues.queries.ts';
 
 export const issues = resource('issues', 'Issue', {
   description: 'Issues mirrored from GitHub, optionally of one organization, one repository, one state.',
-  list: { filters: IssueFilters, item: IssueItem, ordering: ISSUE_ORDERING, query: listIssues },
+  list: { filters: IssueFilters, item: IssueItem, ordering: issueRecords.ordering, query: issueRecords.list },
   detail: {
-    example: exampleIssue,
+    example: issueRecords.example,
     params: IssueParams,
     response: IssueDetail,
-    fetch: (db, params) => getIssue(db, repositoryOf(params), params.issue_id),
+    fetch: (db, params) => issueRecords.get(db, repositoryOf(params), params.issue_id),
   },
 });

@@ -9,16 +9,6 @@ const LIST = '/api/v0/issues/';
 
 const { api, titles, ordered } = useTrackedApp(
   LIST,
-  // Equal created_at and updated_at values on purpose, so the id tie-breaker decides.
-  ({ nest, other, octoNest }) => [
-    [nest, 1, 'a', 'open', 3, 5],
-    [nest, 2, 'b', 'closed', 1, 5],
-    [other, 1, 'c', 'open', 3, 6],
-    [octoNest, 1, 'd', 'closed', 2, 5],
-    [nest, 3, 'e', 'open', 1, 7],
-    [other, 2, 'f', 'open', 3, 6],
-    [octoNest, 2, 'g', 'open', 2, 4],
-  ],
   (db) => (values) =>
     issue(db, { ...values, body: `Body of ${values.title}`, url: `https://github.com/x/${values.title}` }),
 );

@@ -2,14 +2,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, repository } from '../../../../test/factories.ts';
 import { label } from '../../../../test/factories-github.ts';
-import { assertInvalid, assertOrderingContract, assertPagination } from '../../../../test/lists.ts';
-import { assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
-import { listReaders } from '../lists.test-helpers.ts';
+import { assertInvalid, assertPagination } from '../../../../test/lists.ts';
+import { assertHead, assertNotFound } from '../../../../test/resources.ts';
+import { useListApp } from '../lists.test-helpers.ts';
 
 type Tracked = { id: number; name: string; color: string; nest_created_at: string; nest_updated_at: string };
-const rows: Tracked[] = [];
 
-const api = useTestApp(async (db) => {
+const LIST = '/api/v0/labels/';
+const ORDERINGS = {
+  key: 'name',
+  byDefault: '-nest_created_at',
+  fields: ['nest_created_at', 'nest_updated_at'],
+} as const;
+const list = useListApp<Tracked>(LIST, ORDERINGS, async (db, rows) => {
   const nest = await repository(db, { owner_login: 'OWASP', name: 'Nest' });
   const other = await repository(db, { owner_login: 'OWASP', name: 'Other' });
   // Equal stored-at times on purpose, so the id tie-breaker decides.
@@ -26,19 +31,12 @@ const api = useTestApp(async (db) => {
     rows.push({ id: await label(db, { repository_id, description: `About ${name}`, ...values }), ...values });
   }
 });
+const { api, get, keys: names, ordered } = list;
 
-const { get } = api;
-const LIST = '/api/v0/labels/';
-const DEFAULT = '-nest_created_at';
-const { keys: names, ordered } = listReaders(get, rows, DEFAULT, 'name');
 const ALL = ['bug', 'docs', 'bug-other', 'good first issue', 'wontfix', 'question'];
 
 test('orderings: default -nest_created_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, {
-    key: 'name',
-    fields: ['nest_created_at', 'nest_updated_at'],
-    byDefault: DEFAULT,
-  });
+  await list.assertOrderingContract();
   assertInvalid(await get(`${LIST}?ordering=created_at`), 'query', 'ordering');
 });
 

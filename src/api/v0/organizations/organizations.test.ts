@@ -1,15 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, organization } from '../../../../test/factories.ts';
-import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination } from '../../../../test/lists.ts';
-import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
-import { listReaders } from '../lists.test-helpers.ts';
+import { assertDateTime, assertInvalid, assertPagination } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound } from '../../../../test/resources.ts';
+import { useListApp } from '../lists.test-helpers.ts';
 
 type Tracked = { id: number; login: string; created_at: string; updated_at: string };
 /** The published organizations: those with GitHub's dates (their profile is known). */
-const rows: Tracked[] = [];
 
-const api = useTestApp(async (db) => {
+const LIST = '/api/v0/organizations/';
+const ORDERINGS = { key: 'login', byDefault: '-created_at', fields: ['created_at', 'updated_at'] } as const;
+const list = useListApp<Tracked>(LIST, ORDERINGS, async (db, rows) => {
   // Equal dates on purpose: the id breaks ties. Organizations without dates (Acme, github: profile
   // not fetched yet) are not published at all.
   const specs = [
@@ -39,19 +40,12 @@ const api = useTestApp(async (db) => {
       rows.push({ id: Number(id), login, created_at: day(created), updated_at: day(updated) });
   }
 });
+const { api, get, keys: logins, ordered } = list;
 
-const { get } = api;
-const LIST = '/api/v0/organizations/';
-const DEFAULT = '-created_at';
-const { keys: logins, ordered } = listReaders(get, rows, DEFAULT, 'login');
 const ALL = ['OWASP', 'octo-org', 'nest-lab', 'zeta', 'kappa'];
 
 test('orderings: default -created_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, {
-    key: 'login',
-    fields: ['created_at', 'updated_at'],
-    byDefault: DEFAULT,
-  });
+  await list.assertOrderingContract();
 });
 
 test('an item has exactly login, name, created_at, updated_at; dates are never null', async () => {

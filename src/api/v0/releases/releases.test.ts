@@ -2,14 +2,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day } from '../../../../test/factories.ts';
 import { nestRepositories, release } from '../../../../test/factories-github.ts';
-import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination } from '../../../../test/lists.ts';
-import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
-import { listReaders } from '../lists.test-helpers.ts';
+import { assertDateTime, assertInvalid, assertPagination } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound } from '../../../../test/resources.ts';
+import { useListApp } from '../lists.test-helpers.ts';
 
 type Tracked = { id: number; name: string; tag_name: string; published_at: string | null; created_at: string };
-const rows: Tracked[] = [];
 
-const api = useTestApp(async (db) => {
+const LIST = '/api/v0/releases/';
+const ORDERINGS = {
+  key: 'name',
+  byDefault: '-published_at,-created_at',
+  fields: ['created_at', 'published_at'],
+} as const;
+const list = useListApp<Tracked>(LIST, ORDERINGS, async (db, rows) => {
   const { nest, other, octoNest } = await nestRepositories(db);
   // Equal and null dates on purpose; the same tag in two repositories; tags differing only in case.
   const specs = [
@@ -30,19 +35,12 @@ const api = useTestApp(async (db) => {
     rows.push({ id: await release(db, { repository_id, description: `Notes of ${name}`, ...values }), ...values });
   }
 });
+const { api, get, keys: names, ordered } = list;
 
-const { get } = api;
-const LIST = '/api/v0/releases/';
-const DEFAULT = '-published_at,-created_at';
-const { keys: names, ordered } = listReaders(get, rows, DEFAULT, 'name');
 const ALL = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
 
 test('orderings: default -published_at,-created_at (unpublished first), each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, {
-    key: 'name',
-    fields: ['created_at', 'published_at'],
-    byDefault: DEFAULT,
-  });
+  await list.assertOrderingContract();
   assert.deepEqual((await names(LIST)).slice(0, 2), ['n6', 'n2']);
 });
 

@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { day, organization, repository } from '../../../../test/factories.ts';
-import { assertDateTime, assertInvalid, assertOrderingContract, assertPagination } from '../../../../test/lists.ts';
-import { assertDetail, assertHead, assertNotFound, useTestApp } from '../../../../test/resources.ts';
-import { listReaders } from '../lists.test-helpers.ts';
+import { assertDateTime, assertInvalid, assertPagination } from '../../../../test/lists.ts';
+import { assertDetail, assertHead, assertNotFound } from '../../../../test/resources.ts';
+import { useListApp } from '../lists.test-helpers.ts';
 
 type Tracked = { id: number; name: string; created_at: string; updated_at: string };
-const rows: Tracked[] = [];
 
-const api = useTestApp(async (db) => {
+const LIST = '/api/v0/repositories/';
+const ORDERINGS = { key: 'name', byDefault: '-created_at,-updated_at', fields: ['created_at', 'updated_at'] } as const;
+const list = useListApp<Tracked>(LIST, ORDERINGS, async (db, rows) => {
   const owasp = await organization(db, { login: 'OWASP' });
   const octo = await organization(db, { login: 'octo-org' });
   // Equal dates on purpose (the id breaks ties); `Nest` twice under different owners; a personal repository.
@@ -23,7 +24,12 @@ const api = useTestApp(async (db) => {
   ] as const;
   for (const [owner_login, organization_id, name, created, updated] of specs) {
     const values = { name, created_at: day(created), updated_at: day(updated) };
-    const id = await repository(db, { owner_login, organization_id, description: `${owner_login}/${name}`, ...values });
+    const id = await repository(db, {
+      owner_login,
+      organization_id,
+      description: `${owner_login}/${name}`,
+      ...values,
+    });
     rows.push({ id: Number(id), ...values });
   }
   await db
@@ -32,19 +38,12 @@ const api = useTestApp(async (db) => {
     .where('name', '=', 'Nest')
     .execute();
 });
+const { api, get, keys: names, ordered } = list;
 
-const { get } = api;
-const LIST = '/api/v0/repositories/';
-const DEFAULT = '-created_at,-updated_at';
-const { keys: names, ordered } = listReaders(get, rows, DEFAULT, 'name');
 const ALL = ['Nest', 'www-project', 'nest', 'Other', 'hello-world', 'zap', 'dotfiles'];
 
 test('orderings: default -created_at,-updated_at, each value both ways, unknown → 400', async () => {
-  await assertOrderingContract(get, LIST, rows, {
-    key: 'name',
-    fields: ['created_at', 'updated_at'],
-    byDefault: DEFAULT,
-  });
+  await list.assertOrderingContract();
 });
 
 test('an item has exactly name, created_at, updated_at', async () => {
