@@ -29,7 +29,7 @@ export interface AppOptions {
   database: Database;
   /** A pino logger to use instead of one built from the config (server.ts shares its own; tests capture logs). */
   logger?: FastifyBaseLogger;
-  /** The time in epoch milliseconds of the brute-force guard's windows (tests fix it). */
+  /** The time in epoch milliseconds of the rate limit's and the brute-force guard's windows (tests fix it). */
   clock?: () => number;
   /** The timer of periodic work (the sweep of expired sessions); tests run it by hand. */
   every?: Every;

@@ -25,7 +25,7 @@ export async function buildTestApp(
     captureLogs?: boolean;
     /** Another instance of the service on the same database (it is not dropped on close). */
     sharedDatabase?: TestDatabase;
-    /** Fixes the time of the brute-force guard's windows. */
+    /** Fixes the time of the rate limit's and the brute-force guard's windows. */
     clock?: () => number;
     /** The timer of periodic work (the session sweep), to run it by hand. */
     every?: Every;

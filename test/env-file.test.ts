@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { seedDataDir } from './helpers.ts';
 import { childEnv, CLI_ARGS, exited, freePort, run, SERVER_ARGS, waitFor200, type RunResult } from './process.ts';
 
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-dotenv-'));
@@ -30,14 +31,20 @@ test('cds reads .env of the current directory; the environment wins over it', as
   assert.equal(refused.code, 1, "the file's bad REST_AUTH stops the command");
   assert.match(refused.stderr, /REST_AUTH must be one of required, optional, got "bogus"/);
 
-  const ran = await cds(dir, ['migrate'], { ...withoutVariables(['DATA_DIR']), REST_AUTH: 'optional' });
-  assert.equal(ran.code, 0, ran.stderr);
-  await fs.access(path.join(dir, 'from-dotenv', 'pglite'));
-
+  // The environment's DATA_DIR wins: the database is created there (the file's folder does not exist yet).
   const elsewhere = path.join(tmp, 'from-environment');
   const overridden = await cds(dir, ['migrate'], { DATA_DIR: elsewhere, REST_AUTH: 'optional' });
   assert.equal(overridden.code, 0, overridden.stderr);
+  assert.match(overridden.stderr, /applied: /);
   await fs.access(path.join(elsewhere, 'pglite'));
+
+  // Without it, the file's: a copy of that migrated database placed there is the one opened (a new one, anywhere
+  // else, would be migrated now), so the command pays no initdb of its own.
+  await fs.cp(path.join(elsewhere, 'pglite'), path.join(dir, 'from-dotenv', 'pglite'), { recursive: true });
+  const ran = await cds(dir, ['migrate'], { ...withoutVariables(['DATA_DIR']), REST_AUTH: 'optional' });
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.match(ran.stderr, /database is up to date/);
+  await fs.access(path.join(dir, 'from-dotenv', 'pglite'));
 });
 
 test('an unreadable .env stops the command, naming it', async () => {
@@ -53,6 +60,8 @@ test('the server reads .env at start', async () => {
   await fs.mkdir(dir);
   const port = await freePort();
   await fs.writeFile(path.join(dir, '.env'), `PORT=${port}\nDATA_DIR=./data\nAUTO_IMPORT=false\nREST_AUTH=optional\n`);
+  // Not a first start (server.test has that): the folder the file names starts migrated (on the PGlite pass).
+  await seedDataDir(path.join(dir, 'data'));
   const server = spawn(process.execPath, [...SERVER_ARGS], {
     cwd: dir,
     env: childEnv(withoutVariables(['PORT', 'DATA_DIR'])),

@@ -7,6 +7,7 @@ import { appendFileSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { describe } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
 
 const build = process.env.CDS_TEST_BUILD;
 if (!build) throw new Error('test/group.js runs under test/run.js (CDS_TEST_BUILD is not set)');
@@ -26,10 +27,14 @@ function take() {
   return undefined;
 }
 
-// At most TEST_FILES_PER_PROCESS files (default 4) per worker: memory a file leaves behind (an embedded
-// PGlite is not given back at once) would otherwise grow with every file a worker runs.
+// A worker takes no further file after TEST_FILES_PER_PROCESS files (default 16) or once its resident memory passes
+// TEST_WORKER_MAX_RSS megabytes (default 1500): what a file leaves behind (its bundle's code, which an ES module
+// cannot unload, and heap not yet given back) grows with every file a worker runs. test/run.js starts spare
+// workers for the files one that stopped early left in the queue.
 // TEST_CPU_LOG=<file>: appends each file's CPU seconds (user+sys of this process, its threads and the
-// children it waited for, from /proc) to that file, to find where `npm test` spends its CPU.
+// children it waited for, from /proc), the worker's RSS after it, its pid and its reused test databases so far
+// (test/spare-db.ts), and when the file started and ended (seconds since `npm test` began; the first file of a worker
+// also when its process started) to that file, to find where `npm test` spends its CPU and where it waits.
 const cpuLog = process.env.TEST_CPU_LOG;
 function cpuSeconds() {
   if (!cpuLog) return 0;
@@ -38,12 +43,31 @@ function cpuSeconds() {
   return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
 }
 
-const limit = Number(process.env.TEST_FILES_PER_PROCESS) || 4;
-for (let done = 0, next = take(); next; next = ++done < limit ? take() : undefined) {
+const t0 = Number(process.env.CDS_TEST_T0) || performance.timeOrigin;
+const since = (ms) => ((ms - t0) / 1000).toFixed(1);
+
+const limit = Number(process.env.TEST_FILES_PER_PROCESS) || 16;
+const maxRss = (Number(process.env.TEST_WORKER_MAX_RSS) || 1500) * 2 ** 20;
+const more = (done) => done < limit && process.memoryUsage.rss() < maxRss;
+for (let done = 0, next = take(); next; next = more(++done) ? take() : undefined) {
   const { source, compiled } = next;
   const before = cpuSeconds();
+  const startedAt = Date.now();
   await describe(source, async () => {
     await import(pathToFileURL(compiled).href);
   });
-  if (cpuLog) appendFileSync(cpuLog, `${source}\t${(cpuSeconds() - before).toFixed(1)}\n`);
+  if (cpuLog) {
+    const rss = Math.round(process.memoryUsage.rss() / 2 ** 20);
+    // test/spare-db.ts: the embedded test databases this worker reused so far, and those it could not.
+    const spares = globalThis[Symbol.for('cds-test-spare-db')];
+    const reuse = spares ? `\treused ${spares.reused}, refused ${spares.refused}` : '';
+    const span = `${done === 0 ? `process ${since(performance.timeOrigin)}, ` : ''}${since(startedAt)}-${since(Date.now())} s`;
+    appendFileSync(
+      cpuLog,
+      `${source}\t${(cpuSeconds() - before).toFixed(1)}\t${rss} MB\t${process.pid}\t${span}${reuse}\n`,
+    );
+  }
 }
+// The test database kept for a next file (test/spare-db.ts) is closed once this worker takes no more: left open, its
+// worker thread and pool kept the process alive ~10 s after its last file, while the next worker waited to start.
+await globalThis[Symbol.for('cds-test-spare-db')]?.spare?.close();

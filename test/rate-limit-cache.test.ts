@@ -2,6 +2,7 @@
 // never let a request skip authentication or the limit.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
 import { chapter } from './factories.ts';
@@ -16,11 +17,21 @@ const LIMITED = {
   AUTH_FAILURES_PER_MINUTE: '5',
 };
 
+// The limit's one-second windows (and the brute-force guard's) on a clock of the test's own: a new window begins
+// when the test says so (freshSecond), never by waiting for the wall clock, and never in the middle of a burst.
+let now = Date.now();
+const clock = () => now;
+
+/** Moves the clock to the start of the next one-second window, so a burst falls inside one window. */
+function freshSecond(): void {
+  now = (Math.floor(now / 1000) + 1) * 1000 + 5;
+}
+
 let t: TestApp;
 let keyA: string;
 let keyB: string;
 before(async () => {
-  t = await buildTestApp({ env: LIMITED });
+  t = await buildTestApp({ env: LIMITED, clock });
   await chapter(t.database.db, { key: 'london', name: 'OWASP London' });
   const browser = await devSignIn(t, 'limited');
   const create = async (name: string) =>
@@ -46,9 +57,10 @@ const get = (
     headers: { ...(key ? { 'x-api-key': key } : {}), ...headers },
   });
 
-/** Waits for the start of a fresh one-second window, so a burst falls inside one window. */
-async function freshSecond(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+/** Until the instance's Redis connection is ready (it counts in Redis again). */
+async function redisReady(target: Target): Promise<void> {
+  const redis = target.app.shared.redis!;
+  if (redis.status !== 'ready') await once(redis, 'ready');
 }
 
 async function burst(target: Target, key: string | undefined, n: number, remoteAddress?: string) {
@@ -56,7 +68,7 @@ async function burst(target: Target, key: string | undefined, n: number, remoteA
 }
 
 test('the 11th request within a second with one key is 429, and the next second it recovers', async () => {
-  await freshSecond();
+  freshSecond();
   const responses = await burst(t, keyA, 11);
   const statuses = responses.map((r) => r.statusCode).sort();
   assert.deepEqual(statuses, [...Array(10).fill(200), 429]);
@@ -69,19 +81,23 @@ test('the 11th request within a second with one key is 429, and the next second 
   const ok = responses.find((r) => r.statusCode === 200)!;
   assert.equal(ok.headers['ratelimit-limit'], '10');
   assert.match(String(ok.headers['ratelimit-remaining']), /^\d$/);
-  await freshSecond();
+  freshSecond();
   assert.equal((await get(t, keyA)).statusCode, 200);
 });
 
 test('two keys are counted independently; anonymous requests per address', async () => {
-  await freshSecond();
+  freshSecond();
   await burst(t, keyA, 12);
   assert.equal((await get(t, keyA)).statusCode, 429);
   assert.equal((await get(t, keyB)).statusCode, 200);
 
-  const open = await buildTestApp({ env: { REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '10' } });
+  const open = await buildTestApp({
+    env: { REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '10' },
+    sharedDatabase: t.database,
+    clock,
+  });
   try {
-    await freshSecond();
+    freshSecond();
     const first = await burst(open, undefined, 11, '10.0.0.1');
     assert.equal(first.filter((r) => r.statusCode === 429).length, 1);
     assert.equal((await get(open, undefined, '/api/v0/chapters/', {}, '10.0.0.2')).statusCode, 200);
@@ -91,7 +107,7 @@ test('two keys are counted independently; anonymous requests per address', async
 });
 
 test('a cached response is never served without a valid key, nor past the limit', async () => {
-  await freshSecond();
+  freshSecond();
   const warm = await get(t, keyB, '/api/v0/chapters/?limit=5');
   assert.equal(warm.statusCode, 200);
   const hit = await get(t, keyB, '/api/v0/chapters/?limit=5');
@@ -103,13 +119,13 @@ test('a cached response is never served without a valid key, nor past the limit'
     assert.equal(res.headers['x-cache'], undefined);
     assert.ok(!res.body.includes('london'));
   }
-  await freshSecond();
+  freshSecond();
   const cached = await Promise.all(Array.from({ length: 11 }, () => get(t, keyB, '/api/v0/chapters/?limit=5')));
   assert.equal(cached.filter((r) => r.statusCode === 429).length, 1);
 });
 
 test('repeated wrong keys from one address are slowed down; other addresses are not', async () => {
-  const guard = await buildTestApp({ env: LIMITED, sharedDatabase: t.database });
+  const guard = await buildTestApp({ env: LIMITED, sharedDatabase: t.database, clock });
   try {
     const statuses = [];
     for (let i = 0; i < 7; i++)
@@ -122,7 +138,7 @@ test('repeated wrong keys from one address are slowed down; other addresses are 
 });
 
 test('ETag on every 200, 304 for a matching If-None-Match, private caching only', async () => {
-  await freshSecond();
+  freshSecond();
   const first = await get(t, keyB, '/api/v0/chapters/london');
   const etag = first.headers.etag as string;
   assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
@@ -138,7 +154,7 @@ test('ETag on every 200, 304 for a matching If-None-Match, private caching only'
 });
 
 test('a data change empties the cache at once in this instance', async () => {
-  await freshSecond();
+  freshSecond();
   const before = await get(t, keyB, '/api/v0/chapters/london');
   assert.equal((await get(t, keyB, '/api/v0/chapters/london')).headers['x-cache'], 'HIT');
   await t.database.db
@@ -164,15 +180,15 @@ test('with Redis the limit is shared by two instances; if Redis stops, both keep
   try {
     redis = await startPrivateRedis();
     const env = { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: 'shared-test:' };
-    one = await buildTestApp({ env, sharedDatabase: t.database });
-    two = await buildTestApp({ env, sharedDatabase: t.database });
-    await new Promise((r) => setTimeout(r, 200));
-    await freshSecond();
+    one = await buildTestApp({ env, sharedDatabase: t.database, clock });
+    two = await buildTestApp({ env, sharedDatabase: t.database, clock });
+    await Promise.all([redisReady(one), redisReady(two)]);
+    freshSecond();
     const split = await Promise.all([...(await burst(one, keyA, 6)), ...(await burst(two, keyA, 5))]);
     assert.equal(split.filter((r) => r.statusCode === 429).length, 1, 'one key, 11 requests over two instances');
 
     await redis.stop();
-    await freshSecond();
+    freshSecond();
     const degraded = await Promise.all([burst(one, keyA, 10), burst(two, keyA, 10)]);
     assert.ok(
       degraded.flat().every((r) => r.statusCode === 200),
@@ -184,8 +200,8 @@ test('with Redis the limit is shared by two instances; if Redis stops, both keep
     );
 
     await redis.start();
-    await new Promise((r) => setTimeout(r, 2500));
-    await freshSecond();
+    await Promise.all([redisReady(one), redisReady(two)]);
+    freshSecond();
     const shared = await Promise.all([...(await burst(one, keyA, 6)), ...(await burst(two, keyA, 5))]);
     assert.equal(shared.filter((r) => r.statusCode === 429).length, 1, 'shared again once Redis is back');
   } finally {
@@ -207,7 +223,9 @@ async function withRedisInstance(prefix: string, body: (one: TestApp, client: Re
     one = await buildTestApp({
       env: { ...LIMITED, REDIS_URL: redis.url, REDIS_PREFIX: prefix },
       sharedDatabase: t.database,
+      clock,
     });
+    await redisReady(one);
     await body(one, client);
   } finally {
     client.disconnect();
@@ -225,7 +243,7 @@ test('with Redis, a key revoked elsewhere is refused on the next request', async
       (await graphql(t, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data.createApiKey;
     const doomed = await create('doomed');
     const kept = await create('kept');
-    await freshSecond();
+    freshSecond();
     for (const key of [doomed.rawKey, kept.rawKey]) assert.equal((await get(one, key)).statusCode, 200);
     assert.equal((await get(one, doomed.rawKey)).statusCode, 200, 'remembered');
 
@@ -249,8 +267,8 @@ test('with Redis, data changed elsewhere empties the cache before the next reque
   await withRedisInstance('changes-test:', async (one, client) => {
     await chapter(t.database.db, { key: 'paris', name: 'OWASP Paris' });
     t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
-    await new Promise((r) => setTimeout(r, 1100)); // the new instance's poll has seen that version
-    await freshSecond();
+    await one.app.shared.watcher.refresh(); // the new instance's poll has seen that version
+    freshSecond();
     await get(one, keyB, '/api/v0/chapters/paris');
     const hit = await get(one, keyB, '/api/v0/chapters/paris');
     assert.equal(hit.headers['x-cache'], 'HIT');

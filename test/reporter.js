@@ -44,12 +44,13 @@ export default async function* summaryReporter(source) {
   const files = new Map();
   const workersWithFailedFiles = new Set();
   for await (const event of source) {
-    inner.write(event);
     const data = event.data;
     const worker = data?.nesting === 0 && data.file !== undefined && isWorker(data.file);
     // A test file: a file entry of the runner, or under test/run.js a worker's suite named after a file.
     const isFile =
       data?.nesting === 0 && data.file !== undefined && (worker ? data.name !== data.file : data.name === data.file);
+    // A worker's own entry is shown only when it failed (a spare that found no file left passes, with no test).
+    if (!(worker && !isFile && event.type === 'test:pass')) inner.write(event);
     if (worker && !isFile) {
       // A worker's own entry fails when one of its files did, or when it died (counted then: files were lost).
       if (event.type === 'test:fail' && !workersWithFailedFiles.has(data.file)) counts.failed++;

@@ -102,18 +102,15 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 
 /** The worker thread in place of an embedded database (fault tests end it to see what a crash does). */
 export function embeddedWorker(database: Database): PgliteWorker | undefined {
-  return database.embedded instanceof PgliteSupervisor ? database.embedded.current : undefined;
+  // Not `instanceof`: under `npm test` a test file may be handed a database opened by another file's bundle (its own
+  // copy of this module and of PgliteSupervisor, test/spare-db.ts). PgliteSupervisor is the only EmbeddedHealth.
+  return (database.embedded as PgliteSupervisor | undefined)?.current;
 }
 
 async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLock | undefined): Promise<Database> {
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
   const worker = await PgliteSupervisor.open({ dataDir, ...(loadDataDir ? { loadDataDir } : {}) }, options.restart);
-  // One connection: PGlite has one session. A transaction holds it until it ends, so other queries wait
-  // in the pool's queue instead of running inside someone else's transaction. A client whose worker died is
-  // dropped (its socket is destroyed); the next one connects to the worker in place.
-  const pool = new pg.Pool({ max: 1, stream: () => worker.socket() });
-  survivePoolErrors(pool);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
+  const db = embeddedDb(worker, options.log);
   const database: Database = {
     db,
     kind: 'pglite',
@@ -129,6 +126,17 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
     },
   };
   return database;
+}
+
+/**
+ * A connection pool to the embedded database. One connection: PGlite has one session. A transaction holds it until
+ * it ends, so other queries wait in the pool's queue instead of running inside someone else's transaction. A client
+ * whose worker died is dropped (its socket is destroyed); the next one connects to the worker in place.
+ */
+export function embeddedDb(worker: PgliteSupervisor, log?: KyselyConfig['log']): Db {
+  const pool = new pg.Pool({ max: 1, stream: () => worker.socket() });
+  survivePoolErrors(pool);
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log });
 }
 
 /** Raised instead of queueing a list query behind `queueLength` others: a 503 (errors.ts). */

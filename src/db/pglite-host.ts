@@ -7,6 +7,8 @@
 // and cached responses and the probes keep answering. Its open sockets are destroyed, so node-postgres discards
 // the clients bound to them. A PgliteWorker is not restarted in place: pglite-supervisor.ts starts a new one on
 // the same data folder (PostgreSQL's crash recovery replays the WAL).
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +20,39 @@ export interface WorkerStart {
   dataDir: string;
   /** A tarball of dumpDataDir() to start from (the tests' templates). */
   loadDataDir?: ArrayBuffer;
+}
+
+/** What PgliteWorker.start adds to WorkerStart: PGlite's WebAssembly, compiled once per process (see compiledWasm). */
+export interface WorkerData extends WorkerStart {
+  wasm?: CompiledWasm | undefined;
+}
+
+// Node's global WebAssembly, which the ES libraries this project is checked against do not declare.
+declare const WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
+/** A compiled WebAssembly.Module (PGlite's options take it as such). */
+type WasmModule = object;
+
+interface CompiledWasm {
+  pglite: WasmModule;
+  initdb: WasmModule;
+}
+
+// A WebAssembly module passed to a worker thread is shared with it, machine code included, and PGlite takes one
+// (its pgliteWasmModule and initdbWasmModule options): compiled here once, each new worker (every database opened,
+// a restart after a crash) instantiates it instead of compiling its own ~9 MB of WebAssembly (~0.4 s of CPU each).
+// If it cannot be compiled here, each worker loads PGlite's files itself, as PGlite does by default.
+// Kept on globalThis, not in this module: under `npm test` each test file's bundle has its own copy of this file,
+// and one compile serves them all.
+const COMPILED = Symbol.for('cds.pglite-wasm');
+function compiledWasm(): Promise<CompiledWasm | undefined> {
+  const shared = globalThis as { [COMPILED]?: Promise<CompiledWasm | undefined> };
+  shared[COMPILED] ??= (async () => {
+    const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    const compile = async (file: string) => WebAssembly.compile(await readFile(path.join(dist, file)));
+    const [pglite, initdb] = await Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]);
+    return { pglite, initdb };
+  })().catch(() => undefined);
+  return shared[COMPILED];
 }
 
 export type WorkerRequest =
@@ -77,7 +112,7 @@ export class PgliteWorker {
   /** Starts the worker and opens the database in it; rejects with PGlite's own message when it cannot. */
   static async start(start: WorkerStart): Promise<PgliteWorker> {
     const worker = newWorker({
-      workerData: start,
+      workerData: { ...start, wasm: await compiledWasm() } satisfies WorkerData,
       ...(start.loadDataDir ? { transferList: [start.loadDataDir] } : {}),
     });
     const host = new PgliteWorker(worker);

@@ -6,16 +6,18 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import type { WorkerReply, WorkerRequest, WorkerStart } from './pglite-host.ts';
+import type { WorkerData, WorkerReply, WorkerRequest } from './pglite-host.ts';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-host.ts)');
-const start = workerData as WorkerStart;
+const start = workerData as WorkerData;
 
 let pglite: PGlite;
 try {
   pglite = await PGlite.create(start.dataDir, {
     extensions: { pg_trgm, unaccent },
+    // Compiled once by the main thread (pglite-host.ts); without it PGlite compiles its own.
+    ...(start.wasm ? { pgliteWasmModule: start.wasm.pglite, initdbWasmModule: start.wasm.initdb } : {}),
     ...(start.loadDataDir ? { loadDataDir: new Blob([start.loadDataDir]) } : {}),
   });
   port.postMessage({ ready: true } satisfies WorkerReply);

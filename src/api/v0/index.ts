@@ -31,7 +31,7 @@ export interface ApiV0Options {
   /** Rate-limit and brute-force counts (shared through Redis when configured). */
   counter: Counter;
   cache: ResponseCache;
-  /** The time in epoch milliseconds of the brute-force guard's windows (tests fix it). */
+  /** The time in epoch milliseconds of the rate limit's and the brute-force guard's windows (tests fix it). */
   clock: () => number;
   /** The brute-force guard's memory of known keys: its time and waits (tests pass a fake). */
   timers?: Timers;
@@ -59,6 +59,7 @@ export async function apiV0(
     const limit = createLimiter({
       limit: guarded.config.rateLimitPerSecond,
       counter,
+      clock,
       // With Redis, each count also brings what other instances changed, so this one catches up before
       // it answers: keys revoked elsewhere (the request's key is asked about again) and data changed
       // elsewhere (the data version is read again, emptying the response cache, before the cache is consulted).
