@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { KyselyConfig } from 'kysely';
 import pg from 'pg';
 import { importDataset } from '../src/data/import.ts';
 import { openDatabase, pgliteDir, type Database } from '../src/db/index.ts';
@@ -25,11 +26,17 @@ export interface TestDatabase extends Database {
 export const serverUrl = process.env.DATABASE_URL || undefined;
 
 export async function createTestDb(
-  options: { migrate?: boolean; importBundled?: boolean } = {},
+  options: {
+    migrate?: boolean;
+    importBundled?: boolean;
+    /** Kysely's query log, to capture the SQL the app sends (such a database is not kept for the next file). */
+    log?: KyselyConfig['log'];
+  } = {},
 ): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
+  const log = options.log ? { log: options.log } : {};
   if (!serverUrl) {
-    if (migrate && !options.importBundled) {
+    if (migrate && !options.importBundled && !options.log) {
       // The worker process's kept database (test/spare-db.ts), emptied and checked, or a new one from the template.
       let database = takeSpare();
       if (!database) {
@@ -40,14 +47,17 @@ export async function createTestDb(
       return { ...opened, url: undefined, drop: () => recycle(opened) };
     }
     const database = migrate
-      ? await openDatabase({ loadDataDir: await pgliteTemplate('bundled') })
-      : await openDatabase({ dataDir: 'memory://' });
+      ? await openDatabase({
+          loadDataDir: await pgliteTemplate(options.importBundled ? 'bundled' : 'migrated'),
+          ...log,
+        })
+      : await openDatabase({ dataDir: 'memory://', ...log });
     return { ...database, url: undefined, drop: () => database.close() };
   }
   const name = `cds_test_${crypto.randomBytes(6).toString('hex')}`;
   const template = migrate ? await serverTemplate(options.importBundled ? 'bundled' : 'migrated') : undefined;
   await adminQuery(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  const database = await openDatabase({ databaseUrl: databaseUrl(name), poolSize: 5 });
+  const database = await openDatabase({ databaseUrl: databaseUrl(name), poolSize: 5, ...log });
   if (migrate && !template) await migrateToLatest(database.db);
   if (options.importBundled && !template) await importDataset(database.db);
   return {

@@ -132,7 +132,7 @@ test('a client generated from the document compiles under tsc --strict and reads
         module: 'NodeNext',
         moduleResolution: 'NodeNext',
         allowImportingTsExtensions: true,
-        types: ['node'],
+        types: [],
         skipLibCheck: true,
       },
       files: ['main.ts'],
@@ -330,7 +330,8 @@ test('every response has a description and an example that validates against its
 
 test('the headers the document names are the ones the service sends, 304 included', async () => {
   const values = await pathValues();
-  const limited = await buildTestApp({ env: { RATE_LIMIT_PER_SECOND: '1' } });
+  // A second instance on the same database: only its rate limit differs.
+  const limited = await buildTestApp({ env: { RATE_LIMIT_PER_SECOND: '1' }, sharedDatabase: t.database });
   try {
     const headersOf = (op: Operation, status: string) => Object.keys(op.responses[status]?.headers ?? {});
     const check = (op: Operation, status: string, res: Response) => {

@@ -16,20 +16,23 @@ import { githubRows, type Json } from './github.test-helpers.ts';
 
 const DIR = path.join(BUNDLED_DATA_DIR, 'github');
 
-let memory: TestDatabase;
 let staged: TestDatabase;
+// Opened when first used, after the first test dropped its own database: it is that one, given back emptied
+// (test/spare-db.ts), instead of another load of the template.
+let memory: Promise<TestDatabase> | undefined;
+const memoryDb = async () => (await (memory ??= createTestDb())).db;
 const temps: string[] = [];
 before(async () => {
-  [memory, staged] = await Promise.all([createTestDb(), createTestDb()]);
+  staged = await createTestDb();
 });
 after(async () => {
-  await Promise.all([memory.drop(), staged.drop()]);
+  await Promise.all([memory?.then((database) => database.drop()), staged.drop()]);
   await Promise.all(temps.map((dir) => fs.rm(dir, { recursive: true, force: true })));
 });
 
 const importInMemory = async (dir: string) => {
   const data = await readGithubData(dir);
-  return memory.db.transaction().execute((trx) => writeGithubData(trx, data));
+  return (await memoryDb()).transaction().execute((trx) => writeGithubData(trx, data));
 };
 const importStaged = (dir: string) =>
   staged.db.transaction().execute(async (trx) => writeGithubData(trx, await readGithubData(dir, trx)));
@@ -134,7 +137,7 @@ test('several copies of an issue across files: the newest wins, then the most co
   assert.deepEqual(inStage.issues, { total: 40, inserted: 40, updated: 0, deactivated: 0, skipped: 1 });
   assert.equal(await issueTitle(staged.db, id), 'the newest copy');
   assert.equal(await issueTitle(staged.db, 987_654_321), undefined);
-  assert.deepEqual(await snapshot(staged.db), await snapshot(memory.db));
+  assert.deepEqual(await snapshot(staged.db), await snapshot(await memoryDb()));
 
   // Again, with the issue's labels given by a response of their own, an id-less label, and the older copy
   // now the newest: same updates counted, same rows.
@@ -152,7 +155,7 @@ test('several copies of an issue across files: the newest wins, then the most co
   assert.deepEqual(secondStage, secondMemory);
   assert.equal(secondStage.issues.updated, 1);
   assert.equal(await issueTitle(staged.db, id), 'an older copy');
-  assert.deepEqual(await snapshot(staged.db), await snapshot(memory.db));
+  assert.deepEqual(await snapshot(staged.db), await snapshot(await memoryDb()));
 });
 
 test('a bad issue of a known repository fails the staged import and changes nothing', async () => {
@@ -247,7 +250,7 @@ test('several copies of members, organizations, repositories, labels, milestones
   assert.equal(await columnOf(staged.db, 'milestones', 'title', milestone.id as number), 'the newer copy');
   assert.equal(await columnOf(staged.db, 'releases', 'name', release.id as number), 'a copy with more fields');
   assert.equal(inStage.releases.skipped, 1);
-  assert.deepEqual(await snapshot(staged.db), await snapshot(memory.db));
+  assert.deepEqual(await snapshot(staged.db), await snapshot(await memoryDb()));
 });
 
 test('a bad label, member or release fails the staged import and changes nothing', async () => {
@@ -284,5 +287,5 @@ test('a bad label, member or release fails the staged import and changes nothing
     { 'stray.json': ['/repos/nobody/absent/labels', [{ ...labels[0], url: absent, color: 'not a colour' }]] },
   );
   assert.deepEqual(await importStaged(strayLabel), await importInMemory(strayLabel));
-  assert.deepEqual(await snapshot(staged.db), await snapshot(memory.db));
+  assert.deepEqual(await snapshot(staged.db), await snapshot(await memoryDb()));
 });

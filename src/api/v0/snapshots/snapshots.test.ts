@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig } from '../../../config.ts';
+import type { Db } from '../../../db/index.ts';
 import { openConfiguredDatabase } from '../../../startup.ts';
 import { BUNDLED_DATA_DIR, importDataset, sourcesFrom } from '../../../data/import.ts';
 import { refreshSnapshots } from '../../../data/snapshots/snapshots.rebuild.ts';
@@ -34,7 +35,7 @@ const members: Row[] = [];
 const issues: Row[] = [];
 const releases: Row[] = [];
 
-const api = useTestApp(async (db) => {
+async function seed(db: Db): Promise<void> {
   const { nest, other, octoNest } = await nestRepositories(db);
   const coordinates = { latitude: 51.5, longitude: -0.1 };
   // January 2024: two published chapters, and two that are not (inactive, no coordinates).
@@ -152,9 +153,8 @@ const api = useTestApp(async (db) => {
     created_at: at('2024-02-07T00:00:00Z'),
   });
   await refreshSnapshots(db, () => NOW);
-});
+}
 
-const { get } = api;
 const LIST = '/api/v0/snapshots/';
 const strip = ({ id: _id, ...rest }: Row) => rest;
 const inOrder = (rows: Row[], ordering: string) => expectedOrder(rows, ordering).map(strip);
@@ -186,6 +186,10 @@ const snapshot = (key: keyof typeof PERIODS) => ({
 });
 
 describe('snapshots built from records with fixed dates', () => {
+  // Its app and database are this suite's: the next suite, which starts empty, gets the database back emptied.
+  const api = useTestApp(seed);
+  const { get } = api;
+
   test('one snapshot per completed month with a new record: not the current month, not an empty one', async () => {
     const body = (await get(LIST)).json();
     assert.deepEqual(body.items, [snapshot('2024-02'), snapshot('2024-01'), snapshot('2023-11')]);
