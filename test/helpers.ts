@@ -72,8 +72,8 @@ export async function createTestDb(
 
 /**
  * Gives DATA_DIR an embedded database that starts migrated (the template's data folder, unpacked there; `bundled`:
- * with the bundled data too), for the tests of `cds` and of a server that are not about a first start: it saves an
- * initdb (about 4.5 s of CPU), the migrations (and the import).
+ * with the bundled data too; `empty`: initdb'd but not migrated), for the tests of `cds` and of a server that are not
+ * about a first start: it saves an initdb (about 4.5 s of CPU), the migrations (and the import).
  * On the PostgreSQL pass too: servers and commands started without DATABASE_URL (childEnv blanks it) use this folder;
  * those given DATABASE_URL leave it unused.
  */
@@ -103,7 +103,7 @@ const serverTemplates: Map<Template, Promise<string | undefined>> = ((globalThis
 ] ??= new Map()) as Map<Template, Promise<string | undefined>>;
 
 /** The name of the run's template database on the server, built by the first caller; undefined when run alone. */
-function serverTemplate(kind: Template): Promise<string | undefined> {
+function serverTemplate(kind: 'migrated' | 'bundled'): Promise<string | undefined> {
   const run = process.env.CDS_TEST_BUILD && path.basename(process.env.CDS_TEST_BUILD);
   if (!run || !/^\d+$/.test(run)) return Promise.resolve(undefined);
   let template = serverTemplates.get(kind);
@@ -157,7 +157,7 @@ export async function adminQuery(text: string, values: unknown[] = []): Promise<
 // (about 1 s). The tarball's name carries a digest of everything it depends on — the sources, the bundled
 // data, the installed packages — and the day, so a change to any of them (or a new day: imports date
 // their snapshots) builds a new one. Each test database is still its own: nothing is shared but the start.
-type Template = 'migrated' | 'bundled';
+type Template = 'migrated' | 'bundled' | 'empty';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // One folder per checkout: two checkouts on one machine (their sources differ) do not delete each other's.
@@ -198,7 +198,7 @@ async function buildTemplate(kind: Template): Promise<Blob> {
   }
   const database = await openDatabase({ dataDir: 'memory://' });
   try {
-    await migrateToLatest(database.db);
+    if (kind !== 'empty') await migrateToLatest(database.db);
     if (kind === 'bundled') await importDataset(database.db);
     const tarball = await database.dumpDataDir!();
     // Written under a name of its own, then renamed: a test file starting at the same time reads all or nothing.
@@ -217,7 +217,7 @@ async function buildTemplate(kind: Template): Promise<Blob> {
   }
 }
 
-/** The template's tarball, for a new in-memory PGlite: migrated, and with the bundled data when asked. */
+/** The template's tarball, for a new in-memory PGlite: migrated (and with the bundled data), or only initdb'd. */
 function pgliteTemplate(kind: Template): Promise<Blob> {
   let template = templates.get(kind);
   if (!template) {
