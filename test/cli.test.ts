@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDb, type TestDatabase } from './helpers.ts';
+import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
 import { ROOT, runCli, runCliProcess } from './process.ts';
 
 let env: Record<string, string | undefined>;
@@ -15,6 +15,8 @@ before(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-cli-'));
   if (process.env.DATABASE_URL) database = await createTestDb({ migrate: false });
   env = { DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: database?.url };
+  // An initdb'd folder, not migrated: what migrate applies is the subject, not the initdb (server.test.ts has that).
+  if (!database) await seedDataDir(env.DATA_DIR!, 'empty');
 });
 after(async () => {
   await database?.drop();

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { seedDataDir } from './helpers.ts';
-import { exited, freePort, runCliProcess, startServer, waitFor200 } from './process.ts';
+import { exited, freePort, runCli, runCliProcess, startServer, waitFor200 } from './process.ts';
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-lock-'));
 await seedDataDir(dataDir); // a migrated database: no initdb in the server (the lock is the subject)
@@ -40,14 +40,16 @@ test('a second process on the same data folder is refused while the first runs, 
   assert.equal(await exited(first), 0, first.output());
   await assert.rejects(fs.access(lockFile), 'a clean stop removes the lock');
 
-  const after = await runCliProcess(['status'], { DATA_DIR: dataDir });
+  // The folder is free again (run in this process: the lock file is the subject now, not a second process).
+  const after = await runCli(['status'], { DATA_DIR: dataDir });
   assert.equal(after.code, 0, after.stderr);
 });
 
 test('a lock left by a process that no longer runs is taken over', async () => {
   const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
   await fs.writeFile(lockFile, `${gone.stdout}\n`);
-  const result = await runCliProcess(['status'], { DATA_DIR: dataDir });
+  // `cds status` run in this process: the dead holder's lock is the subject, not which process takes it over.
+  const result = await runCli(['status'], { DATA_DIR: dataDir });
   assert.equal(result.code, 0, result.stderr);
   await assert.rejects(fs.access(lockFile), 'released after the command');
 });

@@ -31,20 +31,22 @@ test('cds reads .env of the current directory; the environment wins over it', as
   assert.equal(refused.code, 1, "the file's bad REST_AUTH stops the command");
   assert.match(refused.stderr, /REST_AUTH must be one of required, optional, got "bogus"/);
 
-  // The environment's DATA_DIR wins: the database is created there (the file's folder does not exist yet).
+  // The environment's DATA_DIR wins: the command opens that folder (migrated already: a new database would be
+  // migrated now), and the file's folder is never created.
   const elsewhere = path.join(tmp, 'from-environment');
+  await seedDataDir(elsewhere);
   const overridden = await cds(dir, ['migrate'], { DATA_DIR: elsewhere, REST_AUTH: 'optional' });
   assert.equal(overridden.code, 0, overridden.stderr);
-  assert.match(overridden.stderr, /applied: /);
-  await fs.access(path.join(elsewhere, 'pglite'));
+  assert.match(overridden.stderr, /database is up to date/);
+  await assert.rejects(fs.access(path.join(dir, 'from-dotenv')), "the file's DATA_DIR is not used");
 
-  // Without it, the file's: a copy of that migrated database placed there is the one opened (a new one, anywhere
-  // else, would be migrated now), so the command pays no initdb of its own.
-  await fs.cp(path.join(elsewhere, 'pglite'), path.join(dir, 'from-dotenv', 'pglite'), { recursive: true });
+  // Without it, the file's: a migrated database placed there is the one opened (a new one, anywhere else, would be
+  // migrated now). Seeded: neither command pays an initdb.
+  await seedDataDir(path.join(dir, 'from-dotenv'));
   const ran = await cds(dir, ['migrate'], { ...withoutVariables(['DATA_DIR']), REST_AUTH: 'optional' });
   assert.equal(ran.code, 0, ran.stderr);
   assert.match(ran.stderr, /database is up to date/);
-  await fs.access(path.join(dir, 'from-dotenv', 'pglite'));
+  await assert.rejects(fs.access(path.join(dir, '.data')), 'nor the default one');
 });
 
 test('an unreadable .env stops the command, naming it', async () => {

@@ -4,7 +4,7 @@
 // template (see pgliteTemplate below).
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,8 +72,8 @@ export async function createTestDb(
 
 /**
  * Gives DATA_DIR an embedded database that starts migrated (the template's data folder, unpacked there; `bundled`:
- * with the bundled data too), for the tests of `cds` and of a server that are not about a first start: it saves an
- * initdb (about 4.5 s of CPU), the migrations (and the import).
+ * with the bundled data too; `empty`: initdb'd but not migrated), for the tests of `cds` and of a server that are not
+ * about a first start: it saves an initdb (about 4.5 s of CPU), the migrations (and the import).
  * On the PostgreSQL pass too: servers and commands started without DATABASE_URL (childEnv blanks it) use this folder;
  * those given DATABASE_URL leave it unused.
  */
@@ -103,7 +103,7 @@ const serverTemplates: Map<Template, Promise<string | undefined>> = ((globalThis
 ] ??= new Map()) as Map<Template, Promise<string | undefined>>;
 
 /** The name of the run's template database on the server, built by the first caller; undefined when run alone. */
-function serverTemplate(kind: Template): Promise<string | undefined> {
+function serverTemplate(kind: 'migrated' | 'bundled'): Promise<string | undefined> {
   const run = process.env.CDS_TEST_BUILD && path.basename(process.env.CDS_TEST_BUILD);
   if (!run || !/^\d+$/.test(run)) return Promise.resolve(undefined);
   let template = serverTemplates.get(kind);
@@ -157,7 +157,7 @@ export async function adminQuery(text: string, values: unknown[] = []): Promise<
 // (about 1 s). The tarball's name carries a digest of everything it depends on — the sources, the bundled
 // data, the installed packages — and the day, so a change to any of them (or a new day: imports date
 // their snapshots) builds a new one. Each test database is still its own: nothing is shared but the start.
-type Template = 'migrated' | 'bundled';
+type Template = 'migrated' | 'bundled' | 'empty';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // One folder per checkout: two checkouts on one machine (their sources differ) do not delete each other's.
@@ -184,13 +184,15 @@ function templateKey(): string {
   };
   visit(path.join(ROOT, 'src'));
   visit(path.join(ROOT, 'data'));
-  const lock = statSync(path.join(ROOT, 'package-lock.json'));
-  hash.update(`${lock.size}\0${lock.mtimeMs}\0${new Date().toISOString().slice(0, 10)}`);
+  // The lock file's content, not its time: quick-start.test's `npm install` rewrites it unchanged.
+  hash.update(readFileSync(path.join(ROOT, 'package-lock.json')));
+  hash.update(`\0${new Date().toISOString().slice(0, 10)}`);
   return hash.digest('hex').slice(0, 16);
 }
 
 async function buildTemplate(kind: Template): Promise<Blob> {
-  const file = path.join(TEMPLATE_DIR, `${kind}-${templateKey()}.tar`);
+  const key = templateKey();
+  const file = templateFile(kind, key);
   try {
     return new Blob([await fs.readFile(file)]);
   } catch {
@@ -198,26 +200,36 @@ async function buildTemplate(kind: Template): Promise<Blob> {
   }
   const database = await openDatabase({ dataDir: 'memory://' });
   try {
-    await migrateToLatest(database.db);
+    // The initdb'd database on the way is the `empty` template: kept as well, it costs a dump instead of an initdb.
+    if (kind !== 'empty' && !existsSync(templateFile('empty', key)))
+      await saveTemplate('empty', key, await database.dumpDataDir!());
+    if (kind !== 'empty') await migrateToLatest(database.db);
     if (kind === 'bundled') await importDataset(database.db);
     const tarball = await database.dumpDataDir!();
-    // Written under a name of its own, then renamed: a test file starting at the same time reads all or nothing.
-    await fs.mkdir(TEMPLATE_DIR, { recursive: true });
-    const partial = `${file}.${process.pid}.partial`;
-    await fs.writeFile(partial, new Uint8Array(await tarball.arrayBuffer()));
-    await fs.rename(partial, file);
-    // Templates of other sources (an earlier day, an edit) are of no further use.
-    for (const old of await fs.readdir(TEMPLATE_DIR)) {
-      if (old.startsWith(`${kind}-`) && old.endsWith('.tar') && path.join(TEMPLATE_DIR, old) !== file)
-        await fs.rm(path.join(TEMPLATE_DIR, old), { force: true });
-    }
+    await saveTemplate(kind, key, tarball);
     return tarball;
   } finally {
     await database.close();
   }
 }
 
-/** The template's tarball, for a new in-memory PGlite: migrated, and with the bundled data when asked. */
+const templateFile = (kind: Template, key: string) => path.join(TEMPLATE_DIR, `${kind}-${key}.tar`);
+
+async function saveTemplate(kind: Template, key: string, tarball: Blob): Promise<void> {
+  const file = templateFile(kind, key);
+  // Written under a name of its own, then renamed: a test file starting at the same time reads all or nothing.
+  await fs.mkdir(TEMPLATE_DIR, { recursive: true });
+  const partial = `${file}.${process.pid}-${crypto.randomBytes(4).toString('hex')}.partial`;
+  await fs.writeFile(partial, new Uint8Array(await tarball.arrayBuffer()));
+  await fs.rename(partial, file);
+  // Templates of other sources (an earlier day, an edit) are of no further use.
+  for (const old of await fs.readdir(TEMPLATE_DIR)) {
+    if (old.startsWith(`${kind}-`) && old.endsWith('.tar') && path.join(TEMPLATE_DIR, old) !== file)
+      await fs.rm(path.join(TEMPLATE_DIR, old), { force: true });
+  }
+}
+
+/** The template's tarball, for a new in-memory PGlite: migrated (and with the bundled data), or only initdb'd. */
 function pgliteTemplate(kind: Template): Promise<Blob> {
   let template = templates.get(kind);
   if (!template) {
