@@ -27,10 +27,10 @@ function take() {
   return undefined;
 }
 
-// A worker takes no further file after TEST_FILES_PER_PROCESS files (default 16) or once its resident memory passes
-// TEST_WORKER_MAX_RSS megabytes (default 1500): what a file leaves behind (its bundle's code, which an ES module
-// cannot unload, and heap not yet given back) grows with every file a worker runs. test/run.js starts spare
-// workers for the files one that stopped early left in the queue.
+// A worker takes no further file after TEST_FILES_PER_PROCESS files (default: no limit) or once its resident memory
+// passes TEST_WORKER_MAX_RSS megabytes (set by test/run.js): what a file leaves behind (its bundle's code, which an
+// ES module cannot unload, and heap not yet given back) grows with every file a worker runs. test/run.js starts
+// spare workers for the files one that stopped early left in the queue.
 // TEST_CPU_LOG=<file>: appends each file's CPU seconds (user+sys of this process, its threads and the
 // children it waited for, from /proc), the worker's RSS after it, its pid and its reused test databases so far
 // (test/spare-db.ts), and when the file started and ended (seconds since `npm test` began; the first file of a worker
@@ -46,8 +46,8 @@ function cpuSeconds() {
 const t0 = Number(process.env.CDS_TEST_T0) || performance.timeOrigin;
 const since = (ms) => ((ms - t0) / 1000).toFixed(1);
 
-const limit = Number(process.env.TEST_FILES_PER_PROCESS) || 16;
-const maxRss = (Number(process.env.TEST_WORKER_MAX_RSS) || 1500) * 2 ** 20;
+const limit = Number(process.env.TEST_FILES_PER_PROCESS) || Infinity;
+const maxRss = (Number(process.env.TEST_WORKER_MAX_RSS) || 1500) * 2 ** 20; // (1500: a worker run alone)
 const more = (done) => done < limit && process.memoryUsage.rss() < maxRss;
 for (let done = 0, next = take(); next; next = more(++done) ? take() : undefined) {
   const { source, compiled } = next;

@@ -9,6 +9,7 @@
 // them (and their PGlite threads); TEST_CPU_LOG (test/group.js) logs each file's CPU seconds.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -18,6 +19,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const files = (args.length > 0 ? args.map((file) => path.resolve(file)) : findTests()).sort();
 const concurrency = process.env.TEST_CONCURRENCY || '2';
+/**
+ * The resident memory (MB) after which a worker takes no further file (test/group.js): a third of the machine's
+ * memory shared by the workers running at once, at most 4 GB. Fewer, longer-lived workers pay their start (Node,
+ * the test runner, the embedded database's WebAssembly) and warm up V8's compilers fewer times: on 2 cores and
+ * 24 GiB, 2 workers for the 82 files took 139 s against 167 s for 8 (docs/decisions.md, test-workers).
+ */
+const MAX_RSS =
+  process.env.TEST_WORKER_MAX_RSS ||
+  String(Math.max(1000, Math.min(4000, Math.floor(os.totalmem() / 2 ** 20 / (3 * Number(concurrency))))));
 const CACHE = path.join(ROOT, 'node_modules/.cache/cds-test');
 const OUT = path.join(CACHE, String(process.pid));
 /** Seconds each test file took in earlier runs (written by test/reporter.js), to start the longest first. */
@@ -102,12 +112,13 @@ function enqueue(compiled) {
   mkdirSync(path.join(OUT, 'queue'), { recursive: true });
   mkdirSync(path.join(OUT, 'taken'), { recursive: true });
   jobs.forEach((job, i) => writeFileSync(path.join(OUT, 'queue', String(i).padStart(4, '0')), JSON.stringify(job)));
-  // TEST_CONCURRENCY of them at a time, each taking up to TEST_FILES_PER_PROCESS files (test/group.js), plus as
-  // many spares for the files left by workers that stopped early (memory); a spare that finds the queue empty ends
-  // at once (~0.07 s of CPU).
-  const perProcess = Number(process.env.TEST_FILES_PER_PROCESS) || 16;
-  const needed = Math.max(1, Math.ceil(jobs.length / perProcess));
-  const workers = 2 * needed;
+  // TEST_CONCURRENCY of them at a time, each taking files until TEST_FILES_PER_PROCESS (default: no limit) or its
+  // memory cap (test/group.js), plus as many spares for the files left by workers that stopped early; a spare that
+  // finds the queue empty ends at once (~0.07 s of CPU). A worker grows ~50–60 MB a file from ~0.9 GB.
+  const perProcess = Number(process.env.TEST_FILES_PER_PROCESS) || Infinity;
+  const byMemory = Math.max(4, Math.floor((Number(MAX_RSS) - 900) / 60));
+  const needed = Math.max(1, Math.ceil(jobs.length / Math.min(perProcess, byMemory)));
+  const workers = Math.max(2 * needed, Number(concurrency) + 2);
   return Array.from({ length: workers }, (_, i) => {
     const entry = path.join(OUT, `worker-${i + 1}.mjs`);
     copyFileSync(path.join(ROOT, 'test/group.js'), entry);
@@ -158,10 +169,11 @@ try {
 }
 try {
   code = compiled
-    ? await runTests(enqueue(compiled), { CDS_TEST_BUILD: OUT, CDS_TEST_T0: String(STARTED) }, [
-        '--enable-source-maps',
-        ...(process.env.TEST_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      ])
+    ? await runTests(
+        enqueue(compiled),
+        { CDS_TEST_BUILD: OUT, CDS_TEST_T0: String(STARTED), TEST_WORKER_MAX_RSS: MAX_RSS },
+        ['--enable-source-maps', ...(process.env.TEST_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+      )
     : await runTests(files, {}, ['--import', 'tsx']);
 } finally {
   rmSync(OUT, { recursive: true, force: true });
