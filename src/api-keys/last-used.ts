@@ -4,22 +4,28 @@ import { recordLastUsed } from './api-keys.queries.ts';
 
 export class LastUsedRecorder {
   private pending = new Map<string, Date>();
-  private timer: NodeJS.Timeout | undefined;
+  private scheduled = false;
 
   constructor(
     private readonly db: Db,
     private readonly onError: (error: unknown) => void,
+    /** Waits `ms` (an unref'd timer, or a test's fake clock). */
+    private readonly sleep: (ms: number) => Promise<void>,
     private readonly delayMs = 1000,
   ) {}
 
   record(keyId: string, at = new Date()): void {
     this.pending.set(keyId, at);
-    this.timer ??= setTimeout(() => void this.flush(), this.delayMs).unref();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // (a wait that cannot be cancelled: a flush before it ends leaves it nothing, or the next batch, to write)
+    void this.sleep(this.delayMs).then(() => {
+      this.scheduled = false;
+      return this.flush();
+    });
   }
 
   async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
     const batch = this.pending;
     if (batch.size === 0) return;
     this.pending = new Map();

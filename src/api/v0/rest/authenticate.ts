@@ -32,7 +32,7 @@ export interface AuthenticatorOptions {
   validKeys: ValidKeys;
   /** The time in epoch milliseconds of the brute-force guard's windows. */
   clock: () => number;
-  /** The known-keys memory's time and waits (tests pass a fake). */
+  /** The known-keys memory's and the lastUsedAt batches' time and waits (tests pass a fake). */
   timers?: Timers;
 }
 
@@ -40,8 +40,10 @@ export function createAuthenticator(
   app: FastifyInstance,
   { counter, validKeys, clock, timers = REAL_TIMERS }: AuthenticatorOptions,
 ) {
-  const recorder = new LastUsedRecorder(app.database.db, (error) =>
-    app.log.warn({ err: error }, 'lastUsedAt not recorded'),
+  const recorder = new LastUsedRecorder(
+    app.database.db,
+    (error) => app.log.warn({ err: error }, 'lastUsedAt not recorded'),
+    (ms) => timers.sleep(ms),
   );
   app.addHook('onClose', () => recorder.flush());
 
