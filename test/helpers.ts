@@ -40,7 +40,7 @@ export async function createTestDb(
       // The worker process's kept database (test/spare-db.ts), emptied and checked, or a new one from the template.
       let database = takeSpare();
       if (!database) {
-        database = await openDatabase({ loadDataDir: await pgliteTemplate('migrated') });
+        database = await openDatabase({ loadDataDir: (await pgliteTemplate('migrated')).tarball });
         await noteFresh(database);
       }
       const opened = database;
@@ -48,7 +48,7 @@ export async function createTestDb(
     }
     const database = migrate
       ? await openDatabase({
-          loadDataDir: await pgliteTemplate(options.importBundled ? 'bundled' : 'migrated'),
+          loadDataDir: (await pgliteTemplate(options.importBundled ? 'bundled' : 'migrated')).tarball,
           ...log,
         })
       : await openDatabase({ dataDir: 'memory://', ...log });
@@ -83,13 +83,12 @@ export async function seedDataDir(dataDir: string, kind: Template = 'migrated'):
   await fs.mkdir(target, { recursive: true });
   // PGlite's dump is a plain tar of its data folder (member names start with `/`, which tar strips). tar reads the
   // template's file itself: sent through a pipe, its ~43 MB took ~0.5 s of this process's CPU and blocked it.
-  await template;
-  const file = templateFile(kind, templateKey());
+  const { file, tarball } = await template;
   const untar = existsSync(file)
     ? spawnSync('tar', ['-xf', file, '-C', target], { encoding: 'utf8' })
     : // (its file replaced meanwhile: the run crossed midnight, or the sources changed)
       spawnSync('tar', ['-xf', '-', '-C', target], {
-        input: new Uint8Array(await (await template).arrayBuffer()),
+        input: new Uint8Array(await tarball.arrayBuffer()),
         encoding: 'utf8',
       });
   if (untar.error || untar.status !== 0)
@@ -177,17 +176,17 @@ const TEMPLATE_DIR = path.join(
 );
 // Kept for the whole process: under `npm test` a worker process runs several test files, each a bundle with its
 // own copy of this module, and the tarball need not be read again for each.
-const templates: Map<Template, Promise<Blob>> = ((globalThis as { [key: symbol]: unknown })[
+const templates: Map<Template, Promise<PgliteTemplate>> = ((globalThis as { [key: symbol]: unknown })[
   Symbol.for('cds-test-templates')
-] ??= new Map()) as Map<Template, Promise<Blob>>;
+] ??= new Map()) as Map<Template, Promise<PgliteTemplate>>;
 
-let key: string | undefined;
-/** The digest below, once per test file (seedDataDir asks it for every folder; the templates map holds as long). */
-function templateKey(): string {
-  return (key ??= digest());
+/** A template's tarball, and the file it was read from or saved to. */
+interface PgliteTemplate {
+  file: string;
+  tarball: Blob;
 }
 
-function digest(): string {
+function templateKey(): string {
   const hash = crypto.createHash('sha256');
   const visit = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
@@ -205,11 +204,11 @@ function digest(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-async function buildTemplate(kind: Template): Promise<Blob> {
+async function buildTemplate(kind: Template): Promise<PgliteTemplate> {
   const key = templateKey();
   const file = templateFile(kind, key);
   try {
-    return new Blob([await fs.readFile(file)]);
+    return { file, tarball: new Blob([await fs.readFile(file)]) };
   } catch {
     // not built yet in this run: build it
   }
@@ -222,7 +221,7 @@ async function buildTemplate(kind: Template): Promise<Blob> {
     if (kind === 'bundled') await importDataset(database.db);
     const tarball = await database.dumpDataDir!();
     await saveTemplate(kind, key, tarball);
-    return tarball;
+    return { file, tarball };
   } finally {
     await database.close();
   }
@@ -244,8 +243,11 @@ async function saveTemplate(kind: Template, key: string, tarball: Blob): Promise
   }
 }
 
-/** The template's tarball, for a new in-memory PGlite: migrated (and with the bundled data), or only initdb'd. */
-function pgliteTemplate(kind: Template): Promise<Blob> {
+/**
+ * The template's tarball and its file, for a new in-memory PGlite or a data folder: migrated (and with the bundled
+ * data), or only initdb'd.
+ */
+function pgliteTemplate(kind: Template): Promise<PgliteTemplate> {
   let template = templates.get(kind);
   if (!template) {
     template = buildTemplate(kind);
