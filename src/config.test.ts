@@ -13,6 +13,7 @@ test('defaults when nothing is set', () => {
   assert.equal(config.rateLimitPerSecond, 10);
   assert.equal(config.authDevLogin, false);
   assert.equal(config.github.apiUrl, 'https://api.github.com');
+  assert.equal(config.pgliteSharedBuffersMb, 128, "PostgreSQL's own default");
   assert.ok(Object.isFrozen(config) && Object.isFrozen(config.github));
 });
 
@@ -30,6 +31,9 @@ for (const [name, value] of [
   ['LIST_POOL_SIZE', '0'],
   ['LIST_STATEMENT_TIMEOUT_MS', '3s'],
   ['LIST_QUEUE_LENGTH', '-1'],
+  ['PGLITE_SHARED_BUFFERS_MB', '0'],
+  ['PGLITE_SHARED_BUFFERS_MB', '16MB'],
+  ['PGLITE_SHARED_BUFFERS_MB', '4096'],
 ] as const) {
   test(`a bad ${name} (${value}) is refused with a message naming it`, () => {
     assert.throws(

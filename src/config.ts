@@ -23,6 +23,8 @@ export interface Config {
   readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
+  /** The embedded database's shared_buffers in MB (PostgreSQL's default: 128). */
+  readonly pgliteSharedBuffersMb: number;
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   readonly redisPrefix: string;
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './.data'),
+    pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', 128, 1, 1024),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: text(env, 'REDIS_PREFIX') ?? 'cds:',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),

@@ -21,6 +21,7 @@ export async function openConfiguredDatabase(
   return openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: pgliteDir(config.dataDir),
+    sharedBuffersMb: config.pgliteSharedBuffersMb,
     statementTimeoutMs,
     lists,
   });

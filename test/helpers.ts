@@ -25,6 +25,13 @@ export interface TestDatabase extends Database {
 
 export const serverUrl = process.env.DATABASE_URL || undefined;
 
+/**
+ * The options of the tests' own opens of an embedded database: PGLITE_SHARED_BUFFERS_MB as the service reads it
+ * (test/run.js sets 16 for `npm test`: PGlite zeroes its buffers at every start, and 128 MB of them were a third of
+ * an open's CPU; the tests' databases are small). Unset (a file run alone): PostgreSQL's default.
+ */
+export const EMBEDDED = { sharedBuffersMb: Number(process.env.PGLITE_SHARED_BUFFERS_MB) || undefined };
+
 export async function createTestDb(
   options: {
     migrate?: boolean;
@@ -40,7 +47,7 @@ export async function createTestDb(
       // The worker process's kept database (test/spare-db.ts), emptied and checked, or a new one from the template.
       let database = takeSpare();
       if (!database) {
-        database = await openDatabase({ loadDataDir: (await pgliteTemplate('migrated')).tarball });
+        database = await openDatabase({ ...EMBEDDED, loadDataDir: (await pgliteTemplate('migrated')).tarball });
         await noteFresh(database);
       }
       const opened = database;
@@ -48,10 +55,11 @@ export async function createTestDb(
     }
     const database = migrate
       ? await openDatabase({
+          ...EMBEDDED,
           loadDataDir: (await pgliteTemplate(options.importBundled ? 'bundled' : 'migrated')).tarball,
           ...log,
         })
-      : await openDatabase({ dataDir: 'memory://', ...log });
+      : await openDatabase({ ...EMBEDDED, dataDir: 'memory://', ...log });
     return { ...database, url: undefined, drop: () => database.close() };
   }
   const name = `cds_test_${crypto.randomBytes(6).toString('hex')}`;
@@ -212,7 +220,7 @@ async function buildTemplate(kind: Template): Promise<PgliteTemplate> {
   } catch {
     // not built yet in this run: build it
   }
-  const database = await openDatabase({ dataDir: 'memory://' });
+  const database = await openDatabase({ ...EMBEDDED, dataDir: 'memory://' });
   try {
     // The initdb'd database on the way is the `empty` template: kept as well, it costs a dump instead of an initdb.
     if (kind !== 'empty' && !existsSync(templateFile('empty', key)))

@@ -8,7 +8,7 @@ import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 import { authenticateApiKey } from '../src/api-keys/api-keys.service.ts';
-import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
+import { createTestDb, EMBEDDED, seedDataDir, type TestDatabase } from './helpers.ts';
 import { runCli } from './process.ts';
 
 let tmp: string;
@@ -16,7 +16,7 @@ let database: TestDatabase | undefined;
 let env: Record<string, string | undefined>;
 
 async function withDb<T>(work: (db: import('../src/db/index.ts').Db) => Promise<T>): Promise<T> {
-  const opened = database ? undefined : await openDatabase({ dataDir: pgliteDir(env.DATA_DIR!) });
+  const opened = database ? undefined : await openDatabase({ ...EMBEDDED, dataDir: pgliteDir(env.DATA_DIR!) });
   try {
     return await work(database ? database.db : opened!.db);
   } finally {

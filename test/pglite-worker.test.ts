@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { embeddedWorker, openDatabase } from '../src/db/index.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { chapter } from './factories.ts';
-import { seedDataDir, serverUrl } from './helpers.ts';
+import { EMBEDDED, seedDataDir, serverUrl } from './helpers.ts';
 
 let t: TestApp;
 
@@ -121,7 +121,8 @@ test(
       new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
     );
     try {
-      const database = await openDatabase({ dataDir, restart: { clock: time.clock } });
+      // Its own shared_buffers, which a restarted worker must keep (checked after the first restart).
+      const database = await openDatabase({ dataDir, sharedBuffersMb: 9, restart: { clock: time.clock } });
       await chapter(database.db, { key: 'london', name: 'OWASP London' });
       const app = await buildApp({
         config: loadConfig({ LOG_LEVEL: 'warn', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
@@ -163,6 +164,8 @@ test(
         assert.deepEqual(await restarted, [{ attempt: 1 }]);
         assert.equal(embedded.state, 'running');
         assert.notEqual(embeddedWorker(database), first);
+        const setting = sql<{ value: string }>`select current_setting('shared_buffers') as value`;
+        assert.deepEqual((await setting.execute(database.db)).rows, [{ value: '9MB' }]);
 
         const again = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
         assert.equal(again.statusCode, 200, again.body);
@@ -224,7 +227,7 @@ test(
       assert.equal(time.pending, 0);
 
       // The lock is released and the next open recovers the folder: what was committed is there.
-      const reopened = await openDatabase({ dataDir });
+      const reopened = await openDatabase({ ...EMBEDDED, dataDir });
       try {
         assert.deepEqual(
           (await reopened.db.selectFrom('chapters').select('key').orderBy('key').execute()).map((r) => r.key),
@@ -274,7 +277,7 @@ test(
     const dataDir = path.join(dir, 'pglite');
     const time = manualClock();
     try {
-      const database = await openDatabase({ dataDir, restart: { clock: time.clock, maxFailedStarts: 2 } });
+      const database = await openDatabase({ ...EMBEDDED, dataDir, restart: { clock: time.clock, maxFailedStarts: 2 } });
       await chapter(database.db, { key: 'london', name: 'OWASP London' });
       const app = await buildApp({
         config: loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),

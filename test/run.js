@@ -28,6 +28,12 @@ const concurrency = process.env.TEST_CONCURRENCY || '2';
 const MAX_RSS =
   process.env.TEST_WORKER_MAX_RSS ||
   String(Math.max(1000, Math.min(4000, Math.floor(os.totalmem() / 2 ** 20 / (3 * Number(concurrency))))));
+/**
+ * The embedded databases' shared_buffers (MB) in the run: theirs (test/helpers.ts, EMBEDDED) and those of the servers
+ * and `cds` commands the tests start (they read it as a user's would). PGlite zeroes its buffers at every start: with
+ * PostgreSQL's 128 MB an open took ~0.9 s of CPU on the CI machine, with 16 ~0.4 s, and a run opens ~300.
+ */
+const SHARED_BUFFERS_MB = process.env.PGLITE_SHARED_BUFFERS_MB || '16';
 const CACHE = path.join(ROOT, 'node_modules/.cache/cds-test');
 const OUT = path.join(CACHE, String(process.pid));
 /** Seconds each test file took in earlier runs (written by test/reporter.js), to start the longest first. */
@@ -172,10 +178,15 @@ try {
   code = compiled
     ? await runTests(
         enqueue(compiled),
-        { CDS_TEST_BUILD: OUT, CDS_TEST_T0: String(STARTED), TEST_WORKER_MAX_RSS: MAX_RSS },
+        {
+          CDS_TEST_BUILD: OUT,
+          CDS_TEST_T0: String(STARTED),
+          TEST_WORKER_MAX_RSS: MAX_RSS,
+          PGLITE_SHARED_BUFFERS_MB: SHARED_BUFFERS_MB,
+        },
         ['--enable-source-maps', ...(process.env.TEST_NODE_ARGS ?? '').split(' ').filter(Boolean)],
       )
-    : await runTests(files, {}, ['--import', 'tsx']);
+    : await runTests(files, { PGLITE_SHARED_BUFFERS_MB: SHARED_BUFFERS_MB }, ['--import', 'tsx']);
 } finally {
   rmSync(OUT, { recursive: true, force: true });
   await dropServerTemplates();

@@ -53,6 +53,8 @@ export interface OpenOptions {
   lists?: ListBudget;
   /** Embedded database only: the backoff of the worker's restarts (tests inject a clock). */
   restart?: RestartOptions;
+  /** Embedded database only: PostgreSQL's shared_buffers in MB (PGLITE_SHARED_BUFFERS_MB); unset: 128 MB. */
+  sharedBuffersMb?: number | undefined;
 }
 
 /** The budget of list queries on a PostgreSQL server (LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS, LIST_QUEUE_LENGTH). */
@@ -109,7 +111,10 @@ export function embeddedWorker(database: Database): PgliteWorker | undefined {
 
 async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLock | undefined): Promise<Database> {
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
-  const worker = await PgliteSupervisor.open({ dataDir, ...(loadDataDir ? { loadDataDir } : {}) }, options.restart);
+  const worker = await PgliteSupervisor.open(
+    { dataDir, sharedBuffersMb: options.sharedBuffersMb, ...(loadDataDir ? { loadDataDir } : {}) },
+    options.restart,
+  );
   const db = embeddedDb(worker, options.log);
   const database: Database = {
     db,

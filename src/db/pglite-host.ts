@@ -20,6 +20,8 @@ export interface WorkerStart {
   dataDir: string;
   /** A tarball of dumpDataDir() to start from (the tests' templates). */
   loadDataDir?: ArrayBuffer;
+  /** PostgreSQL's shared_buffers in MB (PGLITE_SHARED_BUFFERS_MB); unset: PostgreSQL's default, 128 MB. */
+  sharedBuffersMb?: number | undefined;
 }
 
 /** What PgliteWorker.start adds to WorkerStart: PGlite's WebAssembly, compiled once per process (see compiledWasm). */
