@@ -71,3 +71,8 @@ for (let done = 0, next = take(); next; next = more(++done) ? take() : undefined
 // The test database kept for a next file (test/spare-db.ts) is closed once this worker takes no more: left open, its
 // worker thread and pool kept the process alive ~10 s after its last file, while the next worker waited to start.
 await globalThis[Symbol.for('cds-test-spare-db')]?.spare?.close();
+// So is the Chromium of the browser files (test/chromium.ts, openChromium).
+await globalThis[Symbol.for('cds-test-chromium')]?.then(
+  (browser) => browser.close(),
+  () => {},
+);
