@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
 import { type Browser, type Page } from 'playwright-core';
-import { openChromium, type OpenChromium } from './chromium.ts';
+import { openChromium, releaseChromium } from './chromium.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { ALICE, startGithubStandIn, githubSignInEnv, type GithubStandIn } from './github-standin.ts';
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
@@ -31,7 +31,6 @@ const AVATAR =
 
 let github: GithubStandIn | undefined;
 let t: TestApp | undefined;
-let chromium: OpenChromium | undefined;
 let browser: Browser | undefined;
 let origin = '';
 
@@ -45,12 +44,11 @@ before(async () => {
     },
   });
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  chromium = await openChromium();
-  browser = chromium.browser;
+  browser = await openChromium();
 });
 
 after(async () => {
-  await chromium?.release();
+  await releaseChromium(browser);
   await t?.close();
   await github?.close();
 });

@@ -25,36 +25,24 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
 
 const SHARED = Symbol.for('cds-test-chromium');
 
-/** A file's browser and how to give it back (test files' `after`). */
-export interface OpenChromium {
-  browser: Browser;
-  release(): Promise<void>;
+/**
+ * The browser of a test file, given back with releaseChromium. Under `npm test` one Chromium serves every browser file
+ * a worker process runs (test/group.js closes it after the worker's last file): a launch costs ~1.9 s of CPU.
+ */
+export async function openChromium(): Promise<Browser> {
+  // (--disable-quic: no attempt at QUIC towards the hosts a page names; every such request is refused anyway.)
+  if (!process.env.CDS_TEST_BUILD) return launchChromium(['--disable-quic']);
+  const shared = globalThis as { [SHARED]?: Promise<Browser> };
+  const browser = await shared[SHARED]?.catch(() => undefined);
+  if (browser?.isConnected()) return browser;
+  shared[SHARED] = launchChromium(['--disable-quic']);
+  return shared[SHARED];
 }
 
-/**
- * The browser of a test file. Under `npm test` one Chromium serves every browser file a worker process runs (test/group.js
- * closes it after the worker's last file): a launch costs ~1.9 s of CPU. `release` closes every context the file opened,
- * and the browser itself when the file runs alone.
- */
-export async function openChromium(): Promise<OpenChromium> {
-  // (--disable-quic: no attempt at QUIC towards the hosts a page names; every such request is refused anyway.)
-  if (!process.env.CDS_TEST_BUILD) {
-    const browser = await launchChromium(['--disable-quic']);
-    return { browser, release: () => browser.close() };
-  }
-  const shared = globalThis as { [SHARED]?: Promise<Browser> };
-  let browser = await shared[SHARED]?.catch(() => undefined);
-  if (!browser?.isConnected()) {
-    shared[SHARED] = launchChromium(['--disable-quic']);
-    browser = await shared[SHARED];
-  }
-  const opened = browser;
-  return {
-    browser: opened,
-    async release() {
-      await Promise.all(opened.contexts().map((context) => context.close()));
-    },
-  };
+/** Closes every context the file opened; the browser itself too when the file runs alone (not shared). */
+export async function releaseChromium(browser: Browser | undefined): Promise<void> {
+  if (!process.env.CDS_TEST_BUILD) return browser?.close();
+  await Promise.all((browser?.contexts() ?? []).map((context) => context.close()));
 }
 
 /** Offline but for our server: every request to another origin is failed, and its address recorded in the array returned. */

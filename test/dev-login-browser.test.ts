@@ -3,22 +3,20 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Browser } from 'playwright-core';
-import { openChromium, type OpenChromium } from './chromium.ts';
+import { openChromium, releaseChromium } from './chromium.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 
 let t: TestApp | undefined;
-let chromium: OpenChromium | undefined;
 let browser: Browser | undefined;
 let origin = '';
 
 before(async () => {
   t = await buildTestApp({ env: { REST_AUTH: 'required', AUTH_DEV_LOGIN: 'true' } });
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  chromium = await openChromium();
-  browser = chromium.browser;
+  browser = await openChromium();
 });
 after(async () => {
-  await chromium?.release();
+  await releaseChromium(browser);
   await t?.close();
 });
 

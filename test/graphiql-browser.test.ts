@@ -5,22 +5,20 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { openChromium, type OpenChromium, onlyOrigin, pageProblems } from './chromium.ts';
+import { openChromium, releaseChromium, onlyOrigin, pageProblems } from './chromium.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 
 let t: TestApp | undefined;
-let chromium: OpenChromium | undefined;
 let browser: Browser | undefined;
 let origin = '';
 
 before(async () => {
   t = await buildTestApp({ env: { AUTH_DEV_LOGIN: 'true' } });
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  chromium = await openChromium();
-  browser = chromium.browser;
+  browser = await openChromium();
 });
 after(async () => {
-  await chromium?.release();
+  await releaseChromium(browser);
   await t?.close();
 });
 

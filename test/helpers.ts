@@ -27,7 +27,7 @@ export const serverUrl = process.env.DATABASE_URL || undefined;
 
 /**
  * The options of the tests' own opens of an embedded database: PGLITE_SHARED_BUFFERS_MB as the service reads it
- * (test/run.js sets 16 for `npm test`: PGlite zeroes its buffers at every start, and 128 MB of them were a third of
+ * (test/run.js sets 16 for `npm test`: PGlite zeroes its buffers at every start, and 128 MB of them were half of
  * an open's CPU; the tests' databases are small). Unset (a file run alone): PostgreSQL's default.
  */
 export const EMBEDDED = { sharedBuffersMb: Number(process.env.PGLITE_SHARED_BUFFERS_MB) || undefined };

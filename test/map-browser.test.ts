@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
 import { type Browser } from 'playwright-core';
-import { openChromium, type OpenChromium, onlyOrigin, pageProblems } from './chromium.ts';
+import { openChromium, releaseChromium, onlyOrigin, pageProblems } from './chromium.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { event, utcDate } from './factories-community.ts';
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
@@ -26,7 +26,6 @@ const SCREENSHOT =
 const GEO = 'application/geo+json';
 
 let t: TestApp | undefined;
-let chromium: OpenChromium | undefined;
 let browser: Browser | undefined;
 let origin = '';
 let apiKey = '';
@@ -73,12 +72,11 @@ before(async () => {
   assert.ok(created.ok);
   apiKey = created.rawKey;
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  chromium = await openChromium();
-  browser = chromium.browser;
+  browser = await openChromium();
 });
 
 after(async () => {
-  await chromium?.release();
+  await releaseChromium(browser);
   await t?.close();
 });
 

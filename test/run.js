@@ -31,7 +31,7 @@ const MAX_RSS =
 /**
  * The embedded databases' shared_buffers (MB) in the run: theirs (test/helpers.ts, EMBEDDED) and those of the servers
  * and `cds` commands the tests start (they read it as a user's would). PGlite zeroes its buffers at every start: with
- * PostgreSQL's 128 MB an open took ~0.9 s of CPU on the CI machine, with 16 ~0.4 s, and a run opens ~300.
+ * PostgreSQL's 128 MB an open took ~0.9 s of CPU on the CI machine, with 16 ~0.4 s.
  */
 const SHARED_BUFFERS_MB = process.env.PGLITE_SHARED_BUFFERS_MB || '16';
 /**
@@ -156,7 +156,11 @@ function runTests(testFiles, env, execArgv) {
       process.env.TEST_REPORTER ?? '--test-reporter=./test/reporter.js',
       ...testFiles,
     ],
-    { cwd: ROOT, stdio: 'inherit', env: { ...MALLOC_ENV, ...process.env, ...env } },
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...MALLOC_ENV, ...process.env, PGLITE_SHARED_BUFFERS_MB: SHARED_BUFFERS_MB, ...env },
+    },
   );
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
@@ -191,15 +195,10 @@ try {
   code = compiled
     ? await runTests(
         enqueue(compiled),
-        {
-          CDS_TEST_BUILD: OUT,
-          CDS_TEST_T0: String(STARTED),
-          TEST_WORKER_MAX_RSS: MAX_RSS,
-          PGLITE_SHARED_BUFFERS_MB: SHARED_BUFFERS_MB,
-        },
+        { CDS_TEST_BUILD: OUT, CDS_TEST_T0: String(STARTED), TEST_WORKER_MAX_RSS: MAX_RSS },
         ['--enable-source-maps', ...(process.env.TEST_NODE_ARGS ?? '').split(' ').filter(Boolean)],
       )
-    : await runTests(files, { PGLITE_SHARED_BUFFERS_MB: SHARED_BUFFERS_MB }, ['--import', 'tsx']);
+    : await runTests(files, {}, ['--import', 'tsx']);
 } finally {
   rmSync(OUT, { recursive: true, force: true });
   await dropServerTemplates();

@@ -96,11 +96,10 @@ export class PgliteSupervisor extends EventEmitter<EmbeddedEvents> implements Em
 
   /** Starts the first worker; rejects, as PgliteWorker.start does, when the database cannot open. */
   static async open(start: WorkerStart, options: RestartOptions = {}): Promise<PgliteSupervisor> {
-    const { dataDir, sharedBuffersMb } = start;
     const first = await PgliteWorker.start(start);
     // The tarball moved to the first worker; a restart never reuses it (an in-memory database is not restarted).
     return new PgliteSupervisor(
-      { dataDir, sharedBuffersMb, ...(start.loadDataDir ? { loadDataDir: new ArrayBuffer(0) } : {}) },
+      { ...start, ...(start.loadDataDir ? { loadDataDir: new ArrayBuffer(0) } : {}) },
       first,
       options,
     );
@@ -174,7 +173,8 @@ export class PgliteSupervisor extends EventEmitter<EmbeddedEvents> implements Em
     const attempt = this.#sinceCrash;
     let worker: PgliteWorker;
     try {
-      worker = await PgliteWorker.start({ dataDir: this.#start.dataDir, sharedBuffersMb: this.#start.sharedBuffersMb });
+      // What the first worker started from: only a data folder (no tarball) is ever restarted.
+      worker = await PgliteWorker.start(this.#start);
     } catch (error) {
       if (this.#isClosed()) return;
       this.#failedStarts++;
