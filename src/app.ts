@@ -29,7 +29,10 @@ export interface AppOptions {
   database: Database;
   /** A pino logger to use instead of one built from the config (server.ts shares its own; tests capture logs). */
   logger?: FastifyBaseLogger;
-  /** The time in epoch milliseconds of the rate limit's and the brute-force guard's windows (tests fix it). */
+  /**
+   * The app's time in epoch milliseconds: the rate limit's and the brute-force guard's windows, and API keys' expiry
+   * (tests fix it or move it). Default: Date.now.
+   */
   clock?: () => number;
   /** The timer of periodic work (the sweep of expired sessions); tests run it by hand. */
   every?: Every;
@@ -74,6 +77,7 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
     changes,
     watcher: changes.dataVersion,
     cache: new ResponseCache(),
+    clock,
   };
   app.decorate('shared', shared);
   scheduleSessionSweep(app, every);
@@ -156,6 +160,8 @@ export interface SharedState {
   /** The data version this instance serves (changes.dataVersion). */
   watcher: DataVersionWatcher;
   cache: ResponseCache;
+  /** The app's time (AppOptions.clock). */
+  clock: () => number;
 }
 
 declare module 'fastify' {

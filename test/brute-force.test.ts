@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from './app.ts';
-import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays, type Browser } from './auth.ts';
+import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, type Browser } from './auth.ts';
 import { generateApiKey } from '../src/api-keys/api-keys.format.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { tickingTimers } from './fake-clock.ts';
@@ -34,7 +34,9 @@ after(async () => {
 });
 
 async function newKey(target: TestApp = t, signedIn: Browser = browser): Promise<string> {
-  const res = await graphql(target, signedIn, DOC.createApiKey, { name: 'guarded', expiresAt: inDays(1) });
+  // A day after the app's (fixed) time, on which keys expire.
+  const expiresAt = new Date(clock() + 86_400_000).toISOString();
+  const res = await graphql(target, signedIn, DOC.createApiKey, { name: 'guarded', expiresAt });
   return res.json().data.createApiKey.rawKey as string;
 }
 

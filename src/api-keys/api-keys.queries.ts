@@ -3,21 +3,29 @@ import type { Db } from '../db/index.ts';
 
 const PUBLIC_COLUMNS = ['uuid', 'name', 'created_at', 'expires_at', 'is_revoked', 'last_used_at'] as const;
 
-/** Valid keys: not revoked and not expired. */
-function validKeys(db: Db, userId: string) {
+// Expiry is read on the time of the instance that asks (its app clock, `now`), not on the database's now(): as the
+// reference does (Django's timezone.now()), and so that a test can move it. Instances on one database are expected to
+// keep their clocks synchronised (NTP); a skew of a second moves an expiry by that second on that instance.
+
+/** Valid keys at `now`: not revoked and not expired. */
+function validKeys(db: Db, userId: string, now: Date) {
   return db
     .selectFrom('api_keys')
     .where('user_id', '=', userId)
     .where('is_revoked', '=', false)
-    .where('expires_at', '>', sql<Date>`now()`);
+    .where('expires_at', '>', now);
 }
 
-export function listValidKeys(db: Db, userId: string) {
-  return validKeys(db, userId).select(PUBLIC_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+export function listValidKeys(db: Db, userId: string, now: Date) {
+  return validKeys(db, userId, now)
+    .select(PUBLIC_COLUMNS)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }
 
-export async function countValidKeys(db: Db, userId: string): Promise<number> {
-  const row = await validKeys(db, userId)
+export async function countValidKeys(db: Db, userId: string, now: Date): Promise<number> {
+  const row = await validKeys(db, userId, now)
     .select(sql<number>`count(*)::int`.as('n'))
     .executeTakeFirstOrThrow();
   return row.n;
@@ -31,10 +39,11 @@ export async function insertKeyWithinLimit(
   db: Db,
   values: { userId: string; name: string; digest: string; expiresAt: Date },
   limit: number,
+  now: Date,
 ) {
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('users').select('id').where('id', '=', values.userId).forUpdate().executeTakeFirstOrThrow();
-    if ((await countValidKeys(trx, values.userId)) >= limit) return undefined;
+    if ((await countValidKeys(trx, values.userId, now)) >= limit) return undefined;
     return trx
       .insertInto('api_keys')
       .values({ user_id: values.userId, name: values.name, digest: values.digest, expires_at: values.expiresAt })
@@ -51,24 +60,24 @@ export function findKeyByUuid(db: Db, uuid: string) {
     .executeTakeFirst();
 }
 
-/** The valid key with this digest, if any. */
-export function findValidKeyByDigest(db: Db, digest: string) {
+/** The key with this digest, if it is valid at `now`. */
+export function findValidKeyByDigest(db: Db, digest: string, now: Date) {
   return db
     .selectFrom('api_keys')
     .select(['id', 'user_id', 'expires_at'])
     .where('digest', '=', digest)
     .where('is_revoked', '=', false)
-    .where('expires_at', '>', sql<Date>`now()`)
+    .where('expires_at', '>', now)
     .executeTakeFirst();
 }
 
-/** The first `length` hex digits of the digest of every valid key (api/v0/rest/known-keys.ts). */
-export async function listValidDigestPrefixes(db: Db, length: number): Promise<string[]> {
+/** The first `length` hex digits of the digest of every key valid at `now` (api/v0/rest/known-keys.ts). */
+export async function listValidDigestPrefixes(db: Db, length: number, now: Date): Promise<string[]> {
   const rows = await db
     .selectFrom('api_keys')
     .select(sql<string>`left(digest, ${sql.lit(length)})`.as('prefix'))
     .where('is_revoked', '=', false)
-    .where('expires_at', '>', sql<Date>`now()`)
+    .where('expires_at', '>', now)
     .execute();
   return rows.map((row) => row.prefix);
 }

@@ -53,7 +53,7 @@ export async function createApiKey(
   if ([...name].length > MAX_NAME_LENGTH) return failure('INVALID_NAME', MESSAGES.nameTooLong);
   if (!(expiresAt.getTime() > now.getTime())) return failure('INVALID_DATE', MESSAGES.invalidDate);
   const { raw, digest } = generateApiKey();
-  const apiKey = await insertKeyWithinLimit(db, { userId, name, digest, expiresAt }, MAX_ACTIVE_KEYS);
+  const apiKey = await insertKeyWithinLimit(db, { userId, name, digest, expiresAt }, MAX_ACTIVE_KEYS, now);
   if (!apiKey) return failure('LIMIT_REACHED', MESSAGES.limitReached);
   return { ok: true, code: 'SUCCESS', message: MESSAGES.created, rawKey: raw, apiKey };
 }
@@ -71,23 +71,28 @@ export interface KeyIdentity {
   userId: string;
 }
 
-/** Remembers keys found valid, by the raw key (held in memory only, like the request itself). */
+/** Remembers keys found valid, by the raw key (held in memory only, like the request itself); times in epoch ms. */
 export interface KeyCache {
-  get(raw: string): KeyIdentity | undefined;
+  get(raw: string, now: number): KeyIdentity | undefined;
   /** Taken before the database is asked; `set` drops an answer older than the cache's last emptying. */
   readonly generation: number;
-  set(raw: string, identity: KeyIdentity, expiresAt: Date, generation: number): void;
+  set(raw: string, identity: KeyIdentity, expiresAt: Date, generation: number, now: number): void;
 }
 
-/** The identity behind a raw key, or null for a malformed, unknown, revoked or expired one. */
-export async function authenticateApiKey(db: Db, raw: string, cache?: KeyCache): Promise<KeyIdentity | null> {
-  const cached = cache?.get(raw);
+/** The identity behind a raw key, or null for a malformed, unknown, revoked or (at `now`) expired one. */
+export async function authenticateApiKey(
+  db: Db,
+  raw: string,
+  cache?: KeyCache,
+  now = new Date(),
+): Promise<KeyIdentity | null> {
+  const cached = cache?.get(raw, now.getTime());
   if (cached) return cached;
   if (!isWellFormedApiKey(raw)) return null;
   const generation = cache?.generation ?? 0;
-  const key = await findValidKeyByDigest(db, sha256Hex(raw));
+  const key = await findValidKeyByDigest(db, sha256Hex(raw), now);
   if (!key) return null;
   const identity = { keyId: key.id, userId: key.user_id };
-  cache?.set(raw, identity, key.expires_at, generation);
+  cache?.set(raw, identity, key.expires_at, generation, now.getTime());
   return identity;
 }

@@ -8,8 +8,11 @@ import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays, type Browser } fro
 
 let t: TestApp;
 const secrets: string[] = [];
+// The app's time, on which keys expire: real time, or the instant the expiry test sets instead of waiting.
+let fixed: number | undefined;
+const clock = () => fixed ?? Date.now();
 before(async () => {
-  t = await buildTestApp({ env: { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required' }, captureLogs: true });
+  t = await buildTestApp({ env: { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required' }, captureLogs: true, clock });
 });
 after(async () => {
   // No raw key or session id may reach the logs.
@@ -173,14 +176,26 @@ test("NOT_FOUND for an unknown uuid and for another user's key, which stays unto
   assert.equal((await rest(key.rawKey)).statusCode, 200);
 });
 
-test('an expired key stops authenticating and disappears from the list', async () => {
+test('an expired key stops authenticating and disappears from the list, at its expiry to the millisecond', async () => {
   const browser = await signIn('expirer');
-  const key = await create(browser, 'short', new Date(Date.now() + 1500).toISOString());
-  assert.equal((await rest(key.rawKey)).statusCode, 200);
-  assert.equal((await keysOf(browser)).activeApiKeyCount, 1);
-  await new Promise((r) => setTimeout(r, 1600));
-  assert.equal((await rest(key.rawKey)).statusCode, 401);
-  assert.equal((await keysOf(browser)).activeApiKeyCount, 0);
+  const expiresAt = new Date(clock() + 86_400_000);
+  const key = await create(browser, 'a day', expiresAt.toISOString());
+  try {
+    assert.equal((await rest(key.rawKey)).statusCode, 200); // (now also remembered as valid: key-cache.ts)
+    fixed = expiresAt.getTime() - 1;
+    assert.equal((await rest(key.rawKey)).statusCode, 200, 'a millisecond before');
+    assert.equal((await keysOf(browser)).activeApiKeyCount, 1);
+    fixed = expiresAt.getTime();
+    assert.equal((await rest(key.rawKey)).statusCode, 401, 'at its expiry');
+    const listed = await keysOf(browser);
+    assert.equal(listed.activeApiKeyCount, 0);
+    assert.deepEqual(listed.apiKeys, []);
+    // The app's clock, not the database's, also judges a new key's date: this one is still ahead of real time.
+    const past = await create(browser, 'late', new Date(expiresAt.getTime() - 1000).toISOString());
+    assert.deepEqual([past.ok, past.code], [false, 'INVALID_DATE']);
+  } finally {
+    fixed = undefined;
+  }
 });
 
 test('every operation needs a signed-in user: UNAUTHORIZED with HTTP 200', async () => {

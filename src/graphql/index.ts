@@ -33,7 +33,13 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
     graphiql: false,
     queryDepth: MAX_DEPTH,
     validationRules: production ? [limitFields, NoSchemaIntrospectionCustomRule] : [limitFields],
-    context: (request, reply): Context => ({ request, reply, db: app.database.db, config: app.config }),
+    context: (request, reply): Context => ({
+      request,
+      reply,
+      db: app.database.db,
+      config: app.config,
+      now: () => new Date(app.shared.clock()),
+    }),
     errorFormatter: (execution, context) => {
       // Only messages we wrote reach a client: ours (ErrorWithProps, GraphQLError, AppError such as the
       // CSRF refusal, with its status) and GraphQL's own

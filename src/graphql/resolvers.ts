@@ -14,6 +14,8 @@ export interface Context {
   reply: FastifyReply;
   db: Db;
   config: Config;
+  /** The app's time: keys expire on it. */
+  now(): Date;
 }
 
 const UNAUTHORIZED = 'You must be logged in to perform this action.';
@@ -48,9 +50,9 @@ export const resolvers = {
   UUID,
   Query: {
     apiKeys: async (_: unknown, __: unknown, context: Context) =>
-      (await listValidKeys(context.db, (await requireUser(context)).id)).map(apiKeyNode),
+      (await listValidKeys(context.db, (await requireUser(context)).id, context.now())).map(apiKeyNode),
     activeApiKeyCount: async (_: unknown, __: unknown, context: Context) =>
-      countValidKeys(context.db, (await requireUser(context)).id),
+      countValidKeys(context.db, (await requireUser(context)).id, context.now()),
     me: async (_: unknown, __: unknown, context: Context) => {
       const user = await context.request.sessionUser();
       return user ? userNode(user, context.config) : null;
@@ -59,7 +61,7 @@ export const resolvers = {
   Mutation: {
     createApiKey: async (_: unknown, args: { name: string; expiresAt: Date }, context: Context) => {
       const user = await requireUser(context);
-      const result = await createApiKey(context.db, user.id, args.name, args.expiresAt);
+      const result = await createApiKey(context.db, user.id, args.name, args.expiresAt, context.now());
       return { ...result, apiKey: result.apiKey ? apiKeyNode(result.apiKey) : null };
     },
     revokeApiKey: async (_: unknown, args: { uuid: string }, context: Context) => {

@@ -30,7 +30,7 @@ export interface AuthenticatorOptions {
   counter: Counter;
   /** The memory of keys found valid. */
   validKeys: ValidKeys;
-  /** The time in epoch milliseconds of the brute-force guard's windows. */
+  /** The app's time in epoch milliseconds: the brute-force guard's windows, and keys' expiry. */
   clock: () => number;
   /** The known-keys memory's and the lastUsedAt batches' time and waits (tests pass a fake). */
   timers?: Timers;
@@ -47,10 +47,12 @@ export function createAuthenticator(
   );
   app.addHook('onClose', () => recorder.flush());
 
-  const knownKeys = new KnownKeys(app.database.db, timers);
+  const knownKeys = new KnownKeys(app.database.db, clock, timers);
   const ownCounts = new Counter(undefined);
   const lookup = (header: unknown) =>
-    typeof header === 'string' ? authenticateApiKey(app.database.db, header.trim(), validKeys) : null;
+    typeof header === 'string'
+      ? authenticateApiKey(app.database.db, header.trim(), validKeys, new Date(clock()))
+      : null;
 
   // Brute-force guard, per client address (the real one behind TRUST_PROXY). Each attempt is
   // counted before the key is looked up, in one atomic step (locally, or INCR in Redis), so that
@@ -94,7 +96,7 @@ export function createAuthenticator(
       if (app.config.restAuth === 'optional') return;
       throw new UnauthorizedError();
     }
-    const known = typeof header === 'string' ? validKeys.get(header) : undefined;
+    const known = typeof header === 'string' ? validKeys.get(header, clock()) : undefined;
     if (!known) return check(request, header);
     request.apiKey = known;
     recorder.record(known.keyId);

@@ -21,7 +21,7 @@ export class ValidKeys implements KeyCache {
     return this.emptied;
   }
 
-  get(raw: string, now = Date.now()): KeyIdentity | undefined {
+  get(raw: string, now: number): KeyIdentity | undefined {
     const entry = this.entries.get(raw);
     if (!entry) return undefined;
     if (entry.until > now) return entry.identity;
@@ -30,7 +30,7 @@ export class ValidKeys implements KeyCache {
   }
 
   /** Remembers a key the database found valid, unless the memory was emptied since it was asked. */
-  set(raw: string, identity: KeyIdentity, expiresAt: Date, generation: number, now = Date.now()): void {
+  set(raw: string, identity: KeyIdentity, expiresAt: Date, generation: number, now: number): void {
     if (generation !== this.emptied) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(raw, { identity, until: Math.min(expiresAt.getTime(), now + TTL_MS) });

@@ -33,6 +33,8 @@ export class KnownKeys {
 
   constructor(
     private readonly db: Db,
+    /** The app's time in epoch milliseconds, on which keys expire (not the monotonic time of `timers`). */
+    private readonly clock: () => number = Date.now,
     private readonly timers: Timers = REAL_TIMERS,
     private readonly minIntervalMs = 1_000,
   ) {}
@@ -59,7 +61,7 @@ export class KnownKeys {
     if (wait > 0) await this.timers.sleep(wait);
     const startedAt = this.timers.now();
     this.next = undefined;
-    const done = listValidDigestPrefixes(this.db, PREFIX_LENGTH).then((prefixes) => {
+    const done = listValidDigestPrefixes(this.db, PREFIX_LENGTH, new Date(this.clock())).then((prefixes) => {
       this.prefixes = new Set(prefixes);
     });
     this.current = { startedAt, done };
