@@ -26,17 +26,49 @@ after(() => database.drop());
 
 const forgetLastRun = () => sql`DELETE FROM sync_state`.execute(database.db);
 
+/** A job that counts its runs; each lasts `ms`, or until the scheduler aborts it or the test calls finish(). */
 function countingJob(ms: number) {
+  let started = () => {};
+  const finished = new AbortController();
   const job = {
+    finish: () => finished.abort(),
     runs: 0,
     name: 'counting',
+    /** Settles when the next run starts. */
+    nextStart: () => new Promise<void>((resolve) => (started = resolve)),
     async run({ signal }: { signal: AbortSignal }) {
       job.runs++;
-      await sleep(ms, undefined, { signal }).catch(() => {});
+      started();
+      await sleep(ms, undefined, { signal: AbortSignal.any([signal, finished.signal]) }).catch(() => {});
       return { changed: false, dataVersion: 0, summary: 'counted' };
     },
   };
   return job;
+}
+
+/** The scheduler's timer, fired by the test: the delays asked for, in order, and the one pending. */
+function handTimer() {
+  const timer = {
+    delays: [] as number[],
+    pending: undefined as (() => void) | undefined,
+    after: (ms: number, task: () => void) => {
+      timer.delays.push(ms);
+      timer.pending = task;
+      return () => {
+        if (timer.pending === task) timer.pending = undefined;
+      };
+    },
+    /** Fires the pending timer and waits until the tick it started has scheduled the next one (or stopped). */
+    async fire() {
+      const task = timer.pending;
+      assert.ok(task, 'a timer is pending');
+      timer.pending = undefined;
+      const asked = timer.delays.length;
+      task();
+      while (timer.delays.length === asked && !timer.pending) await new Promise((r) => setImmediate(r));
+    },
+  };
+  return timer;
 }
 
 test('without SYNC_INTERVAL, or with nothing to sync, there is no scheduler', () => {
@@ -45,36 +77,53 @@ test('without SYNC_INTERVAL, or with nothing to sync, there is no scheduler', ()
   assert.equal(startSyncScheduler({ database, config, log, settings }), undefined);
 });
 
-test('runs every interval, and stops cleanly, waiting for the run in progress', async () => {
-  await forgetLastRun();
-  const job = countingJob(20);
-  const settings = { intervalMs: 150, githubOrgs: [], owaspFrom: undefined };
-  const scheduler = startSyncScheduler({ database, config, log, settings, jobs: [job], firstTickMs: 0 })!;
-  const deadline = Date.now() + 5_000;
-  while (job.runs < 3 && Date.now() < deadline) await sleep(20);
-  assert.ok(job.runs >= 3, `${job.runs} runs`);
-
-  const slow = countingJob(10_000);
-  const second = startSyncScheduler({
+test('ticks after the first delay, then every interval after each tick; stop cancels the timer', async () => {
+  const job = countingJob(0);
+  const timer = handTimer();
+  const settings = { intervalMs: 3_600_000, githubOrgs: [], owaspFrom: undefined };
+  const scheduler = startSyncScheduler({
     database,
     config,
     log,
-    settings: { ...settings, intervalMs: 60_000 },
-    jobs: [slow],
-    firstTickMs: 60_000,
+    settings,
+    jobs: [job],
+    firstTickMs: 5_000,
+    after: timer.after,
   })!;
+  assert.deepEqual(timer.delays, [5_000]);
+  assert.equal(job.runs, 0, 'nothing before the first tick');
+  for (let run = 1; run <= 3; run++) {
+    // (The last run is recorded on the database's clock: forgotten, the hour is over without waiting for it.)
+    await forgetLastRun();
+    await timer.fire();
+    assert.equal(job.runs, run);
+  }
+  // A tick that is not due (the last run just began) still schedules the next one.
+  await timer.fire();
+  assert.equal(job.runs, 3, 'not due');
+  assert.deepEqual(timer.delays, [5_000, 3_600_000, 3_600_000, 3_600_000, 3_600_000]);
+
   await scheduler.stop();
-  const runs = job.runs;
-  await forgetLastRun();
-  const ticking = second.tick();
-  while (slow.runs === 0) await sleep(5);
-  const started = Date.now();
-  await second.stop();
-  assert.equal(await ticking, 'ran');
-  assert.ok(Date.now() - started < 2_000, 'stop aborts the run in progress');
-  await sleep(400);
-  assert.equal(job.runs, runs, 'no run after stop');
+  assert.equal(timer.pending, undefined, 'stop cancels the pending timer');
   assert.equal(await scheduler.tick(), 'stopped');
+  assert.equal(job.runs, 3, 'no run after stop');
+});
+
+test('stop aborts the run in progress and waits for it', async () => {
+  await forgetLastRun();
+  const slow = countingJob(3_600_000);
+  const timer = handTimer();
+  const settings = { intervalMs: 60_000, githubOrgs: [], owaspFrom: undefined };
+  const scheduler = startSyncScheduler({ database, config, log, settings, jobs: [slow], after: timer.after })!;
+  const started = slow.nextStart();
+  const ticking = scheduler.tick();
+  await started;
+  assert.equal(await scheduler.tick(), 'busy', 'one run at a time');
+  // Resolves only once the run has ended: its hour-long wait was aborted.
+  await scheduler.stop();
+  assert.equal(await ticking, 'ran');
+  assert.equal(slow.runs, 1);
+  assert.equal(timer.pending, undefined);
 });
 
 test('the default jobs sync what the settings name, and announce the data change', async () => {
@@ -115,10 +164,14 @@ test(
     try {
       await forgetLastRun();
       const settings = { intervalMs: 60_000, githubOrgs: [], owaspFrom: undefined };
-      const shared: SyncJob & { runs: number } = countingJob(300);
+      // The run lasts until the test has seen the other instance's answer.
+      const shared: SyncJob & ReturnType<typeof countingJob> = countingJob(3_600_000);
       const a = startSyncScheduler({ database, config, log, settings, jobs: [shared], firstTickMs: 60_000 })!;
       const b = startSyncScheduler({ database: other, config, log, settings, jobs: [shared], firstTickMs: 60_000 })!;
-      const outcomes = await Promise.all([a.tick(), b.tick()]);
+      const ticks = [a.tick(), b.tick()];
+      assert.equal(await Promise.race(ticks), 'busy', 'the other instance holds the lock');
+      shared.finish();
+      const outcomes = await Promise.all(ticks);
       assert.deepEqual(outcomes.sort(), ['busy', 'ran']);
       assert.equal(await b.tick(), 'not due', 'the tick already ran');
       assert.equal(await a.tick(), 'not due');

@@ -39,7 +39,16 @@ export interface SchedulerOptions {
   jobs?: SyncJob[];
   /** Delay of the first tick after start. */
   firstTickMs?: number;
+  /** The timer of the ticks: calls `task` once after `ms`, unless cancelled first (tests fire it by hand). */
+  after?: After;
 }
+
+export type After = (ms: number, task: () => void) => () => void;
+
+const afterTimeout: After = (ms, task) => {
+  const timer = setTimeout(task, ms).unref();
+  return () => clearTimeout(timer);
+};
 
 const LAST_RUN = 'scheduler:last-run';
 
@@ -58,7 +67,8 @@ export function startSyncScheduler(options: SchedulerOptions): SyncScheduler | u
   const syncLog: SyncLog = { info: (message) => log.info(message), warn: (message) => log.warn(message) };
   let stopped = false;
   let running: Promise<TickOutcome> | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let cancelTimer = () => {};
+  const after = options.after ?? afterTimeout;
 
   async function runJobs(): Promise<void> {
     let changed = false;
@@ -89,14 +99,13 @@ export function startSyncScheduler(options: SchedulerOptions): SyncScheduler | u
   };
 
   const schedule = (delay: number) => {
-    timer = setTimeout(() => {
+    cancelTimer = after(delay, () => {
       tick()
         .catch((error: unknown) => log.error({ err: error }, 'scheduled sync could not start'))
         .finally(() => {
           if (!stopped) schedule(intervalMs);
         });
-    }, delay);
-    timer.unref();
+    });
   };
   schedule(options.firstTickMs ?? 10_000);
   log.info({ intervalMs, syncs: jobs.map((job) => job.name) }, 'scheduled sync on');
@@ -105,7 +114,7 @@ export function startSyncScheduler(options: SchedulerOptions): SyncScheduler | u
     tick,
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      cancelTimer();
       controller.abort();
       await running?.catch(() => {});
     },
