@@ -110,7 +110,7 @@ export function embeddedWorker(database: Database): PgliteWorker | undefined {
 }
 
 async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLock | undefined): Promise<Database> {
-  const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
+  const { loadDataDir } = options;
   const worker = await PgliteSupervisor.open(
     { dataDir, sharedBuffersMb: options.sharedBuffersMb, ...(loadDataDir ? { loadDataDir } : {}) },
     options.restart,

@@ -18,8 +18,11 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 export interface WorkerStart {
   /** A folder, or `memory://`. */
   dataDir: string;
-  /** A tarball of dumpDataDir() to start from (the tests' templates). */
-  loadDataDir?: ArrayBuffer;
+  /**
+   * A tarball of dumpDataDir() to start from (the tests' templates). A Blob reaches the worker without a copy: its
+   * bytes are shared between threads.
+   */
+  loadDataDir?: Blob;
   /** PostgreSQL's shared_buffers in MB (PGLITE_SHARED_BUFFERS_MB); unset: PostgreSQL's default, 128 MB. */
   sharedBuffersMb?: number | undefined;
 }
@@ -115,7 +118,6 @@ export class PgliteWorker {
   static async start(start: WorkerStart): Promise<PgliteWorker> {
     const worker = newWorker({
       workerData: { ...start, wasm: await compiledWasm() } satisfies WorkerData,
-      ...(start.loadDataDir ? { transferList: [start.loadDataDir] } : {}),
     });
     const host = new PgliteWorker(worker);
     await new Promise<void>((resolve, reject) => {

@@ -97,9 +97,9 @@ export class PgliteSupervisor extends EventEmitter<EmbeddedEvents> implements Em
   /** Starts the first worker; rejects, as PgliteWorker.start does, when the database cannot open. */
   static async open(start: WorkerStart, options: RestartOptions = {}): Promise<PgliteSupervisor> {
     const first = await PgliteWorker.start(start);
-    // The tarball moved to the first worker; a restart never reuses it (an in-memory database is not restarted).
+    // A restart never reuses the tarball (an in-memory database is not restarted): the supervisor does not hold it.
     return new PgliteSupervisor(
-      { ...start, ...(start.loadDataDir ? { loadDataDir: new ArrayBuffer(0) } : {}) },
+      { ...start, ...(start.loadDataDir ? { loadDataDir: new Blob([]) } : {}) },
       first,
       options,
     );

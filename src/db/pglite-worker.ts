@@ -18,7 +18,7 @@ try {
     extensions: { pg_trgm, unaccent },
     // Compiled once by the main thread (pglite-host.ts); without it PGlite compiles its own.
     ...(start.wasm ? { pgliteWasmModule: start.wasm.pglite, initdbWasmModule: start.wasm.initdb } : {}),
-    ...(start.loadDataDir ? { loadDataDir: new Blob([start.loadDataDir]) } : {}),
+    ...(start.loadDataDir ? { loadDataDir: start.loadDataDir } : {}),
     // PGlite zeroes its shared memory at every start, so each MB of buffers costs start-up time as well as memory.
     ...(start.sharedBuffersMb
       ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${start.sharedBuffersMb}MB`] }
