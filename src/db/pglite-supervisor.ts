@@ -97,12 +97,8 @@ export class PgliteSupervisor extends EventEmitter<EmbeddedEvents> implements Em
   /** Starts the first worker; rejects, as PgliteWorker.start does, when the database cannot open. */
   static async open(start: WorkerStart, options: RestartOptions = {}): Promise<PgliteSupervisor> {
     const first = await PgliteWorker.start(start);
-    // A restart never reuses the tarball (an in-memory database is not restarted): the supervisor does not hold it.
-    return new PgliteSupervisor(
-      { ...start, ...(start.loadDataDir ? { loadDataDir: new Blob([]) } : {}) },
-      first,
-      options,
-    );
+    // Kept as it is: a tarball (a Blob, shared with its owner, not copied) marks a database that is never restarted.
+    return new PgliteSupervisor(start, first, options);
   }
 
   get state(): EmbeddedState {
