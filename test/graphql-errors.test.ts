@@ -59,6 +59,8 @@ for (const nodeEnv of [undefined, 'production']) {
       'mutation { createApiKey(name: "x", expiresAt: "2100-01-01T00:00:00Z") { ok } }',
     ]) {
       const res = await ask(app, query);
+      assert.equal(res.statusCode, 503, `${query}: an outage is 503, as REST answers`);
+      assert.equal(res.headers['retry-after'], '5');
       const body = res.json() as { errors: { message: string; extensions?: { code?: string; errorId?: string } }[] };
       assert.doesNotMatch(res.body, /ECONNREFUSED|127\.0\.0\.1|connect|postgres/i, `${query}: ${res.body}`);
       const [error] = body.errors;

@@ -94,7 +94,7 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
-function identity(request: FastifyRequest): string {
+function keyOrAddress(request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.keyId}` : `ip:${request.ip}`;
 }
 
@@ -112,6 +112,8 @@ export interface LimiterOptions {
   /** With Redis, the count's round trip also reads these keys (SharedChanges: what other instances changed). */
   watch?: Watch;
   clock?: () => number;
+  /** What is counted: by default the request's API key, or its client address when it has none. */
+  identity?: (request: FastifyRequest) => string;
 }
 
 /**
@@ -119,7 +121,7 @@ export interface LimiterOptions {
  * answers 429 past the limit; the values of the watched keys go to `watch.seen`, and the answer
  * waits for what it returns.
  */
-export function createLimiter({ limit, counter, watch, clock = Date.now }: LimiterOptions) {
+export function createLimiter({ limit, counter, watch, clock = Date.now, identity = keyOrAddress }: LimiterOptions) {
   const watched = watch?.keys ?? [];
   const apply = ({ count, resetMs }: Hit, reply: FastifyReply) => {
     const headers = {
