@@ -18,7 +18,7 @@ import {
 import { typeDefs } from './schema.graphql.ts';
 import { resolvers, type Context } from './resolvers.ts';
 import { AppError, isDatabaseUnavailable } from '../errors.ts';
-import { createLimiter, TooManyRequestsError } from '../api/v0/rest/rate-limit.ts';
+import { clientAddress, createLimiter, TooManyRequestsError } from '../api/v0/rest/rate-limit.ts';
 
 const MAX_DEPTH = 8;
 const MAX_FIELDS = 200;
@@ -80,7 +80,7 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
     limit: app.config.rateLimitPerSecond,
     counter: app.shared.counter,
     clock: app.shared.clock,
-    identity: (request) => `gql:${request.ip}`,
+    identity: (request) => `gql:${clientAddress(request)}`,
   });
   app.addHook('onRoute', (route) => {
     if (route.path !== '/graphql') return;

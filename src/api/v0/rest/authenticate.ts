@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import { authenticateApiKey, type KeyIdentity } from '../../../api-keys/api-keys.service.ts';
 import { LastUsedRecorder } from '../../../api-keys/last-used.ts';
-import { Counter, TooManyRequestsError, type Hit } from './rate-limit.ts';
+import { clientAddress, TooManyRequestsError, type Counter } from './rate-limit.ts';
+import { CountSketch } from './count-sketch.ts';
 import { KnownKeys, REAL_TIMERS, type Timers } from './known-keys.ts';
 import type { ValidKeys } from './key-cache.ts';
 import { isWellFormedApiKey } from '../../../api-keys/api-keys.format.ts';
@@ -48,7 +49,8 @@ export function createAuthenticator(
   app.addHook('onClose', () => recorder.flush());
 
   const knownKeys = new KnownKeys(app.database.db, clock, timers);
-  const ownCounts = new Counter(undefined);
+  // This instance's own counts, in a fixed amount of memory that never forgets an address (count-sketch.ts).
+  const ownCounts = new CountSketch();
   const lookup = (header: unknown) =>
     typeof header === 'string'
       ? authenticateApiKey(app.database.db, header.trim(), validKeys, new Date(clock()))
@@ -62,11 +64,11 @@ export function createAuthenticator(
   async function check(request: FastifyRequest, header: unknown): Promise<void> {
     const arrivedAt = timers.now();
     const now = clock();
-    const failures = `auth-fail:${request.ip}`;
+    const failures = `auth-fail:${clientAddress(request)}`;
     const counted = counter.hit(failures, FAILURE_WINDOW_MS, now);
     // Counted here too: a Redis command that times out falls back to a local count, which must
     // then include the attempts already counted in Redis (the higher count wins).
-    const here = ownCounts.hit(failures, FAILURE_WINDOW_MS, now) as Hit;
+    const here = ownCounts.hit(failures, FAILURE_WINDOW_MS, now);
     const count = Math.max(here.count, (await counted).count);
     const overLimit = count > app.config.authFailuresPerMinute;
     const raw = typeof header === 'string' ? header.trim() : '';

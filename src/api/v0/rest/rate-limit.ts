@@ -1,6 +1,11 @@
 // Fixed one-second windows per API key (per client address when anonymous). With Redis the
 // counters are shared by every instance (one atomic round trip); while Redis is unreachable each
 // instance counts on its own, and the shared counters take over again when it returns.
+// What a client controls is bounded (issue 25): the counted text (an address that is not one, such as 8 kB of
+// X-Forwarded-For behind TRUST_PROXY, counts as one shared "address"; a longer key is counted by its digest) and the
+// number of local counts (MAX_LOCAL_ENTRIES, the oldest window out first).
+import crypto from 'node:crypto';
+import net from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from '../../../errors.ts';
@@ -22,14 +27,47 @@ const INCREMENT =
 // DECR only a window that still exists, so that no key is left without an expiry.
 const DECREMENT = `if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end return 0`;
 
+/** Local counts kept at most: ~10 MB of keys and entries. Past it the entry of the oldest window goes first. */
+export const MAX_LOCAL_ENTRIES = 50_000;
+/** The longest key counted as it is; a longer one is counted by its digest. */
+const MAX_KEY_LENGTH = 100;
+
+/** What stands for a client address that is not an IP address (only a misconfigured or hostile proxy sends one). */
+export const UNPARSEABLE_ADDRESS = 'unparseable';
+
+/** The request's client address as counted: the address, or UNPARSEABLE_ADDRESS for anything else. */
+export function clientAddress(request: FastifyRequest): string {
+  const ip = request.ip;
+  return ip.length <= 45 && net.isIP(ip) !== 0 ? ip : UNPARSEABLE_ADDRESS;
+}
+
+function boundedKey(key: string): string {
+  if (key.length <= MAX_KEY_LENGTH) return key;
+  return `${key.slice(0, 20)}#${crypto.createHash('sha256').update(key).digest('base64url')}`;
+}
+
+interface LocalCount {
+  window: number;
+  count: number;
+  /** When the window ends (epoch milliseconds). */
+  endsAt: number;
+}
+
 export class Counter {
-  private local = new Map<string, { window: number; count: number }>();
+  /** In the order of the windows' starts (a key that starts a new window moves to the end). */
+  private local = new Map<string, LocalCount>();
   private sweeps = 0;
 
   constructor(
     private readonly redis: Redis | undefined,
     private readonly prefix = 'cds:',
+    private readonly maxEntries = MAX_LOCAL_ENTRIES,
   ) {}
+
+  /** Local counts held (the bound of MAX_LOCAL_ENTRIES). */
+  get localSize(): number {
+    return this.local.size;
+  }
 
   /** True while counts go to Redis (shared by every instance); false when local. */
   get shared(): boolean {
@@ -41,6 +79,7 @@ export class Counter {
    * whose values come back with the count.
    */
   hit(key: string, windowMs: number, now = Date.now(), watch: readonly string[] = []): Hit | Promise<Hit> {
+    key = boundedKey(key);
     const window = Math.floor(now / windowMs);
     const resetMs = (window + 1) * windowMs - now;
     if (isReady(this.redis)) {
@@ -58,22 +97,29 @@ export class Counter {
           typeof reply === 'number'
             ? { count: reply, resetMs }
             : { count: reply[0], resetMs, watched: reply.slice(1) as (string | null)[] },
-        () => this.localHit(key, window, resetMs),
+        () => this.localHit(key, window, windowMs, now),
       );
     }
-    return this.localHit(key, window, resetMs);
+    return this.localHit(key, window, windowMs, now);
   }
 
-  private localHit(key: string, window: number, resetMs: number): Hit {
+  private localHit(key: string, window: number, windowMs: number, now: number): Hit {
+    const resetMs = (window + 1) * windowMs - now;
     const entry = this.local.get(key);
-    const count = entry && entry.window === window ? entry.count + 1 : 1;
-    this.local.set(key, { window, count });
-    if (++this.sweeps % 10_000 === 0) this.sweep(window);
-    return { count, resetMs };
+    if (entry && entry.window === window) {
+      entry.count++;
+      return { count: entry.count, resetMs };
+    }
+    if (++this.sweeps % 10_000 === 0) this.sweep(now);
+    if (entry) this.local.delete(key);
+    else if (this.local.size >= this.maxEntries) this.local.delete(this.local.keys().next().value!);
+    this.local.set(key, { window, count: 1, endsAt: (window + 1) * windowMs });
+    return { count: 1, resetMs };
   }
 
   /** Takes back a hit of the current window (a valid key is no failure); best effort. */
   undo(key: string, windowMs: number, now = Date.now()): void {
+    key = boundedKey(key);
     const window = Math.floor(now / windowMs);
     if (isReady(this.redis)) {
       this.redis.eval(DECREMENT, 1, `${this.prefix}rl:${key}:${window}`).catch(() => {});
@@ -83,8 +129,9 @@ export class Counter {
     if (entry && entry.window === window && entry.count > 0) entry.count--;
   }
 
-  private sweep(window: number): void {
-    for (const [key, entry] of this.local) if (entry.window < window - 60) this.local.delete(key);
+  /** Drops the counts of windows that have ended. */
+  private sweep(now: number): void {
+    for (const [key, entry] of this.local) if (entry.endsAt <= now) this.local.delete(key);
   }
 }
 
@@ -95,7 +142,7 @@ export class TooManyRequestsError extends AppError {
 }
 
 function keyOrAddress(request: FastifyRequest): string {
-  return request.apiKey ? `key:${request.apiKey.keyId}` : `ip:${request.ip}`;
+  return request.apiKey ? `key:${request.apiKey.keyId}` : `ip:${clientAddress(request)}`;
 }
 
 /** Redis keys read in the same round trip as each count, and what to do with their values. */
