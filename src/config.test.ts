@@ -31,6 +31,9 @@ for (const [name, value] of [
   ['LIST_POOL_SIZE', '0'],
   ['LIST_STATEMENT_TIMEOUT_MS', '3s'],
   ['LIST_QUEUE_LENGTH', '-1'],
+  ['READY_REQUIRES_REDIS', 'sometimes'],
+  ['DATABASE_STATEMENT_TIMEOUT_MS', '10s'],
+  ['DATABASE_STATEMENT_TIMEOUT_MS', '50'],
   ['PGLITE_SHARED_BUFFERS_MB', '0'],
   ['PGLITE_SHARED_BUFFERS_MB', '16MB'],
   ['PGLITE_SHARED_BUFFERS_MB', '4096'],
@@ -51,6 +54,18 @@ test('the list budget: 3 connections, 3 s, 100 waiting by default; each can be s
   });
   const lists = loadConfig({ LIST_POOL_SIZE: '5', LIST_STATEMENT_TIMEOUT_MS: '2000', LIST_QUEUE_LENGTH: '0' }).lists;
   assert.deepEqual(lists, { poolSize: 5, statementTimeoutMs: 2_000, queueLength: 0 });
+});
+
+test('READY_REQUIRES_REDIS: off by default (Redis is reported by /readyz but does not make it 503)', () => {
+  assert.equal(loadConfig({}).readyRequiresRedis, false);
+  assert.equal(loadConfig({ READY_REQUIRES_REDIS: 'true' }).readyRequiresRedis, true);
+  assert.equal(loadConfig({ READY_REQUIRES_REDIS: ' 0 ' }).readyRequiresRedis, false);
+});
+
+test("DATABASE_STATEMENT_TIMEOUT_MS: unset by default (the server's own 10 s), or milliseconds", () => {
+  assert.equal(loadConfig({}).databaseStatementTimeoutMs, undefined);
+  assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '' }).databaseStatementTimeoutMs, undefined);
+  assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '1500' }).databaseStatementTimeoutMs, 1_500);
 });
 
 test('AUTH_DEV_LOGIN is refused in production', () => {

@@ -28,6 +28,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   readonly redisPrefix: string;
+  /** /readyz answers 503 while the configured Redis does not answer (READY_REQUIRES_REDIS); off: only the database counts. */
+  readonly readyRequiresRedis: boolean;
   readonly logLevel: LogLevel;
   readonly nodeEnv: string | undefined;
   readonly isProduction: boolean;
@@ -57,6 +59,11 @@ export interface Config {
   /** Scheduled GitHub and website syncs (docs/sync.md); off unless SYNC_INTERVAL is set. */
   readonly sync: SyncSettings;
   readonly shutdownTimeoutMs: number;
+  /**
+   * PostgreSQL server only: the statement timeout of the serving pool (DATABASE_STATEMENT_TIMEOUT_MS); unset: the
+   * server's own default (startup.ts, SERVING_STATEMENT_TIMEOUT_MS: 10 s). The client gives up 2 s later (db/index.ts).
+   */
+  readonly databaseStatementTimeoutMs: number | undefined;
   /** PostgreSQL server only: the pool, statement timeout and queue of list queries (db/index.ts ListBudget). */
   readonly lists: { readonly poolSize: number; readonly statementTimeoutMs: number; readonly queueLength: number };
   /** Fastify's trustProxy: which peers' X-Forwarded-For gives the client address (false: none). */
@@ -221,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', 128, 1, 1024),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: text(env, 'REDIS_PREFIX') ?? 'cds:',
+    readyRequiresRedis: bool(env, 'READY_REQUIRES_REDIS', false),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     nodeEnv,
     isProduction,
@@ -248,6 +256,10 @@ export function loadConfig(env: Env = process.env): Config {
       githubRequestsPerMinute: integer(env, 'SYNC_GITHUB_REQUESTS_PER_MINUTE', 600, 0, 1_000_000), // github.client.ts's default,
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    databaseStatementTimeoutMs:
+      text(env, 'DATABASE_STATEMENT_TIMEOUT_MS') === undefined
+        ? undefined
+        : integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     lists: {
       poolSize: integer(env, 'LIST_POOL_SIZE', defaultListPoolSize(), 1, 100),
       statementTimeoutMs: integer(env, 'LIST_STATEMENT_TIMEOUT_MS', 3_000, 100, 600_000),

@@ -29,15 +29,14 @@ test('/readyz answers 200 ready with the database and, when configured, Redis', 
   else assert.equal('redis' in body, false, 'no redis entry without REDIS_URL');
 });
 
-test('Redis unreachable: /readyz is 503 naming it, while /livez, /status/ and the API still answer', async () => {
+test('Redis unreachable: /readyz stays 200 naming it, and /livez, /status/ and the API still answer', async () => {
   const closedPort = await freePort();
   const other = await buildTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${closedPort}` } });
   try {
     const res = await other.app.inject({ method: 'GET', url: '/readyz' });
-    assert.equal(res.statusCode, 503);
-    assert.equal(res.headers['retry-after'], '5');
+    assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), {
-      status: 'unavailable',
+      status: 'ready',
       database: { ok: true, latency_ms: res.json().database.latency_ms },
       redis: { ok: false },
     });
@@ -52,6 +51,26 @@ test('Redis unreachable: /readyz is 503 naming it, while /livez, /status/ and th
       200,
       'REST falls back to per-instance limits',
     );
+  } finally {
+    await other.close();
+  }
+});
+
+test('Redis unreachable with READY_REQUIRES_REDIS=true: /readyz is 503 naming it', async () => {
+  const closedPort = await freePort();
+  const other = await buildTestApp({
+    env: { REDIS_URL: `redis://127.0.0.1:${closedPort}`, READY_REQUIRES_REDIS: 'true' },
+    sharedDatabase: t.database,
+  });
+  try {
+    const res = await other.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.headers['retry-after'], '5');
+    assert.deepEqual(res.json(), {
+      status: 'unavailable',
+      database: { ok: true, latency_ms: res.json().database.latency_ms },
+      redis: { ok: false },
+    });
   } finally {
     await other.close();
   }

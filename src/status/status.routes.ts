@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { readDataVersion } from '../changes/counters.queries.ts';
-import { pingDatabase } from './status.queries.ts';
+import { probeDatabase } from './status.queries.ts';
 
 const StatusBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -32,6 +32,9 @@ const ReadyBody = Type.Object({
 
 const elapsed = (started: number) => Math.round((performance.now() - started) * 10) / 10;
 
+/** How long /readyz waits for each dependency. */
+const PROBE_TIMEOUT_MS = 2_000;
+
 /** Runs one dependency's check; a failure (or a check slower than 2 s) is `ok: false`, never an exception. */
 async function check(probe: () => Promise<unknown>): Promise<{ ok: boolean; latency_ms?: number }> {
   const started = performance.now();
@@ -39,7 +42,7 @@ async function check(probe: () => Promise<unknown>): Promise<{ ok: boolean; late
   try {
     await Promise.race([
       probe(),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), 2_000))),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), PROBE_TIMEOUT_MS))),
     ]);
     return { ok: true, latency_ms: elapsed(started) };
   } catch {
@@ -63,18 +66,21 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  // Readiness: whether this instance can serve now (a load balancer stops sending traffic while it is 503):
-  // the database, and Redis when configured (without it rate limits are per instance, see README).
+  // Readiness: whether this instance can serve now (a load balancer stops sending traffic while it is 503): the
+  // database. Redis, when configured, is reported but counts only with READY_REQUIRES_REDIS: without it the instance
+  // still serves (rate limits per instance, see README), and every instance shares the one Redis, so an outage of it
+  // would take them all out of rotation at once.
   app.get(
     '/readyz',
     { schema: { hide: true, response: { 200: ReadyBody, 503: ReadyBody } }, logLevel: 'warn' },
     async (_request, reply) => {
       const { redis } = app.shared;
       const [database, redisCheck] = await Promise.all([
-        check(() => pingDatabase(app.database.db)),
+        check(() => probeDatabase(app.database, PROBE_TIMEOUT_MS)),
         redis ? check(() => redis.ping()) : Promise.resolve(undefined),
       ]);
-      const ready = database.ok && (redisCheck?.ok ?? true);
+      const redisOk = !app.config.readyRequiresRedis || (redisCheck?.ok ?? true);
+      const ready = database.ok && redisOk;
       const body = {
         status: ready ? ('ready' as const) : ('unavailable' as const),
         database,
@@ -96,7 +102,7 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
       const uptime_seconds = Math.floor(process.uptime());
       const started = performance.now();
       try {
-        await pingDatabase(db);
+        await probeDatabase(app.database, PROBE_TIMEOUT_MS);
         const latency_ms = Math.round((performance.now() - started) * 10) / 10;
         const data_version = await readDataVersion(db);
         return {
