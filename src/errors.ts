@@ -38,6 +38,9 @@ export class NotFoundError extends AppError {
 // as opposed to a bug in a query: those become 503 and the pool reconnects on the next request.
 // 57014: a statement cancelled by statement_timeout (overload), also answered with 503.
 // LIST_QUEUE_FULL: too many list queries already waiting for the list pool (db/index.ts).
+// Class 53 (insufficient resources: 53100 disk full, 53200 out of memory, 53300 too many connections, 53400 a
+// configured limit) and 58030 (an I/O error): the server cannot serve for now, an outage rather than a bug.
+// `Query read timeout`: no answer within node-postgres' query_timeout (a server cut off without a reset, db/index.ts).
 const UNAVAILABLE_CODES = new Set([
   '57014',
   'LIST_QUEUE_FULL',
@@ -49,15 +52,15 @@ const UNAVAILABLE_CODES = new Set([
   '57P01',
   '57P02',
   '57P03',
-  '53300',
+  '58030',
 ]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^(08|53)/.test(code))) return true;
   if (typeof message !== 'string') return false;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|PGlite is closed|connect ECONNREFUSED/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|PGlite is closed|connect ECONNREFUSED|Query read timeout/i.test(
     message,
   );
 }

@@ -13,6 +13,8 @@ export class DataVersionWatcher {
   private timer: NodeJS.Timeout | undefined;
   private listeners: ((version: number) => void)[] = [];
 
+  private polling: Promise<void> | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
@@ -24,7 +26,11 @@ export class DataVersionWatcher {
 
   async start(): Promise<void> {
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), POLL_MS).unref();
+    // A tick while the previous one still waits (a database that does not answer) is skipped: polls must not
+    // take one more connection every second of an outage.
+    this.timer = setInterval(() => {
+      this.polling ??= this.refresh().finally(() => (this.polling = undefined));
+    }, POLL_MS).unref();
   }
 
   async refresh(): Promise<void> {

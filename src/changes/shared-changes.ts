@@ -40,6 +40,7 @@ export class SharedChanges implements Announcer {
   private revocationListeners: (() => void)[] = [];
   private revocationsSeen = -1;
   private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
   private readonly epoch = new Sighting();
   private readonly changes = new Sighting();
 
@@ -61,7 +62,10 @@ export class SharedChanges implements Announcer {
   async start(): Promise<void> {
     await this.dataVersion.start();
     await this.pollRevocations();
-    this.timer = setInterval(() => void this.pollRevocations(), POLL_MS).unref();
+    // Skipped while the previous poll still waits (as the data version's, data-version.ts).
+    this.timer = setInterval(() => {
+      this.polling ??= this.pollRevocations().finally(() => (this.polling = undefined));
+    }, POLL_MS).unref();
   }
 
   async stop(): Promise<void> {

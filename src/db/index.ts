@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
+import { Kysely, PostgresDialect, type KyselyConfig, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { DB } from './schema.ts';
 import type { PgliteWorker } from './pglite-host.ts';
 import { PgliteSupervisor, type EmbeddedHealth, type RestartOptions } from './pglite-supervisor.ts';
@@ -36,6 +36,11 @@ export interface Database {
   dumpDataDir?(): Promise<Blob>;
   /** Embedded database only: the state of its worker thread (restarted after a crash, see pglite-supervisor.ts). */
   readonly embedded?: EmbeddedHealth;
+  /**
+   * PostgreSQL server only: `select 1` on a connection of the serving pool, rejected when no answer came within
+   * `timeoutMs`, and then without keeping that connection (pingWithin). The readiness probe's check.
+   */
+  ping?(timeoutMs: number): Promise<void>;
 }
 
 export interface OpenOptions {
@@ -45,7 +50,10 @@ export interface OpenOptions {
   /** Embedded database only: start from this tarball of `dumpDataDir()` (in memory; tests' templates). */
   loadDataDir?: Blob;
   poolSize?: number;
-  /** PostgreSQL server only: cancel statements running longer than this (the serving pool sets it). */
+  /**
+   * PostgreSQL server only: cancel statements running longer than this (the serving pool sets it). The client stops
+   * waiting for an answer QUERY_TIMEOUT_MARGIN_MS later (serverConnection).
+   */
   statementTimeoutMs?: number;
   /** Kysely's query log (bench/search.ts captures the SQL the app sends). */
   log?: KyselyConfig['log'];
@@ -72,19 +80,20 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
       // No request may hold a connection for long; a cancelled statement becomes a 503.
-      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      ...serverConnection(options.statementTimeoutMs),
     });
     survivePoolErrors(pool);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: options.log });
-    if (!options.lists) return { db, kind: 'postgres', close: () => db.destroy() };
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: closingTimedOut(pool) }), log: options.log });
+    const ping = (timeoutMs: number) => pingWithin(pool, timeoutMs);
+    if (!options.lists) return { db, kind: 'postgres', ping, close: () => db.destroy() };
     const lists = openListPool(options.databaseUrl, options.lists, options.log);
     return {
       db,
       lists,
       kind: 'postgres',
+      ping,
       close: async () => {
         await Promise.all([db.destroy(), lists.destroy()]);
       },
@@ -162,9 +171,8 @@ function openListPool(databaseUrl: string, budget: ListBudget, log: KyselyConfig
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: budget.poolSize,
-    connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: budget.statementTimeoutMs,
+    ...serverConnection(budget.statementTimeoutMs),
     application_name: 'cds lists',
   });
   survivePoolErrors(pool);
@@ -178,7 +186,115 @@ function openListPool(databaseUrl: string, budget: ListBudget, log: KyselyConfig
     },
     end: () => pool.end(),
   };
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: bounded }), log });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: closingTimedOut(bounded) }), log });
+}
+
+/**
+ * How much longer than its statement timeout a query of a serving pool waits for the server's answer (node-postgres'
+ * query_timeout). A slow statement is cancelled by the server first (57014, the connection stays usable); only when
+ * the server cannot answer at all (a network partition that drops packets, no reset) does the client give up, and
+ * then closes that connection. Without it such a request would wait until TCP gives up retransmitting (Linux:
+ * tcp_retries2), many minutes, holding its connection all along.
+ */
+export const QUERY_TIMEOUT_MARGIN_MS = 2_000;
+/** Opening a connection (and waiting in a pool's queue for one) takes at most this long. */
+const CONNECTION_TIMEOUT_MS = 5_000;
+/**
+ * TCP keepalive on a connection idle this long: the kernel probes the server, and a connection whose probes go
+ * unanswered (the system's tcp_keepalive_intvl and tcp_keepalive_probes) fails and leaves the pool by itself.
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
+
+/** The connection settings of a pool of a PostgreSQL server; `statementTimeoutMs`: the serving pools'. */
+function serverConnection(statementTimeoutMs: number | undefined): pg.PoolConfig {
+  const queryTimeoutMs = statementTimeoutMs ? statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS : undefined;
+  return {
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    // Never longer than waiting for an answer: with short statement timeouts (the tests'), a request that needs a
+    // new connection during a partition gives up as soon as one that had a connection.
+    connectionTimeoutMillis: Math.min(CONNECTION_TIMEOUT_MS, queryTimeoutMs ?? CONNECTION_TIMEOUT_MS),
+    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: queryTimeoutMs } : {}),
+  };
+}
+
+/** node-postgres' error when a query got no answer within query_timeout. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * The pool as Kysely's PostgresDialect sees it, except that a client whose query got no answer within query_timeout
+ * is closed on release instead of going back to the pool. node-postgres (8.x) rejects such a query but keeps it as
+ * the client's active query, and the client still counts as usable: returned to the pool (Kysely releases with a
+ * bare `release()`), the next query given to it would wait behind an answer that may never come. Released with the
+ * error, the pool ends it (its socket destroyed, since a query is still active). Until then its further queries (a
+ * transaction's rollback) fail at once.
+ */
+function closingTimedOut(pool: { connect(): Promise<pg.PoolClient>; end(): Promise<void> }): PostgresPool {
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrapped.get(client);
+      if (!wrapper) {
+        wrapper = releasingTimedOut(client);
+        wrapped.set(client, wrapper);
+      }
+      return wrapper;
+    },
+    end: () => pool.end(),
+  };
+}
+
+function releasingTimedOut(client: pg.PoolClient): PostgresPoolClient {
+  let timedOut: Error | undefined;
+  const query = async (sql: string, parameters: readonly unknown[]) => {
+    if (timedOut) throw new Error('Client has encountered a connection error and is not queryable (query timeout)');
+    try {
+      return await client.query(sql, parameters as unknown[]);
+    } catch (error) {
+      if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) timedOut = error;
+      throw error;
+    }
+  };
+  // Kysely's dialect is given no cursor, so the cursor form of `query` is never called.
+  return { query, release: () => client.release(timedOut) } as unknown as PostgresPoolClient;
+}
+
+/**
+ * `select 1` on a connection of `pool`, given up after `timeoutMs` without keeping a connection: one still being
+ * opened (or waited for) when the time is up is released as soon as it comes, and one whose answer did not come in
+ * time is closed (its own query_timeout) rather than returned to the pool. A readiness probe that gives up after 2 s
+ * while its query keeps the connection would, during a partition, take one more connection at every probe.
+ */
+async function pingWithin(pool: pg.Pool, timeoutMs: number): Promise<void> {
+  const started = performance.now();
+  const connecting = pool.connect();
+  let timer: NodeJS.Timeout | undefined;
+  let client: pg.PoolClient;
+  try {
+    client = await Promise.race([
+      connecting,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout exceeded when trying to connect')), timeoutMs);
+      }),
+    ]);
+  } catch (error) {
+    connecting.then(
+      (late) => late.release(),
+      () => {},
+    );
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+  try {
+    await client.query({ text: 'select 1', query_timeout: left } as pg.QueryConfig);
+  } catch (error) {
+    client.release(error instanceof Error ? error : true);
+    throw error;
+  }
+  client.release();
 }
 
 /**
