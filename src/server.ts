@@ -6,6 +6,7 @@ import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS }
 import { startSyncScheduler } from './data/sync/scheduler.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
+import { describeError, explainEmbeddedFailure } from './db/disk-space.ts';
 
 let config: Config;
 try {
@@ -23,14 +24,18 @@ const started = performance.now();
 const database = await openConfiguredDatabase(config, SERVING_STATEMENT_TIMEOUT_MS, config.lists).catch(
   (error: unknown) => fail('cannot open the database', error),
 );
-await prepareDatabase(database, config, log).catch((error: unknown) => fail('cannot prepare the database', error));
+await prepareDatabase(database, config, log).catch(async (error: unknown) => {
+  // Closed first (an embedded database holds DATA_DIR's lock); what it says on closing adds nothing.
+  await database.close().catch(() => {});
+  return fail('cannot prepare the database', error);
+});
 const app = await buildApp({ config, database, logger: log });
 
 try {
   await app.listen({ port: config.port, host: config.host });
 } catch (error) {
   await database.close();
-  fail(`cannot listen on ${config.host}:${config.port}`, error);
+  await fail(`cannot listen on ${config.host}:${config.port}`, error);
 }
 log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
 const scheduler = startSyncScheduler({ database, config, log });
@@ -70,10 +75,12 @@ if (database.kind === 'pglite') {
   else adminChannel = channel;
 }
 
-function fail(message: string, error: unknown): never {
+async function fail(message: string, error: unknown): Promise<never> {
   // A missing database is an operator's set-up step, not a bug: its message says what to run, no stack.
-  if (error instanceof DatabaseMissingError) log.fatal(`${message}: ${error.message}`);
-  else log.fatal({ err: error }, message);
-  process.stderr.write(`${message}: ${error instanceof Error ? error.message : String(error)}\n`);
+  // An embedded database that cannot start on a full disk says so (disk-space.ts), whatever PGlite's message was.
+  const reason = config.databaseUrl ? describeError(error) : await explainEmbeddedFailure(error, config.dataDir);
+  if (error instanceof DatabaseMissingError) log.fatal(`${message}: ${reason}`);
+  else log.fatal({ err: error, reason }, message);
+  process.stderr.write(`${message}: ${reason}\n`);
   process.exit(1);
 }

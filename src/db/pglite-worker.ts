@@ -7,6 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import type { WorkerData, WorkerReply, WorkerRequest } from './pglite-host.ts';
+import { describeError } from './disk-space.ts';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-host.ts)');
@@ -26,7 +27,7 @@ try {
   });
   port.postMessage({ ready: true } satisfies WorkerReply);
 } catch (error) {
-  port.postMessage({ ready: false, message: (error as Error).message } satisfies WorkerReply);
+  port.postMessage({ ready: false, message: describeError(error) } satisfies WorkerReply);
   process.exit(1);
 }
 
@@ -61,7 +62,7 @@ async function handle(request: WorkerRequest): Promise<void> {
   } catch (error) {
     // An exception out of PGlite itself (SQL errors come back as protocol messages, not exceptions) leaves the
     // instance in an unknown state: answer, then end this thread; the host fails every later query (503).
-    port!.postMessage({ id: request.id, message: (error as Error).message } satisfies WorkerReply);
+    port!.postMessage({ id: request.id, message: describeError(error) } satisfies WorkerReply);
     process.exit(1);
   }
 }
