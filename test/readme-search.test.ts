@@ -1,5 +1,5 @@
-// Every search example of the README (the table between the search-examples markers) finds at least one
-// record in the bundled dataset, so a newcomer who copies one sees it work.
+// Every search example of the README finds records in the bundled dataset (the structured `q` table), or its record
+// first (the ranked search's table), so a newcomer who copies one sees it work.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -32,5 +32,23 @@ test('each README search example returns at least one result on the bundled data
     const res = await t.app.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 200, url);
     assert.ok(res.json().total_count >= 1, `${decodeURIComponent(url)} finds nothing`);
+  }
+});
+
+test('each README ranked-search example finds its record first on the bundled data', async () => {
+  const readme = await fs.readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const begin = readme.indexOf('<!-- ranked-search-examples:begin -->');
+  const end = readme.indexOf('<!-- ranked-search-examples:end -->');
+  assert.ok(begin >= 0 && end > begin, 'README.md has the ranked-search-examples markers');
+  const found = [...readme.slice(begin, end).matchAll(/^\| `([^`]+)` \| `([^`]+)` \|$/gm)].map((m) => ({
+    q: m[1]!,
+    expected: m[2]!,
+  }));
+  assert.ok(found.length >= 4, `${found.length} examples`);
+  for (const { q, expected } of found) {
+    const res = await t.app.inject({ method: 'GET', url: `/api/v0/search/?q=${encodeURIComponent(q)}` });
+    assert.equal(res.statusCode, 200, q);
+    const [first] = res.json().items as { resource: string; id: string }[];
+    assert.equal(`${first?.resource}/${first?.id}`, expected, q);
   }
 });

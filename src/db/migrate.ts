@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006_snapshots.ts';
 import * as m0007 from './migrations/0007_places_countries.ts';
 import * as m0009 from './migrations/0009_list_indexes.ts';
 import * as m0010 from './migrations/0010_tombstones.ts';
+import * as m0011 from './migrations/0011_fulltext_search.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0007_places_countries': m0007,
   '0009_list_indexes': m0009,
   '0010_tombstones': m0010,
+  '0011_fulltext_search': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

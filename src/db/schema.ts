@@ -17,6 +17,16 @@ export type ProjectType = 'code' | 'documentation' | 'other' | 'tool';
 export type EventCategory = 'appsec_days' | 'global' | 'other' | 'partner';
 export type IssueState = 'open' | 'closed';
 
+/** Columns the database computes and keeps (GENERATED ALWAYS … STORED): read only. */
+type Computed<T> = ColumnType<T, never, never>;
+
+/** The search columns of the searched tables (migration 0011, GET /api/v0/search/). */
+interface Searched {
+  search_name: Computed<string>;
+  /** tsvector, read as its text. */
+  search_vector: Computed<string>;
+}
+
 interface NestTimestamps {
   nest_created_at: DefaultTimestamp;
   nest_updated_at: DefaultTimestamp;
@@ -28,7 +38,7 @@ export interface AppMetaTable {
   updated_at: DefaultTimestamp;
 }
 
-export interface ChapterTable extends NestTimestamps {
+export interface ChapterTable extends NestTimestamps, Searched {
   id: Id;
   key: string;
   name: string;
@@ -53,7 +63,7 @@ export interface ChapterTable extends NestTimestamps {
   updated_at: Timestamp;
 }
 
-export interface CommitteeTable extends NestTimestamps {
+export interface CommitteeTable extends NestTimestamps, Searched {
   id: Id;
   key: string;
   name: string;
@@ -64,7 +74,7 @@ export interface CommitteeTable extends NestTimestamps {
   updated_at: Timestamp;
 }
 
-export interface ProjectTable extends NestTimestamps {
+export interface ProjectTable extends NestTimestamps, Searched {
   id: Id;
   key: string;
   name: string;
@@ -79,7 +89,7 @@ export interface ProjectTable extends NestTimestamps {
   updated_at: Timestamp;
 }
 
-export interface EventTable extends NestTimestamps {
+export interface EventTable extends NestTimestamps, Searched {
   id: Id;
   key: string;
   name: string;
@@ -96,7 +106,7 @@ export interface EventTable extends NestTimestamps {
   updated_at: Timestamp;
 }
 
-export interface SponsorTable extends NestTimestamps {
+export interface SponsorTable extends NestTimestamps, Searched {
   id: Id;
   key: string;
   name: string;
@@ -112,7 +122,7 @@ export interface SponsorTable extends NestTimestamps {
   updated_at: DefaultTimestamp;
 }
 
-export interface OrganizationTable extends NestTimestamps {
+export interface OrganizationTable extends NestTimestamps, Searched {
   id: Id;
   github_id: Ref;
   login: string;
@@ -131,7 +141,7 @@ export interface OrganizationTable extends NestTimestamps {
   profile_checked_at: Timestamp | null;
 }
 
-export interface MemberTable extends NestTimestamps {
+export interface MemberTable extends NestTimestamps, Searched {
   id: Id;
   github_id: Ref;
   login: string;
@@ -157,7 +167,7 @@ export interface OrganizationMemberTable {
   member_id: Ref;
 }
 
-export interface RepositoryTable extends NestTimestamps {
+export interface RepositoryTable extends NestTimestamps, Searched {
   id: Id;
   github_id: Ref;
   owner_login: string;
@@ -202,7 +212,7 @@ export interface MilestoneTable extends NestTimestamps {
   updated_at: Timestamp;
 }
 
-export interface IssueTable extends NestTimestamps {
+export interface IssueTable extends NestTimestamps, Searched {
   id: Id;
   github_id: Ref;
   repository_id: Ref;

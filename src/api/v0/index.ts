@@ -11,6 +11,7 @@ import type { Timers } from './rest/known-keys.ts';
 import type { SharedChanges } from '../../changes/shared-changes.ts';
 import { registerCors } from './rest/cors.ts';
 import { RESOURCES } from './resources.ts';
+import { searchRoute } from './search/search.routes.ts';
 import { registerResources } from './common/resource.ts';
 
 const Welcome = Type.Object({
@@ -81,5 +82,6 @@ export async function apiV0(
       if (fromCache(request, reply)) return reply;
     });
     await registerResources(guarded, RESOURCES);
+    searchRoute(guarded);
   });
 }
