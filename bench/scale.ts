@@ -6,12 +6,16 @@
 //     a `q` search of /repositories/, each requested one after the other by one client;
 //   - an issue detail while 20 other clients walk deep pages of /issues/, with the count of 5xx;
 //   - the SQL the app sends for each of those lists, run by pgbench (one client) as the ceiling.
+//   - the ranked search GET /api/v0/search/ (bench/search-scale.ts): 2–3-word queries, half with a typo, over the
+//     generated rows (word-based issue titles, repository names, member names), and on PGlite with the bundled data.
 // The database is dropped at the end (KEEP=1 keeps it). Then the PGlite event-loop test (bench/pglite-loop.ts).
-// Results: bench/SCALE.md.
+// Results: bench/SCALE.md, the search's bench/SEARCH.md.
 //
 //   npm run bench:scale                          # PostgreSQL at 127.0.0.1:5432 (BENCH_DATABASE_URL to change)
 //   ISSUES=100000 ITERATIONS=20 npm run bench:scale
 //   npm run bench:scale -- --only pglite         # the PGlite event-loop test alone
+//   ONLY=search npm run bench:scale              # the search alone (generates the data, then both engines)
+//   KEEP=1 ONLY=search npm run bench:scale; REUSE=cds_scale_… ONLY=search npm run bench:scale   # again, on the kept data
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -28,6 +32,18 @@ import { openDatabase } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { runImport, writeDataset } from './scale-import.ts';
 import { pgliteEventLoop } from './pglite-loop.ts';
+import {
+  issueBody,
+  issueTitle,
+  memberBio,
+  memberLogin,
+  memberNameParts,
+  organizationName,
+  repositoryDescription,
+  repositoryName,
+  searchPgliteBundled,
+  searchScalePhase,
+} from './search-scale.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -43,10 +59,24 @@ const PGBENCH_SECONDS = Number(process.env.PGBENCH_SECONDS ?? 5);
 /** One issue in BIG_EVERY goes to the big repository: 56k of 1M. */
 const BIG_EVERY = 18;
 const ORGANIZATIONS = 200;
-/** Which parts run: `lists` (one client per list, pgbench), `load` (the detail under deep-page walkers), `import`. */
-// `--only pglite` is PHASES=pglite.
-const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-const PHASES = new Set((ONLY ?? process.env.PHASES ?? 'lists,load,import,pglite').split(',').map((p) => p.trim()));
+/**
+ * Which parts run: `lists` (one client per list, pgbench), `load` (the detail under deep-page walkers), `search`
+ * (GET /api/v0/search/ on the generated database), `search-pglite` (the same on PGlite with the bundled data),
+ * `import`, `pglite` (the event-loop test).
+ */
+// `--only pglite` is PHASES=pglite; ONLY=search (or `--only search`) is PHASES=search,search-pglite.
+const ONLY =
+  (process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined) ?? process.env.ONLY;
+const PHASES = new Set(
+  (ONLY === 'search'
+    ? 'search,search-pglite'
+    : (ONLY ?? process.env.PHASES ?? 'lists,load,search,search-pglite,import,pglite')
+  )
+    .split(',')
+    .map((p) => p.trim()),
+);
+/** A database kept by an earlier run (KEEP=1 prints its name): measured as it is, neither generated nor dropped. */
+const REUSE = process.env.REUSE;
 
 const ms = (x: number) => x.toFixed(1);
 const quantile = (sorted: number[], q: number) =>
@@ -79,6 +109,7 @@ const hash = (seed: number) => `((hashint4extended(g, ${seed}) & 2147483647)::fl
 const COMPANIES = Array.from({ length: 50 }, (_, i) => `company-${i}`);
 const LOCATIONS = Array.from({ length: 100 }, (_, i) => `city-${i}`);
 const words = (list: string[]) => `(ARRAY[${list.map((w) => `'${w}'`).join(',')}])`;
+const member = memberNameParts(hash);
 
 async function seed(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -99,34 +130,46 @@ async function seed(url: string): Promise<void> {
     await step(
       'organizations',
       `INSERT INTO organizations (github_id, login, name, created_at, updated_at)
-       SELECT 90000000 + g, 'org-' || g, 'Organization ' || g, timestamptz '2010-01-01' + g * interval '1 day', timestamptz '2020-01-01' + g * interval '1 day'
+       SELECT 90000000 + g, 'org-' || g, ${organizationName(hash)}, timestamptz '2010-01-01' + g * interval '1 day', timestamptz '2020-01-01' + g * interval '1 day'
        FROM generate_series(0, ${ORGANIZATIONS - 1}) AS g`,
     );
     // Repository 1 is org-0/big: the repository that holds BIG_EVERY's share of the issues.
     await step(
       `${REPOSITORIES} repositories`,
       `INSERT INTO repositories (github_id, owner_login, organization_id, name, description, language, stars_count, forks_count, url, created_at, updated_at)
-       SELECT 10000000 + g, 'org-' || (g % ${ORGANIZATIONS}), o.id,
-              CASE WHEN g = 0 THEN 'big' ELSE 'repo-' || g END,
-              'Repository number ' || g,
+       SELECT 10000000 + g, 'org-' || (g % ${ORGANIZATIONS}), o.id, r.name, ${repositoryDescription(hash)},
               ${words(['Python', 'JavaScript', 'Go', 'Java', 'Rust', 'TypeScript'])}[1 + floor(${hash(1)} * 6)::int],
               floor(exp(${hash(2)} * 9))::int, floor(exp(${hash(3)} * 6))::int,
-              'https://github.com/org-' || (g % ${ORGANIZATIONS}) || '/repo-' || g,
+              'https://github.com/org-' || (g % ${ORGANIZATIONS}) || '/' || r.name,
               timestamptz '2008-01-01' + (${hash(4)} * 6000) * interval '1 day',
               timestamptz '2024-01-01' + (${hash(5)} * 500) * interval '1 day'
-       FROM generate_series(0, ${REPOSITORIES - 1}) AS g
+       FROM (
+         -- Word-based names ("token-cache", "secure-login-scanner"), a number after a repeat within an owner.
+         SELECT g, CASE WHEN g = 0 THEN 'big' WHEN n = 1 THEN base ELSE base || '-' || n END AS name
+         FROM (SELECT g, base, row_number() OVER (PARTITION BY g % ${ORGANIZATIONS}, base ORDER BY g) AS n
+               FROM (SELECT g, ${repositoryName(hash)} AS base FROM generate_series(0, ${REPOSITORIES - 1}) AS g) AS named) AS numbered
+       ) AS r(g, name)
        JOIN organizations o ON o.github_id = 90000000 + (g % ${ORGANIZATIONS})
        ORDER BY g`,
     );
     await step(
       `${MEMBERS} members`,
-      `INSERT INTO members (github_id, login, name, avatar_url, url, company, location, created_at, updated_at)
-       SELECT 20000000 + g, 'user-' || g, 'User ' || g, 'https://avatars.example/u/' || g, 'https://github.com/user-' || g,
+      `INSERT INTO members (github_id, login, name, bio, avatar_url, url, company, location, created_at, updated_at)
+       SELECT 20000000 + g, login, CASE WHEN ${hash(16)} < 0.85 THEN first || ' ' || last ELSE '' END, ${memberBio(hash)},
+              'https://avatars.example/u/' || g, 'https://github.com/' || login,
               ${words(COMPANIES)}[1 + floor(${hash(6)} * ${COMPANIES.length})::int],
               ${words(LOCATIONS)}[1 + floor(${hash(7)} * ${LOCATIONS.length})::int],
               timestamptz '2009-01-01' + (${hash(8)} * 5000) * interval '1 day',
               timestamptz '2024-01-01' + (${hash(9)} * 500) * interval '1 day'
-       FROM generate_series(0, ${MEMBERS - 1}) AS g`,
+       FROM (
+         -- Names from first and last names; logins from them ("mchen", "maria-chen", "chen42"), a number after a repeat.
+         SELECT g, first, last, CASE WHEN n = 1 THEN base ELSE base || '-' || n END AS login
+         FROM (SELECT g, first, last, base, row_number() OVER (PARTITION BY base ORDER BY g) AS n
+               FROM (SELECT g, first, last, ${memberLogin('first', 'last', hash)} AS base
+                     FROM (SELECT g, ${member.first} AS first, ${member.last} AS last
+                           FROM generate_series(0, ${MEMBERS - 1}) AS g) AS named) AS based) AS numbered
+       ) AS m
+       ORDER BY g`,
     );
     const first = (await client.query<{ id: string }>(`SELECT min(id) AS id FROM repositories`)).rows[0]!.id;
     await step(
@@ -134,8 +177,7 @@ async function seed(url: string): Promise<void> {
       `INSERT INTO issues (github_id, repository_id, number, title, body, state, url, created_at, updated_at)
        SELECT 100000000 + g,
               CASE WHEN g % ${BIG_EVERY} = 0 THEN ${first} ELSE ${first} + 1 + floor(${hash(10)} * ${REPOSITORIES - 1})::bigint END,
-              g, 'Synthetic issue ' || g,
-              'Steps to reproduce, expected and actual behaviour.',
+              g, ${issueTitle(hash)}, ${issueBody(hash)},
               CASE WHEN ${hash(11)} < 0.3 THEN 'closed' ELSE 'open' END,
               'https://github.com/x/y/issues/' || g,
               timestamptz '2012-01-01' + (${hash(12)} * 4700) * interval '1 day',
@@ -483,8 +525,8 @@ async function importPhase(): Promise<void> {
 
 async function main(): Promise<void> {
   if (PHASES.has('import')) await importPhase();
-  if (!PHASES.has('lists') && !PHASES.has('load')) return;
-  const name = `cds_scale_${crypto.randomBytes(5).toString('hex')}`;
+  if (!PHASES.has('lists') && !PHASES.has('load') && !PHASES.has('search')) return;
+  const name = REUSE ?? `cds_scale_${crypto.randomBytes(5).toString('hex')}`;
   const url = Object.assign(new URL(SERVER_URL), { pathname: `/${name}` }).toString();
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
   console.log(`# bench:scale at ${commit}, ${new Date().toISOString()}`);
@@ -494,21 +536,26 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  await admin(`CREATE DATABASE ${name}`);
+  if (!REUSE) await admin(`CREATE DATABASE ${name}`);
   let server: ChildProcess | undefined;
   try {
     const setup = await openDatabase({ databaseUrl: url });
     const version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(setup.db)).rows[0]!
       .v;
-    await migrateToLatest(setup.db);
-    await setup.db.insertInto('users').values({ login: 'bench' }).execute();
-    await setup.close();
-    console.log(
-      `# PostgreSQL ${version}: ${REPOSITORIES} repositories, ${MEMBERS} members, ${ISSUES} issues (1 in ${BIG_EVERY} in org-0/big), ${RELEASES} releases`,
-    );
-    const started = performance.now();
-    await seed(url);
-    console.log(`# generated in ${ms((performance.now() - started) / 1000)} s\n`);
+    if (REUSE) {
+      console.log(`# PostgreSQL ${version}: database ${name} as an earlier run left it (REUSE)\n`);
+      await setup.close();
+    } else {
+      await migrateToLatest(setup.db);
+      await setup.db.insertInto('users').values({ login: 'bench' }).execute();
+      await setup.close();
+      console.log(
+        `# PostgreSQL ${version}: ${REPOSITORIES} repositories, ${MEMBERS} members, ${ISSUES} issues (1 in ${BIG_EVERY} in org-0/big), ${RELEASES} releases`,
+      );
+      const started = performance.now();
+      await seed(url);
+      console.log(`# generated in ${ms((performance.now() - started) / 1000)} s\n`);
+    }
 
     const statements = PHASES.has('lists') ? await captureSql(url) : new Map<string, CompiledQuery[]>();
     const key = createKey(url);
@@ -548,16 +595,18 @@ async function main(): Promise<void> {
         await loadPhase(base, key, process.env.COMPARE_ROOT);
       }
     }
+    if (PHASES.has('search')) await searchScalePhase(base, key, url);
     if (statements.size > 0) console.log('\nSQL of each request (steady state: its total already counted):\n');
     for (const [caseName, queries] of statements) {
       for (const q of queries) console.log(`- ${caseName}: \`${inline(q).slice(0, 400)}\``);
     }
   } finally {
     if (server) await stopServer(server);
-    if (process.env.KEEP) console.error(`KEEP is set: database ${name} kept`);
+    if (process.env.KEEP || REUSE) console.error(`KEEP or REUSE is set: database ${name} kept`);
     else await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
 }
 
 await main();
+if (PHASES.has('search-pglite')) await searchPgliteBundled();
 if (PHASES.has('pglite')) await pgliteEventLoop();

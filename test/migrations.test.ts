@@ -24,6 +24,7 @@ const TABLES = [
   'projects',
   'releases',
   'repositories',
+  'search_words',
   'sessions',
   'snapshots',
   'sponsors',

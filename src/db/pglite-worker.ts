@@ -8,6 +8,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import type { WorkerData, WorkerReply, WorkerRequest } from './pglite-host.ts';
 import { describeError } from './disk-space.ts';
+import { TRIGRAM_SETTINGS } from './migrations/0011_fulltext_search.ts';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-host.ts)');
@@ -21,9 +22,12 @@ try {
     ...(start.wasm ? { pgliteWasmModule: start.wasm.pglite, initdbWasmModule: start.wasm.initdb } : {}),
     ...(start.loadDataDir ? { loadDataDir: start.loadDataDir } : {}),
     // PGlite zeroes its shared memory at every start, so each MB of buffers costs start-up time as well as memory.
-    ...(start.sharedBuffersMb
-      ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${start.sharedBuffersMb}MB`] }
-      : {}),
+    // The search's pg_trgm thresholds for the session (migration 0011), and the page cache when one is asked for.
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...Object.entries(TRIGRAM_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      ...(start.sharedBuffersMb ? ['-c', `shared_buffers=${start.sharedBuffersMb}MB`] : []),
+    ],
   });
   port.postMessage({ ready: true } satisfies WorkerReply);
 } catch (error) {

@@ -50,7 +50,9 @@ const SearchItem = Type.Object(
 const SearchBody = Type.Object(
   {
     items: Type.Array(SearchItem),
-    count: Type.Integer({ description: `Results (at most ${MAX_RESULTS} can be paged through).` }),
+    count: Type.Integer({
+      description: `Results found (at most 100 of a large table, 1,000 of a small one; ${MAX_RESULTS} can be paged through).`,
+    }),
     total_count: Type.Integer({ description: 'Same as `count`.' }),
     current_page: Type.Integer(),
     total_pages: Type.Integer(),
