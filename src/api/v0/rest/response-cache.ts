@@ -139,7 +139,9 @@ export function createResponseCache(
       reply.code(304).send();
       return true;
     }
-    reply.header('content-type', entry.contentType).send(request.method === 'HEAD' ? undefined : entry.body);
+    // HEAD too gets the body: Fastify sets its Content-Length from it and Node sends no body for HEAD. (Without it a
+    // warm HEAD said `Content-Length: 0`, and a client that sizes a download by HEAD, GDAL's /vsicurl/, read nothing.)
+    reply.header('content-type', entry.contentType).send(entry.body);
     return true;
   };
 }
