@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
 import { ROOT, runCli, runCliProcess } from './process.ts';
+import { USAGE } from '../src/commands/usage.ts';
 
 let env: Record<string, string | undefined>;
 let tmp: string;
@@ -96,3 +97,23 @@ test('importing from a folder with a malformed file exits 1 naming the file', as
   assert.equal(result.code, 1);
   assert.match(result.stderr, /chapters\.json/);
 });
+
+test(
+  '`--help` after every command prints its usage and nothing else, exit 0: `serve --help` starts no server',
+  // A server started by mistake would never exit: the timeout makes that a failure.
+  { timeout: 60_000 },
+  async () => {
+    const commands = [...USAGE.matchAll(/^ {2}([a-z]+)(?: [a-z]+)?\b/gm)].map((m) => m[1]!);
+    assert.ok(commands.includes('serve') && commands.includes('keys') && commands.length >= 8, commands.join(' '));
+    for (const command of new Set(commands)) {
+      for (const flag of ['--help', '-h']) {
+        // serve is the process's own (main.ts); the others run in this process as main.ts runs them.
+        const result =
+          command === 'serve' ? await runCliProcess([command, flag], env) : await runCli([command, flag], env);
+        assert.equal(result.code, 0, `${command} ${flag}: ${result.stderr}`);
+        assert.match(result.stdout, new RegExp(`^Usage: cds ${command} `), `${command} ${flag}`);
+        assert.equal(result.stderr, '', `${command} ${flag}`);
+      }
+    }
+  },
+);
