@@ -1,5 +1,6 @@
 // The README's quick start, read from README.md (between the quick-start markers) and run literally by bash
-// in the checkout: `npm install`, `npm start &`, and the curl line whose key comes from `cds users create`.
+// in the checkout: `npm install`, `npm start &`, and the line that keeps the key of `cds users create` in $KEY, shows
+// it and calls the API with it; then a next call with $KEY, as the README suggests.
 // Only the environment differs from a newcomer's: a fresh DATA_DIR, a free PORT (the curl line's port is
 // rewritten to it), and npm kept offline (the dependencies are installed already). It must end in a 200.
 import { after, test } from 'node:test';
@@ -47,7 +48,7 @@ function quickStartCommands(readme: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-test('the README quick start gives an authenticated 200 from /api/v0/chapters/ in at most three commands', async (t) => {
+test('the README quick start gives an authenticated 200 from /api/v0/chapters/ in at most three commands, and a key for the next', async (t) => {
   const commands = quickStartCommands(await fs.readFile(path.join(ROOT, 'README.md'), 'utf8'));
   assert.ok(commands.length <= 3, `${commands.length} commands`);
   assert.ok(
@@ -55,7 +56,9 @@ test('the README quick start gives an authenticated 200 from /api/v0/chapters/ i
     'it ends with a call to /api/v0/chapters/',
   );
   const port = await freePort();
-  const script = commands.map((line) => line.replaceAll('127.0.0.1:8000', `127.0.0.1:${port}`)).join('\n');
+  // Then what a newcomer does next in the same shell: another call with the key the quick start left in $KEY.
+  const next = `curl -f -s -o /dev/null -H "X-API-Key: $KEY" 'http://127.0.0.1:8000/api/v0/search/?q=juice%20shop' && echo && echo NEXT-OK`;
+  const script = [...commands, next].map((line) => line.replaceAll('127.0.0.1:8000', `127.0.0.1:${port}`)).join('\n');
 
   const started = performance.now();
   const child = spawn('bash', ['-e', '-c', script], {
@@ -79,5 +82,9 @@ test('the README quick start gives an authenticated 200 from /api/v0/chapters/ i
 
   assert.equal(code, 0, `curl -f failed (not a 200)\n${stderr}\n${stdout}`);
   assert.match(stdout, /\{"items":\[\{/, 'the chapters list');
-  assert.doesNotMatch(stdout + stderr, /cds_[A-Za-z0-9_-]{20,}/, 'the raw key is not printed beside the answer');
+  // The key is shown once, and kept for the next steps.
+  const shown = /^Your API key: (\S+)$/m.exec(stdout);
+  assert.ok(shown, `the key is shown\n${stdout.slice(0, 500)}`);
+  assert.equal(stdout.split(shown[1]!).length - 1, 1, 'shown once');
+  assert.match(stdout, /^NEXT-OK$/m, `a next call with $KEY is served\n${stdout.slice(-600)}`);
 });

@@ -52,7 +52,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           if (!result.ok) throw new CommandFailed(`${result.code}: ${result.message}`);
           out(`${result.rawKey}\n`);
           err(
-            `created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`,
+            `created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key (printed on stdout) is shown only this once: keep it\n`,
           );
         });
       }

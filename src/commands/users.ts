@@ -53,7 +53,7 @@ export async function runUsersCommand(config: Config, args: string[]): Promise<n
     }
     out(`${result.rawKey}\n`);
     err(
-      `created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key above is shown only once\n`,
+      `created key ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; the key (printed on stdout) is shown only this once: keep it\n`,
     );
   });
   return failed ? 1 : code;
