@@ -35,6 +35,13 @@ try {
   await app.listen({ port: config.port, host: config.host });
 } catch (error) {
   await database.close();
+  const why = listenProblem((error as NodeJS.ErrnoException).code);
+  if (why) {
+    // An operator's set-up, not a bug: one line naming the setting, no stack.
+    log.fatal(`cannot listen on ${config.host}:${config.port}: ${why}`);
+    process.stderr.write(`cannot listen on ${config.host}:${config.port}: ${why}\n`);
+    process.exit(1);
+  }
   await fail(`cannot listen on ${config.host}:${config.port}`, error);
 }
 log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
@@ -73,6 +80,16 @@ if (database.kind === 'pglite') {
   const channel = await openAdminChannel({ config, database, log, revoked: () => app.shared.changes.revocation() });
   if (stopping) await channel?.close();
   else adminChannel = channel;
+}
+
+/** What an operator must change when the address cannot be listened on; undefined for anything else. */
+function listenProblem(code: string | undefined): string | undefined {
+  if (code === 'EADDRINUSE')
+    return `port ${config.port} is in use by another process: stop it, or set PORT to a free port`;
+  if (code === 'EACCES')
+    return `port ${config.port} needs privileges this process does not have: set PORT to 1024 or above`;
+  if (code === 'EADDRNOTAVAIL') return `${config.host} is not an address of this machine: set HOST`;
+  return undefined;
 }
 
 async function fail(message: string, error: unknown): Promise<never> {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDb, type TestDatabase } from './helpers.ts';
+import net from 'node:net';
+import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
 import { exited, freePort, run, SERVER_ARGS, startServer, waitFor200 } from './process.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -58,5 +59,37 @@ test('first start migrates and loads the bundled data, restarts reuse it, SIGTER
       server.kill('SIGTERM');
     }
     assert.equal(await exited(server), 0, `${round}: exit code after SIGTERM\n${server.output()}`);
+  }
+});
+
+test('a busy port stops start-up with one line naming PORT, and no stack', async () => {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-server-port-'));
+  cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+  let database: TestDatabase | undefined;
+  if (process.env.DATABASE_URL) {
+    database = await createTestDb();
+    cleanups.push(() => database!.drop());
+  } else await seedDataDir(dataDir);
+  const port = await freePort();
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+  try {
+    const result = await run(process.execPath, [...SERVER_ARGS], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: database?.url,
+      PORT: String(port),
+      AUTO_IMPORT: 'false',
+    });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `^cannot listen on 127\\.0\\.0\\.1:${port}: port ${port} is in use by another process: stop it, or set PORT to a free port$`,
+        'm',
+      ),
+    );
+    assert.doesNotMatch(result.stdout + result.stderr, /\n\s+at |"stack"/, 'no stack');
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
   }
 });
