@@ -9,7 +9,7 @@ import { endSession, startSession } from './sessions.queries.ts';
 import { upsertLocalUser } from './users.queries.ts';
 import { sameSecret } from '../api-keys/api-keys.format.ts';
 import { newToken, SESSION_COOKIE } from './session.plugin.ts';
-import { errorPage } from './sign-in-error.page.ts';
+import { errorPage, GITHUB_NOT_CONFIGURED } from './sign-in-error.page.ts';
 
 const FLOW_COOKIE = 'cds_oauth';
 const FLOW_PATH = '/auth/github';
@@ -25,12 +25,12 @@ function callbackUrl(app: FastifyInstance, request: FastifyRequest): string {
   return `${base}/auth/github/callback`;
 }
 
-function failPage(reply: FastifyReply, status: number, message: string) {
+function failPage(reply: FastifyReply, status: number, message: string, details = '') {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .send(errorPage(message));
+    .send(errorPage(message, details));
 }
 
 export async function authRoutes(app: FastifyInstance): Promise<void> {
@@ -39,7 +39,15 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/auth/github/login', { schema: { hide: true } }, async (request, reply) => {
     if (!github.clientId || !github.clientSecret) {
-      return failPage(reply, 404, 'Sign-in with GitHub is not configured on this server.');
+      const local = app.config.authDevLogin
+        ? '<p>This server offers a local sign-in for development: <a href="/settings/api-keys">Sign in locally</a>.</p>'
+        : '';
+      return failPage(
+        reply,
+        404,
+        'Sign-in with GitHub is not configured on this server.',
+        GITHUB_NOT_CONFIGURED + local,
+      );
     }
     const state = newToken();
     const verifier = newToken();

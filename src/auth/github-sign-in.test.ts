@@ -178,10 +178,16 @@ test('GitHub unreachable: a clear 503 page, no session, and the service keeps ru
   }
 });
 
-test('sign-in is a 404 page when no GitHub app is configured', async () => {
+test('sign-in is a 404 page that says what to configure when no GitHub app is configured', async () => {
   const bare = await buildTestApp();
   try {
-    assert.equal((await bare.app.inject({ method: 'GET', url: '/auth/github/login' })).statusCode, 404);
+    const page = await bare.app.inject({ method: 'GET', url: '/auth/github/login' });
+    assert.equal(page.statusCode, 404);
+    // Not a dead end: what to configure, how to get a key meanwhile, and the way back.
+    assert.match(page.body, /<code>GITHUB_CLIENT_ID<\/code> and <code>GITHUB_CLIENT_SECRET<\/code>/);
+    assert.match(page.body, /npx cds users create LOGIN --key NAME/);
+    assert.match(page.body, /<a href="\/settings\/api-keys">Back to API keys<\/a> · <a href="\/">Home<\/a>/);
+    assert.doesNotMatch(page.body, /Sign in locally/, 'no local sign-in unless AUTH_DEV_LOGIN');
     assert.equal(
       (await bare.app.inject({ method: 'POST', url: '/auth/dev/login', payload: { login: 'x' } })).statusCode,
       404,

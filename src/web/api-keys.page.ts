@@ -1,6 +1,7 @@
 // GET /settings/api-keys. Who is signed in is rendered here; the keys themselves are listed,
 // created and revoked by /static/api-keys.js through GraphQL, like any other client would.
 import type { SessionUser } from '../auth/sessions.queries.ts';
+import { GITHUB_NOT_CONFIGURED } from '../auth/sign-in-error.page.ts';
 import { escapeHtml } from '../http/html.ts';
 import { layout } from './layout.ts';
 
@@ -22,14 +23,17 @@ const DEV_SIGN_IN = `<section class="card sign-in" aria-labelledby="dev-sign-in-
   </form>
 </section>`;
 
-function signedOut(devLogin: boolean): string {
+function signedOut(devLogin: boolean, github: boolean): string {
+  const how = github
+    ? `<p>You need a GitHub account. Only your public profile and your verified primary e-mail address are read;
+  the address is never published.</p>
+  <p><a class="button primary" href="${escapeHtml(SIGN_IN_URL)}">Sign in with GitHub</a></p>`
+    : GITHUB_NOT_CONFIGURED;
   return `${intro}
 ${devLogin ? DEV_SIGN_IN : ''}
 <section class="card sign-in" aria-labelledby="sign-in-title">
   <h2 id="sign-in-title">Sign in to manage your keys</h2>
-  <p>You need a GitHub account. Only your public profile and your verified primary e-mail address are read;
-  the address is never published.</p>
-  <p><a class="button primary" href="${escapeHtml(SIGN_IN_URL)}">Sign in with GitHub</a></p>
+  ${how}
 </section>`;
 }
 
@@ -117,13 +121,16 @@ const REVOKE_DIALOG = `<dialog id="revoke-dialog" aria-labelledby="revoke-title"
   </div>
 </dialog>`;
 
-export function apiKeysPage(user: SessionUser | undefined, options: { devLogin?: boolean } = {}): string {
+export function apiKeysPage(
+  user: SessionUser | undefined,
+  options: { devLogin?: boolean; github?: boolean } = {},
+): string {
   if (!user) {
     const devLogin = options.devLogin === true;
     return layout({
       title: 'API keys · OWASP community data',
       current: 'keys',
-      main: signedOut(devLogin),
+      main: signedOut(devLogin, options.github === true),
       scripts: devLogin ? ['/static/dev-login.js'] : [],
     });
   }

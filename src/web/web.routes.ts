@@ -40,6 +40,11 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     return reply
       .type(HTML)
       .header('cache-control', 'no-store')
-      .send(apiKeysPage(user, { devLogin: app.config.authDevLogin }));
+      .send(
+        apiKeysPage(user, {
+          devLogin: app.config.authDevLogin,
+          github: Boolean(app.config.github.clientId && app.config.github.clientSecret),
+        }),
+      );
   });
 }

@@ -53,8 +53,27 @@ test('pages carry no inline script or style', async () => {
   for (const url of ['/', '/settings/api-keys']) assertNothingInline((await t.app.inject({ method: 'GET', url })).body);
 });
 
-test('signed out, the keys page offers only the sign-in link', async () => {
+test('signed out, without a GitHub app, the keys page says how to enable sign-in and how to get a key meanwhile', async () => {
   const res = await t.app.inject({ method: 'GET', url: '/settings/api-keys' });
+  assert.equal(res.statusCode, 200);
+  assert.doesNotMatch(res.body, /Sign in with GitHub|\/auth\/github\/login/, 'no link to a dead end');
+  assert.match(res.body, /Sign-in with GitHub is not configured on this server/);
+  assert.match(res.body, /<code>GITHUB_CLIENT_ID<\/code> and <code>GITHUB_CLIENT_SECRET<\/code>/);
+  assert.match(res.body, /<code>npx cds users create LOGIN --key NAME<\/code>/);
+  assert.match(res.body, /Sign in locally/, 'the local sign-in of AUTH_DEV_LOGIN');
+  assertNothingInline(res.body);
+  // The GitHub sign-in address itself, followed from an old link: the same words, and the local sign-in.
+  const login = await t.app.inject({ method: 'GET', url: '/auth/github/login' });
+  assert.equal(login.statusCode, 404);
+  assert.match(login.body, /<a href="\/settings\/api-keys">Sign in locally<\/a>/);
+});
+
+test('signed out, with a GitHub app, the keys page offers only the sign-in link', async () => {
+  const github = await buildTestApp({
+    env: { GITHUB_CLIENT_ID: 'client', GITHUB_CLIENT_SECRET: 'secret' },
+    sharedDatabase: t.database,
+  });
+  const res = await github.app.inject({ method: 'GET', url: '/settings/api-keys' }).finally(() => github.close());
   assert.equal(res.statusCode, 200);
   assertPageHeaders(res.headers);
   assert.equal(res.headers['cache-control'], 'no-store');
@@ -62,7 +81,7 @@ test('signed out, the keys page offers only the sign-in link', async () => {
     res.body,
     /<a class="button primary" href="\/auth\/github\/login\?next=\/settings\/api-keys">Sign in with GitHub<\/a>/,
   );
-  assert.doesNotMatch(res.body, /create-form|api-keys\.js/);
+  assert.doesNotMatch(res.body, /create-form|api-keys\.js|not configured/);
   assert.equal((await t.app.inject({ method: 'GET', url: '/settings/api-keys/' })).statusCode, 200);
 });
 
