@@ -62,9 +62,9 @@ test('READY_REQUIRES_REDIS: off by default (Redis is reported by /readyz but doe
   assert.equal(loadConfig({ READY_REQUIRES_REDIS: ' 0 ' }).readyRequiresRedis, false);
 });
 
-test("DATABASE_STATEMENT_TIMEOUT_MS: unset by default (the server's own 10 s), or milliseconds", () => {
-  assert.equal(loadConfig({}).databaseStatementTimeoutMs, undefined);
-  assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '' }).databaseStatementTimeoutMs, undefined);
+test('DATABASE_STATEMENT_TIMEOUT_MS: 10 s by default, or milliseconds', () => {
+  assert.equal(loadConfig({}).databaseStatementTimeoutMs, 10_000);
+  assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '' }).databaseStatementTimeoutMs, 10_000);
   assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '1500' }).databaseStatementTimeoutMs, 1_500);
 });
 

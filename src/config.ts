@@ -60,10 +60,10 @@ export interface Config {
   readonly sync: SyncSettings;
   readonly shutdownTimeoutMs: number;
   /**
-   * PostgreSQL server only: the statement timeout of the serving pool (DATABASE_STATEMENT_TIMEOUT_MS); unset: the
-   * server's own default (startup.ts, SERVING_STATEMENT_TIMEOUT_MS: 10 s). The client gives up 2 s later (db/index.ts).
+   * PostgreSQL server only: statements of the serving pool that run longer are cancelled (503), so none holds a
+   * connection for long (DATABASE_STATEMENT_TIMEOUT_MS, 10 s). The client gives up 2 s later (db/index.ts).
    */
-  readonly databaseStatementTimeoutMs: number | undefined;
+  readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL server only: the pool, statement timeout and queue of list queries (db/index.ts ListBudget). */
   readonly lists: { readonly poolSize: number; readonly statementTimeoutMs: number; readonly queueLength: number };
   /** Fastify's trustProxy: which peers' X-Forwarded-For gives the client address (false: none). */
@@ -256,10 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
       githubRequestsPerMinute: integer(env, 'SYNC_GITHUB_REQUESTS_PER_MINUTE', 600, 0, 1_000_000), // github.client.ts's default,
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    databaseStatementTimeoutMs:
-      text(env, 'DATABASE_STATEMENT_TIMEOUT_MS') === undefined
-        ? undefined
-        : integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     lists: {
       poolSize: integer(env, 'LIST_POOL_SIZE', defaultListPoolSize(), 1, 100),
       statementTimeoutMs: integer(env, 'LIST_STATEMENT_TIMEOUT_MS', 3_000, 100, 600_000),

@@ -2,7 +2,7 @@
 import pino from 'pino';
 import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
-import { openConfiguredDatabase, prepareDatabase, SERVING_STATEMENT_TIMEOUT_MS } from './startup.ts';
+import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
@@ -21,7 +21,7 @@ try {
 const log = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
 const started = performance.now();
 
-const database = await openConfiguredDatabase(config, SERVING_STATEMENT_TIMEOUT_MS, config.lists).catch(
+const database = await openConfiguredDatabase(config, config.databaseStatementTimeoutMs, config.lists).catch(
   (error: unknown) => fail('cannot open the database', error),
 );
 await prepareDatabase(database, config, log).catch(async (error: unknown) => {

@@ -7,13 +7,9 @@ import { migrateToLatest } from './db/migrate.ts';
 import { importIfEmpty } from './data/import.ts';
 import { ensureDatabaseExists } from './startup.queries.ts';
 
-/** Statements of the serving pool that run longer than this are cancelled (503), so none holds a connection for long. */
-export const SERVING_STATEMENT_TIMEOUT_MS = 10_000;
-
 /**
- * `statementTimeoutMs`: the serving pool's statement timeout (unset: none, as `cds` commands want); when given,
- * DATABASE_STATEMENT_TIMEOUT_MS overrides it. `lists`: the serving database's budget of list queries (a pool of
- * their own on a PostgreSQL server).
+ * `statementTimeoutMs`: the serving pool's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS; unset: none, as `cds`
+ * commands want). `lists`: the serving database's budget of list queries (a pool of their own on a PostgreSQL server).
  */
 export async function openConfiguredDatabase(
   config: Config,
@@ -26,8 +22,7 @@ export async function openConfiguredDatabase(
     databaseUrl: config.databaseUrl,
     dataDir: pgliteDir(config.dataDir),
     sharedBuffersMb: config.pgliteSharedBuffersMb,
-    statementTimeoutMs:
-      statementTimeoutMs === undefined ? undefined : (config.databaseStatementTimeoutMs ?? statementTimeoutMs),
+    statementTimeoutMs,
     lists,
   });
 }

@@ -9,7 +9,7 @@ import type { DB } from './schema.ts';
 import type { PgliteWorker } from './pglite-host.ts';
 import { PgliteSupervisor, type EmbeddedHealth, type RestartOptions } from './pglite-supervisor.ts';
 import { timestampParser } from './timestamps.ts';
-import { TRIGRAM_SETTINGS } from './migrations/0011_fulltext_search.ts';
+import { TRIGRAM_START_PARAMS } from './migrations/0011_fulltext_search.ts';
 
 // `date` columns stay `YYYY-MM-DD` strings: turning them into Date objects would shift them by
 // the process's time zone.
@@ -217,9 +217,7 @@ function serverConnection(statementTimeoutMs: number | undefined): pg.PoolConfig
     connectionTimeoutMillis: Math.min(CONNECTION_TIMEOUT_MS, queryTimeoutMs ?? CONNECTION_TIMEOUT_MS),
     ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: queryTimeoutMs } : {}),
     // The search's pg_trgm thresholds for every session (migration 0011).
-    options: Object.entries(TRIGRAM_SETTINGS)
-      .map(([name, value]) => `-c ${name}=${value}`)
-      .join(' '),
+    options: TRIGRAM_START_PARAMS.join(' '),
   };
 }
 

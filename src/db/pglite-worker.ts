@@ -8,7 +8,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import type { WorkerData, WorkerReply, WorkerRequest } from './pglite-host.ts';
 import { describeError } from './disk-space.ts';
-import { TRIGRAM_SETTINGS } from './migrations/0011_fulltext_search.ts';
+import { TRIGRAM_START_PARAMS } from './migrations/0011_fulltext_search.ts';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-host.ts)');
@@ -25,7 +25,7 @@ try {
     // The search's pg_trgm thresholds for the session (migration 0011), and the page cache when one is asked for.
     startParams: [
       ...PGlite.defaultStartParams,
-      ...Object.entries(TRIGRAM_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      ...TRIGRAM_START_PARAMS,
       ...(start.sharedBuffersMb ? ['-c', `shared_buffers=${start.sharedBuffersMb}MB`] : []),
     ],
   });

@@ -91,6 +91,12 @@ export const TRIGRAM_SETTINGS: Readonly<Record<string, string>> = {
   'pg_trgm.similarity_threshold': '0.2',
 };
 
+/** TRIGRAM_SETTINGS as PostgreSQL's start-up arguments (`-c name=value`, each a pair). */
+export const TRIGRAM_START_PARAMS: readonly string[] = Object.entries(TRIGRAM_SETTINGS).flatMap(([name, value]) => [
+  '-c',
+  `${name}=${value}`,
+]);
+
 /** Characters of the text indexed: a snippet comes from its start, and an issue's body can be long. */
 export const INDEXED_TEXT_LENGTH = 2_000;
 
