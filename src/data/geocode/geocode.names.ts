@@ -73,3 +73,20 @@ export const CONTINENT_ZONES: Record<string, readonly string[]> = {
   'central america': ['America/'],
   caribbean: ['America/'],
 };
+
+/** Common English names of countries that neither CLDR nor Natural Earth spell so (normalized → ISO code). */
+export const COUNTRY_NAMES: Record<string, string> = {
+  'the bahamas': 'BS',
+  'the gambia': 'GM',
+  'democratic republic of the congo': 'CD',
+  'republic of the congo': 'CG',
+  'czech republic': 'CZ',
+  'east timor': 'TL',
+  swaziland: 'SZ',
+  'cape verde': 'CV',
+  burma: 'MM',
+  macau: 'MO',
+  'fiji islands': 'FJ',
+  'saint vincent and the grenadines': 'VC',
+  'vatican city state': 'VA',
+};

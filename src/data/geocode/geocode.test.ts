@@ -73,6 +73,25 @@ describe('geocode', () => {
     assert.equal(locate({ name: 'Hong Kong', country: 'China' })?.countryCode, 'HK');
   });
 
+  it('knows the countries and states of geocode.areas.json: centres, names, UK counties', () => {
+    // The contiguous United States' centre, not one pulled north-west by Alaska.
+    near({ name: 'United States' }, 39.83, -98.58, 100);
+    near({ name: 'Kerala', country: 'India' }, 10.5, 76.2, 100);
+    assert.equal(locate({ name: 'Worcestershire', country: 'UK' })?.level, 'region');
+    assert.equal(locate({ name: 'Worcestershire', country: 'UK' })?.countryCode, 'GB');
+    for (const [name, code] of [
+      ['Czech Republic', 'CZ'],
+      ['Czechia', 'CZ'],
+      ['Myanmar', 'MM'],
+      ['The Gambia', 'GM'],
+      ['Kosovo', 'XK'],
+    ])
+      assert.equal(locate({ name })?.countryCode, code, name);
+    // A state's code is GeoNames' admin-1 code, the cities' own: the Springfield in Illinois, not Missouri's larger one.
+    near({ name: 'Springfield, Illinois' }, 39.802, -89.644, 5);
+    near({ name: 'Springfield', country: 'USA' }, 37.215, -93.298, 5);
+  });
+
   it('finds the town inside an institution name', () => {
     assert.equal(locate({ name: 'Indian Institute of Technology Bhilai', country: 'India' })?.place, 'Bhilai');
     assert.equal(locate({ name: 'Bahria University Lahore', country: 'Pakistan' })?.place, 'Lahore');
