@@ -45,6 +45,7 @@ const ALL = [
   '0009_list_indexes',
   '0010_tombstones',
   '0011_fulltext_search',
+  '0012_nearest',
 ];
 
 let t: TestDatabase;
@@ -143,6 +144,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0012_nearest']);
   assert.deepEqual(await migrateDown(t.db), ['0011_fulltext_search']);
   assert.deepEqual(await migrateDown(t.db), ['0010_tombstones']);
   assert.deepEqual(await migrateDown(t.db), ['0009_list_indexes']);

@@ -52,3 +52,23 @@ test('each README ranked-search example finds its record first on the bundled da
     assert.equal(`${first?.resource}/${first?.id}`, expected, q);
   }
 });
+
+test('each README example of near, group_by and fields answers 200 and begins as shown on the bundled data', async () => {
+  const readme = await fs.readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const begin = readme.indexOf('<!-- agents-examples:begin -->');
+  const end = readme.indexOf('<!-- agents-examples:end -->');
+  assert.ok(begin >= 0 && end > begin, 'README.md has the agents-examples markers');
+  const lines = readme.slice(begin, end).split('\n');
+  let checked = 0;
+  for (const [i, line] of lines.entries()) {
+    const url = /^curl .*'http:\/\/127\.0\.0\.1:8000(\/api\/v0\/[^']+)'$/.exec(line)?.[1];
+    if (!url) continue;
+    const res = await t.app.inject({ method: 'GET', url });
+    assert.equal(res.statusCode, 200, url);
+    checked++;
+    // The answer shown below the command, up to its first ellipsis, is how the answer begins.
+    const shown = /^# (\{.*)$/.exec(lines[i + 1] ?? '')?.[1];
+    if (shown) assert.ok(res.body.startsWith(shown.split('…')[0]!), `${url}: ${res.body.slice(0, 200)}`);
+  }
+  assert.ok(checked >= 3, `${checked} examples`);
+});

@@ -10,6 +10,7 @@ import * as m0007 from './migrations/0007_places_countries.ts';
 import * as m0009 from './migrations/0009_list_indexes.ts';
 import * as m0010 from './migrations/0010_tombstones.ts';
 import * as m0011 from './migrations/0011_fulltext_search.ts';
+import * as m0012 from './migrations/0012_nearest.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0009_list_indexes': m0009,
   '0010_tombstones': m0010,
   '0011_fulltext_search': m0011,
+  '0012_nearest': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -4,6 +4,7 @@
 // (see pglite-host.ts). Requests are answered one at a time, in the order they came: PGlite has one session.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { cube } from '@electric-sql/pglite/contrib/cube';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import type { WorkerData, WorkerReply, WorkerRequest } from './pglite-host.ts';
@@ -17,7 +18,7 @@ const start = workerData as WorkerData;
 let pglite: PGlite;
 try {
   pglite = await PGlite.create(start.dataDir, {
-    extensions: { pg_trgm, unaccent },
+    extensions: { cube, pg_trgm, unaccent },
     // Compiled once by the main thread (pglite-host.ts); without it PGlite compiles its own.
     ...(start.wasm ? { pgliteWasmModule: start.wasm.pglite, initdbWasmModule: start.wasm.initdb } : {}),
     ...(start.loadDataDir ? { loadDataDir: start.loadDataDir } : {}),

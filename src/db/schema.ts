@@ -59,6 +59,8 @@ export interface ChapterTable extends NestTimestamps, Searched {
   is_active: Generated<boolean>;
   latitude: number | null;
   longitude: number | null;
+  /** The position on the unit sphere, generated from latitude and longitude (migration 0012, nearest places). */
+  earth: Computed<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -102,6 +104,8 @@ export interface EventTable extends NestTimestamps, Searched {
   suggested_location: Generated<string>;
   latitude: number | null;
   longitude: number | null;
+  /** The position on the unit sphere, generated from latitude and longitude (migration 0012, nearest places). */
+  earth: Computed<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
+import type { GroupFields } from '../common/groups.ts';
 import { stripPrefix } from '../common/keys.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
@@ -26,6 +27,9 @@ export const CHAPTER_ORDERING: OrderingSpec = {
   default: '-created_at',
   tieBreaker: 'id',
 };
+
+/** `group_by`: the fields of the list's facets (groups.ts). */
+export const CHAPTER_GROUPS: GroupFields = { country: 'chapters.country', region: 'chapters.region' };
 
 export function listChapters(db: Db, query: Static<typeof ChapterFilters>) {
   let q = activeChapters(db).select(['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at']);

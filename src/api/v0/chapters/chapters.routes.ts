@@ -1,12 +1,19 @@
 import { resource } from '../common/resource.ts';
 import { ChapterDetail, ChapterFilters, ChapterItem, ChapterParams } from './chapters.schemas.ts';
-import { CHAPTER_ORDERING, getChapter, listChapters, exampleChapter } from './chapters.queries.ts';
+import { CHAPTER_GROUPS, CHAPTER_ORDERING, getChapter, listChapters, exampleChapter } from './chapters.queries.ts';
 
-const geo = { latitude: 'chapters.latitude', longitude: 'chapters.longitude' };
+const geo = { latitude: 'chapters.latitude', longitude: 'chapters.longitude', earth: 'chapters.earth' };
 
 export const chapters = resource('chapters', 'Chapter', {
   description: 'Active chapters (with coordinates).',
-  list: { filters: ChapterFilters, item: ChapterItem, ordering: CHAPTER_ORDERING, query: listChapters, geo },
+  list: {
+    filters: ChapterFilters,
+    item: ChapterItem,
+    ordering: CHAPTER_ORDERING,
+    query: listChapters,
+    geo,
+    groups: CHAPTER_GROUPS,
+  },
   detail: {
     example: exampleChapter,
     params: ChapterParams,

@@ -8,29 +8,29 @@ export function tablesOf(text: string): string[] {
   return [...new Set([...text.matchAll(/\b(?:from|join)\s+"?([a-z_][a-z0-9_]*)"?/gi)].map((m) => m[1]!.toLowerCase()))];
 }
 
-interface Entry {
-  total: Promise<number>;
+interface Entry<T> {
+  total: Promise<T>;
   tables: string[];
-  recount?: () => Promise<number>;
+  recount?: () => Promise<T>;
 }
 
 /** How many invalidated totals are counted again at once, most recently used first; the others are dropped. */
 const RECOUNT = 50;
 
 /**
- * Totals by compiled count query. Least recently used first out beyond `max` keys. When tables
+ * Totals (or groups of totals, `group_by`) by compiled count query. Least recently used first out beyond `max` keys. When tables
  * change, the totals that read them are counted again in the background (the most recently used
  * RECOUNT of them, one after the other) or dropped; a request in between waits for the new count, so a
  * total is never stale. Totals of other tables stay.
  */
-export class CountCache {
-  private totals = new Map<string, Entry>();
+export class CountCache<T = number> {
+  private totals = new Map<string, Entry<T>>();
   private pending: Promise<void> | undefined;
 
   constructor(private readonly max = 10_000) {}
 
   /** The total of a count query: cached, or counted now (and remembered with the tables it reads). */
-  async total(key: string, tables: string[], count: () => Promise<number>): Promise<number> {
+  async total(key: string, tables: string[], count: () => Promise<T>): Promise<T> {
     // While the changed tables are being read, nothing cached can be trusted yet.
     if (this.pending) await this.pending;
     const entry = this.totals.get(key);
@@ -57,7 +57,7 @@ export class CountCache {
   }
 
   /** Remembers a total being counted; a failed count is forgotten. */
-  set(key: string, total: Promise<number>, tables: string[] = [], recount?: () => Promise<number>): void {
+  set(key: string, total: Promise<T>, tables: string[] = [], recount?: () => Promise<T>): void {
     this.totals.delete(key);
     this.totals.set(key, { total, tables, ...(recount ? { recount } : {}) });
     total.catch(() => this.totals.get(key)?.total === total && this.totals.delete(key));

@@ -5,21 +5,19 @@
 import crypto from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { invalidParam } from '../../../errors.ts';
-import type { OrderTerm } from './ordering.ts';
+import { termSql, type OrderTerm } from './ordering.ts';
 
 /** The ordering values of one row, as json_build_array renders them (timestamps as ISO text). */
 export type Key = (string | number | null)[];
 
 /** Rows at exactly this value of a term. */
 function equal(term: OrderTerm, value: Key[number]): RawBuilder<boolean> {
-  return value === null
-    ? sql<boolean>`${sql.ref(term.column)} is null`
-    : sql<boolean>`${sql.ref(term.column)} = ${value}`;
+  return value === null ? sql<boolean>`${termSql(term)} is null` : sql<boolean>`${termSql(term)} = ${value}`;
 }
 
 /** Rows strictly after this value of a term: NULLs sort last ascending and first descending (PostgreSQL's default). */
 function beyond(term: OrderTerm, value: Key[number]): RawBuilder<boolean> {
-  const column = sql.ref(term.column);
+  const column = termSql(term);
   if (term.direction === 'asc') {
     if (value === null) return sql<boolean>`false`;
     return term.nullable
@@ -31,7 +29,7 @@ function beyond(term: OrderTerm, value: Key[number]): RawBuilder<boolean> {
 
 /** A range on the first term the index can start from; none where NULLs would make it wrong. */
 function bound(term: OrderTerm, value: Key[number]): RawBuilder<boolean> | undefined {
-  const column = sql.ref(term.column);
+  const column = termSql(term);
   if (term.direction === 'asc') {
     if (value === null) return sql<boolean>`${column} is null`;
     return term.nullable ? undefined : sql<boolean>`${column} >= ${value}`;

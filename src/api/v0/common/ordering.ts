@@ -1,9 +1,18 @@
 // `ordering`: one allowed value or several separated by commas, `-` for descending.
 // Every ordering ends with the primary key so that pages never overlap or skip records.
+import { sql, type RawBuilder } from 'kysely';
 import { invalidParam } from '../../../errors.ts';
 
 export interface OrderTerm {
+  /** The SQL column; or, with `expression`, the term's name (it marks cursors and remembered boundaries). */
   column: string;
+  /** An expression to sort by instead of the column (the distance of `near`, near.ts). */
+  expression?: RawBuilder<unknown>;
+  /**
+   * An index gives the rows in the order of this term alone (a GiST distance), but not of the terms after it: the page
+   * is read in this term's order, with the rows tied with its last one, then sorted by every term (pagination.ts).
+   */
+  indexOrdered?: boolean;
   direction: 'asc' | 'desc';
   /** The column may hold NULL (seeking past a key must then keep the NULLs, see keyset.ts). */
   nullable?: boolean;
@@ -45,4 +54,9 @@ export function parseOrdering(spec: OrderingSpec, value: string | undefined): Or
   // The tie-breaker follows the direction of the last term, so that a reversed ordering is the exact reverse.
   terms.push({ column: spec.tieBreaker, direction: terms.at(-1)?.direction ?? 'asc' });
   return terms;
+}
+
+/** The SQL a term sorts by: its column, or its expression. */
+export function termSql(term: OrderTerm): RawBuilder<unknown> {
+  return term.expression ?? sql`${sql.ref(term.column)}`;
 }

@@ -4,7 +4,7 @@ import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { invalidParam } from '../../../errors.ts';
-import type { OrderTerm } from './ordering.ts';
+import { termSql, type OrderTerm } from './ordering.ts';
 import type { Page, PageInfo } from './page.ts';
 import { after, BoundaryCache, decodeCursor, encodeCursor, STEP, type Key } from './keyset.ts';
 import { tablesOf, type CountCache } from './counts.ts';
@@ -100,7 +100,7 @@ export async function fetchPage(
   const query = geo ? located(listed, geo) : listed;
   const orderBy = (q: ListQuery): ListQuery => {
     let ordered = q;
-    for (const term of order) ordered = ordered.orderBy(sql.ref(term.column), term.direction);
+    for (const term of order) ordered = ordered.orderBy(termSql(term), term.direction);
     return ordered;
   };
   const countQuery = query.clearSelect().select(sql<string>`count(*)`.as('n'));
@@ -129,11 +129,21 @@ export async function fetchPage(
       skip -= passed * STEP;
     }
   }
-  const keyed = orderBy(start)
-    .select(order.map((term, i) => sql`${sql.ref(term.column)}`.as(`__k${i}`)) as never)
-    .select((geo ? coordinateColumns(geo) : []) as never)
-    .limit(limit)
-    .offset(skip);
+  const selected = (q: ListQuery) =>
+    q
+      .select(order.map((term, i) => sql`${termSql(term)}`.as(`__k${i}`)) as never)
+      .select((geo ? coordinateColumns(geo) : []) as never);
+  const first = order[0]!;
+  // Nearest first: the planner will not read a GiST distance order and sort each run of equal distances by the
+  // tie-breaker (it sorts the whole table instead); read the page's rows in the index's order, ties with the last
+  // one included (FETCH … WITH TIES), then sort those few by every term (docs/decisions.md, agents).
+  const nearest = (): ListQuery => {
+    const read = selected(start.orderBy(termSql(first), first.direction)).fetch(skip + limit, 'with ties');
+    let sorted = db.selectFrom(read.as('n')).selectAll() as unknown as ListQuery;
+    for (const [i, term] of order.entries()) sorted = sorted.orderBy(sql.ref(`n.__k${i}`), term.direction);
+    return sorted.limit(limit).offset(skip);
+  };
+  const keyed = first.indexOrdered ? nearest() : selected(orderBy(start)).limit(limit).offset(skip);
   const keyOf = sql.join(order.map((_, i) => sql.ref(`t.__k${i}`)));
   // string_agg and array_agg read the rows in the order of the page: a nested loop over the ordered subquery.
   const rendered = sql<{ items: string | null; rows: string; last: string | null }>`
@@ -162,11 +172,11 @@ export async function fetchPage(
 
 /** The key of every STEP-th row of the list in this ordering: one pass, in index order where an index serves it. */
 async function boundaryKeys(db: Db, query: ListQuery, order: OrderTerm[]): Promise<Key[]> {
-  const orderSql = sql.join(order.map((t) => sql`${sql.ref(t.column)} ${sql.raw(t.direction)}`));
+  const orderSql = sql.join(order.map((t) => sql`${termSql(t)} ${sql.raw(t.direction)}`));
   const numbered = query
     .clearSelect()
     .select([
-      ...order.map((term, i) => sql`${sql.ref(term.column)}`.as(`__k${i}`)),
+      ...order.map((term, i) => sql`${termSql(term)}`.as(`__k${i}`)),
       sql`row_number() over (order by ${orderSql})`.as('__n'),
     ] as never);
   const keyOf = sql.join(order.map((_, i) => sql.ref(`s.__k${i}`)));

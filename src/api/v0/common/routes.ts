@@ -5,9 +5,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { NotFoundError } from '../../../errors.ts';
+import { sql } from 'kysely';
+import { Type } from '@sinclair/typebox';
 export type { ListQuery } from './pagination.ts';
 import { ERROR_RESPONSES, ErrorMessage, ListBody, NotFoundBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
+import { fieldsParam, pickFields, readFields } from './fields.ts';
+import { fetchGroups, groupByParam, GroupsBody, groupsJson, type GroupFields, type Groups } from './groups.ts';
+import { DISTANCE_ORDERING, NEAR_FIELD, NearParams, nearness, nearRows, readNear, type Nearness } from './near.ts';
+import { invalidParam } from '../../../errors.ts';
 import { BoundaryCache } from './keyset.ts';
 import { CountCache, onTablesChange } from './counts.ts';
 import {
@@ -57,8 +63,13 @@ export interface ListDefinition<
   ordering: OrderingSpec;
   /** The default ordering when it depends on the filters (events with is_upcoming). */
   defaultOrdering?: (query: Static<F>) => string;
-  /** Where the records keep their coordinates: the list also answers `Accept: application/geo+json` (geojson.ts). */
-  geo?: GeoColumns;
+  /**
+   * Where the records keep their coordinates: the list also answers `Accept: application/geo+json` (geojson.ts), and
+   * with the column of their position on the sphere (`earth`), `near=LAT,LON` (near.ts).
+   */
+  geo?: GeoColumns & { earth?: string };
+  /** The fields `group_by` accepts, each a column of the list's rows (groups.ts). */
+  groups?: GroupFields;
   /** The filtered rows (ListQuery); async when a filter is looked up first (one repository), or a path parameter. */
   query: (db: Db, filters: Static<F>, params: Static<P>) => ListQuery | Promise<ListQuery>;
   /**
@@ -75,6 +86,10 @@ interface ListRequest<F extends TObject> {
   order: OrderTerm[];
   /** The `updated_after`/`updated_before` window, as a condition. */
   changed?: ReturnType<typeof changeFilter>;
+  /** `near`: nearest first, with `distance_km`. */
+  near?: Nearness;
+  /** `group_by`: counts by this field instead of a page. */
+  groupBy?: string;
 }
 
 export function listRoute<F extends TObject, Item extends TObject, P extends TObject = TObject>(
@@ -83,30 +98,65 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
 ): void {
   const updatedAt = def.ordering.fields.updated_at;
   const changes = def.changes ?? (updatedAt ? { name: 'updated', column: updatedAt } : undefined);
+  const counts = new CountCache();
+  const groupCounts = new CountCache<Groups>();
+  const boundaries = new BoundaryCache();
+  const names = Object.keys(def.item.properties);
+  const columnList = itemColumns(def.item);
+  const columnOf = new Map(names.map((name, i) => [name, columnList[i]!]));
+  columnOf.set(NEAR_FIELD, sql`${sql.ref(`t.${NEAR_FIELD}`)}`);
+  const earth = def.geo?.earth;
+  // `distance` (with `near` only) is described there rather than listed: the enum holds what any request accepts.
+  const ordering = allowedOrderings(def.ordering);
+  const known = earth ? [...names, NEAR_FIELD] : names;
+  // `distance_km`, the field `near` adds, is described with `near`: the item keeps the reference's schema.
+  const item = { ...def.item, title: def.itemName };
   const querystring = Query({
     ...def.filters.properties,
     ...(changes ? changeParams(changes) : {}),
     ...PageParams,
-    ordering: orderingParam(allowedOrderings(def.ordering), def.ordering.default),
+    ordering: orderingParam(ordering, def.ordering.default),
+    fields: fieldsParam(known),
+    ...(earth ? NearParams : {}),
+    ...(def.groups ? { group_by: groupByParam(def.groups) } : {}),
   });
-  const counts = new CountCache();
-  const boundaries = new BoundaryCache();
-  const columns = itemColumns(def.item);
-  const item = { ...def.item, title: def.itemName };
-  const ordering = allowedOrderings(def.ordering);
   // Per table: a change to releases leaves the totals of chapters as they are (docs/counts.md).
   onTablesChange(app, counts);
+  onTablesChange(app, groupCounts);
   onTablesChange(app, boundaries);
+
+  /** `ordering` with `near`: by distance unless other fields are named; `distance` alone, and only with `near`. */
+  const orderOf = (value: string | undefined, query: Static<F>, near: Nearness | undefined): OrderTerm[] => {
+    const named = value?.split(',').some((part) => part.trim().replace(/^-/, '') === DISTANCE_ORDERING) ?? false;
+    if (named && !near) throw invalidParam('query', 'ordering', '`distance` needs `near` (LAT,LON)');
+    if (named && value!.trim() !== DISTANCE_ORDERING)
+      throw invalidParam('query', 'ordering', '`distance` is nearest first and stands alone');
+    if (near && (value === undefined || named)) {
+      return [near.term, { column: def.ordering.tieBreaker, direction: 'asc' }];
+    }
+    return parseOrdering(def.ordering, value ?? def.defaultOrdering?.(query));
+  };
 
   /** Parameters → filters, page, ordering. */
   const read = (raw: Record<string, unknown>): ListRequest<F> => {
-    const query = raw as Static<F> & PageQuery & { ordering?: string };
+    const query = raw as Static<F> &
+      PageQuery & { ordering?: string; fields?: string; near?: string; radius_km?: number; group_by?: string };
     const changed = changes ? changeFilter(changes, raw) : undefined;
+    const point = earth ? readNear(query) : undefined;
+    const near = earth && point ? nearness(earth, point) : undefined;
+    const fields = readFields(query.fields, near ? known : names);
+    if (query.group_by !== undefined) {
+      if (query.cursor !== undefined) throw invalidParam('query', 'cursor', 'does not apply with `group_by`');
+      if (fields !== undefined) throw invalidParam('query', 'fields', 'does not apply with `group_by`');
+    }
+    const columns = (fields ?? (near ? known : names)).map((name) => columnOf.get(name)!);
     return {
       filters: query,
       page: { ...pageOf(query), counts, columns, boundaries },
-      order: parseOrdering(def.ordering, query.ordering ?? def.defaultOrdering?.(query)),
+      order: orderOf(query.ordering, query, near),
       ...(changed ? { changed } : {}),
+      ...(near ? { near } : {}),
+      ...(query.group_by !== undefined ? { groupBy: query.group_by } : {}),
     };
   };
 
@@ -135,17 +185,25 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
           ordering,
           orderingDefault: def.ordering.default,
           ...(def.geo ? { geo: FeatureCollectionBody(item, def.itemName) } : {}),
+          ...(def.groups ? { groups: GroupsBody(def.itemName, def.groups) } : {}),
         },
         ...(def.geo ? { mediaTypes: LIST_MEDIA_TYPES } : {}),
       },
     },
     async (request, reply) => {
-      const { filters, page: listed, order, changed } = read(request.query as Record<string, unknown>);
+      const { filters, page: listed, order, changed, near, groupBy } = read(request.query as Record<string, unknown>);
       const geo = def.geo && listMediaType(request, reply) === GEOJSON_TYPE ? def.geo : undefined;
+      if (geo && groupBy !== undefined) throw invalidParam('query', 'group_by', 'answers JSON, not GeoJSON');
       const page: ListPage = geo ? { ...listed, geo } : listed;
       const db = listDb(app);
       const filtered = await def.query(db, filters, request.params as Static<P>);
-      const rows = changed ? filtered.where(changed) : filtered;
+      const changedRows = changed ? filtered.where(changed) : filtered;
+      const rows = near ? nearRows(changedRows, near) : changedRows;
+      if (groupBy !== undefined) {
+        const groups = await fetchGroups(db, rows, def.groups![groupBy]!, groupCounts);
+        reply.type('application/json; charset=utf-8');
+        return groupsJson(groupBy, groups);
+      }
       const { items, count, next, hasNext } = await fetchPage(db, rows, order, page);
       const info = pageInfo(count, page, hasNext);
       setLinkHeader(request, reply, info, page, next);
@@ -175,16 +233,19 @@ export function detailRoute<P extends TObject, Row, Body extends TSchema>(
   app: FastifyInstance,
   def: DetailDefinition<P, Row, Body>,
 ): void {
+  const names = Object.keys((def.response as unknown as TObject).properties ?? {});
   app.get(
     def.path,
     {
-      preValidation: strictIntegerParams,
+      preValidation: [strictIntegerParams, normalizeQuery],
       schema: {
         operationId: def.operationId,
         summary: def.summary,
         ...(def.description ? { description: def.description } : {}),
         tags: [referenceTag(def.path)],
         params: def.params,
+        // Other parameters are ignored, as they always were: only `fields` is read.
+        querystring: Type.Object({ fields: fieldsParam(names) }),
         // The reference's component names: `ChapterDetail`, and `ChapterError` for the 404.
         response: {
           200: { ...def.response, title: `${def.resource}Detail` },
@@ -194,10 +255,16 @@ export function detailRoute<P extends TObject, Row, Body extends TSchema>(
       },
       config: { openapi: { kind: 'detail', noun: def.resource } },
     },
-    async (request) => {
+    async (request, reply) => {
+      const fields = readFields((request.query as { fields?: string }).fields, names);
       const row = await def.fetch(app.database.db, request.params as Static<P>);
       if (row === undefined) throw new NotFoundError(def.resource);
-      return def.present(row);
+      const body = def.present(row);
+      if (!fields) return body;
+      // Serialized by the route's schema first, so that the selected fields read exactly as in the whole record.
+      const whole = JSON.parse(String(reply.serialize(body))) as Record<string, unknown>;
+      reply.type('application/json; charset=utf-8');
+      return JSON.stringify(pickFields(whole, fields));
     },
   );
 }

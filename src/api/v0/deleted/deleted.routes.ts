@@ -1,6 +1,6 @@
 import { resource } from '../common/resource.ts';
 import { DeletedFilters, DeletedItem } from './deleted.schemas.ts';
-import { DELETED_ORDERING, listDeleted } from './deleted.queries.ts';
+import { DELETED_GROUPS, DELETED_ORDERING, listDeleted } from './deleted.queries.ts';
 
 export const deleted = resource('deleted', 'Deleted', {
   summary: 'List records that left their lists',
@@ -13,6 +13,7 @@ export const deleted = resource('deleted', 'Deleted', {
     filters: DeletedFilters,
     item: DeletedItem,
     ordering: DELETED_ORDERING,
+    groups: DELETED_GROUPS,
     changes: { name: 'deleted', column: 'tombstones.deleted_at' },
     query: listDeleted,
   },

@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
+import type { GroupFields } from '../common/groups.ts';
 import type { EventFilters } from './events.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -12,6 +13,9 @@ export const EVENT_ORDERING: OrderingSpec = {
   tieBreaker: 'id',
   nullable: ['end_date', 'latitude', 'longitude'],
 };
+
+/** `group_by`: the fields of the list's facets (groups.ts). */
+export const EVENT_GROUPS: GroupFields = { category: { value: 'events.category' } };
 
 export function listEvents(db: Db, query: Static<typeof EventFilters>) {
   let q = db.selectFrom('events').select(['key', 'name', 'start_date', 'end_date', 'latitude', 'longitude', 'url']);

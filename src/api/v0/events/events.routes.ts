@@ -1,6 +1,6 @@
 import { resource } from '../common/resource.ts';
 import { EventDetail, EventFilters, EventItem, EventParams } from './events.schemas.ts';
-import { EVENT_ORDERING, getEvent, listEvents, exampleEvent } from './events.queries.ts';
+import { EVENT_GROUPS, EVENT_ORDERING, getEvent, listEvents, exampleEvent } from './events.queries.ts';
 
 export const events = resource('events', 'Event', {
   description: 'All events; with `is_upcoming=true` only those not ended yet, soonest first by default.',
@@ -9,7 +9,8 @@ export const events = resource('events', 'Event', {
     item: EventItem,
     ordering: EVENT_ORDERING,
     defaultOrdering: (query) => (query.is_upcoming ? 'start_date,end_date' : '-start_date,-end_date'),
-    geo: { latitude: 'events.latitude', longitude: 'events.longitude' },
+    geo: { latitude: 'events.latitude', longitude: 'events.longitude', earth: 'events.earth' },
+    groups: EVENT_GROUPS,
     query: listEvents,
   },
   detail: {

@@ -5,5 +5,6 @@ import { IssueDetail, IssueItem } from './issues.schemas.ts';
 export const issueRecords = repositoryRecords('issues', IssueItem, IssueDetail, {
   key: ['number', 'issue_id'],
   equal: ['state'],
+  group: ['state'],
   ordering: { by: ['created_at', 'updated_at'], default: '-created_at,-updated_at' },
 });

@@ -5,7 +5,13 @@ import { issueRecords } from './issues.queries.ts';
 
 export const issues = resource('issues', 'Issue', {
   description: 'Issues mirrored from GitHub, optionally of one organization, one repository, one state.',
-  list: { filters: IssueFilters, item: IssueItem, ordering: issueRecords.ordering, query: issueRecords.list },
+  list: {
+    filters: IssueFilters,
+    item: IssueItem,
+    ordering: issueRecords.ordering,
+    groups: issueRecords.groups,
+    query: issueRecords.list,
+  },
   detail: {
     example: issueRecords.example,
     params: IssueParams,

@@ -1,6 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
+import type { GroupFields } from '../common/groups.ts';
+import { repositoryGroups } from '../repositories/repositories.queries.ts';
 import type { LabelFilters } from './labels.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
@@ -9,6 +11,9 @@ export const LABEL_ORDERING: OrderingSpec = {
   default: '-nest_created_at',
   tieBreaker: 'labels.id',
 };
+
+/** `group_by`: the fields of the list's facets (groups.ts). */
+export const LABEL_GROUPS: GroupFields = repositoryGroups('labels');
 
 export function listLabels(db: Db, query: Static<typeof LabelFilters>) {
   let q = db.selectFrom('labels').select(['labels.name', 'labels.description', 'labels.color']);

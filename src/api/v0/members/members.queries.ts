@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
+import type { GroupFields } from '../common/groups.ts';
 import type { MemberFilters } from './members.schemas.ts';
 
 // A member is published once the GitHub sync has its profile: GitHub's dates come with it.
@@ -30,6 +31,9 @@ const ITEM_COLUMNS = ['login', 'name', 'avatar_url', 'url', 'created_at', 'updat
 const PROFILE_COLUMNS = ['bio', 'company', 'location', 'title', 'twitter_username'] as const;
 const COUNT_COLUMNS = ['followers_count', 'following_count', 'public_repositories_count'] as const;
 const ofMembers = <C extends string>(columns: readonly C[]) => columns.map((column) => `members.${column}` as const);
+
+/** `group_by`: the fields of the list's facets (groups.ts). */
+export const MEMBER_GROUPS: GroupFields = { company: 'members.company', location: 'members.location' };
 
 export function listMembers(db: Db, query: Static<typeof MemberFilters>) {
   let q = publishedMembers(db).select(ofMembers(ITEM_COLUMNS));

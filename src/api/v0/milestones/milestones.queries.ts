@@ -5,5 +5,6 @@ import { MilestoneDetail, MilestoneItem } from './milestones.schemas.ts';
 export const milestoneRecords = repositoryRecords('milestones', MilestoneItem, MilestoneDetail, {
   key: ['number', 'milestone_id'],
   equal: ['state'],
+  group: ['state'],
   ordering: { by: ['created_at', 'updated_at'], default: '-created_at,-updated_at' },
 });

@@ -9,6 +9,7 @@ export const milestones = resource('milestones', 'Milestone', {
     filters: MilestoneFilters,
     item: MilestoneItem,
     ordering: milestoneRecords.ordering,
+    groups: milestoneRecords.groups,
     query: milestoneRecords.list,
   },
   detail: {

@@ -161,6 +161,8 @@ export function hoistSchemas(document: {
 
   for (const methods of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(methods)) {
+      const grouped = operation['x-group-by-response'] as { schema?: unknown } | undefined;
+      if (grouped?.schema) grouped.schema = visit(grouped.schema);
       for (const response of Object.values(
         (operation.responses ?? {}) as Record<string, { content?: Record<string, Schema> }>,
       )) {

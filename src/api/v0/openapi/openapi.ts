@@ -20,6 +20,8 @@ export interface OperationDoc {
   orderingDefault?: string;
   /** The schema of the list's `application/geo+json` answer, when it has one (geojson.ts). */
   geo?: Schema;
+  /** The schema of the list's `group_by` answer, when it has one (groups.ts). */
+  groups?: Schema;
 }
 
 declare module 'fastify' {
@@ -130,6 +132,14 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
       },
     ];
   }
+  if (doc.groups) {
+    described[200] = [
+      `${described[200]![0]} With \`group_by\`: the counts by that field instead of a page, as the schema of the ` +
+        "operation's `x-group-by-response` (`…Groups`; kept out of this response's schema so that generated clients " +
+        "keep the reference's page type).",
+      described[200]![1],
+    ];
+  }
   const out: Record<string, Schema> = {};
   for (const [status, schema] of Object.entries(responses)) {
     const [description, headers] = described[status] ?? [`Status ${status}.`, {}];
@@ -190,6 +200,7 @@ function documentRoute(schema: Schema, doc: OperationDoc | undefined): Schema {
     },
   };
   out.response = documentResponses(doc, schema.response as Record<string, Schema>);
+  if (doc.groups) out['x-group-by-response'] = { schema: doc.groups };
   return out;
 }
 

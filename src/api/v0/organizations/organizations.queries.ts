@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
+import type { GroupFields } from '../common/groups.ts';
 import type { OrganizationFilters } from './organizations.schemas.ts';
 
 // Published once the GitHub sync has the organization's profile: GitHub's dates come with it.
@@ -21,6 +22,12 @@ export const ORGANIZATION_ORDERING: OrderingSpec = {
 };
 
 // The stored e-mail address is never selected: it is not part of the published record.
+/** `group_by`: the fields of the list's facets (groups.ts). */
+export const ORGANIZATION_GROUPS: GroupFields = {
+  company: 'organizations.company',
+  location: 'organizations.location',
+};
+
 export function listOrganizations(db: Db, query: Static<typeof OrganizationFilters>) {
   let q = publishedOrganizations(db).select([
     'organizations.login',

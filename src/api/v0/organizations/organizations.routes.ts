@@ -6,6 +6,7 @@ import {
   OrganizationParams,
 } from './organizations.schemas.ts';
 import {
+  ORGANIZATION_GROUPS,
   ORGANIZATION_ORDERING,
   getOrganization,
   listOrganizations,
@@ -18,6 +19,7 @@ export const organizations = resource('organizations', 'Organization', {
     filters: OrganizationFilters,
     item: OrganizationItem,
     ordering: ORGANIZATION_ORDERING,
+    groups: ORGANIZATION_GROUPS,
     query: listOrganizations,
   },
   detail: {

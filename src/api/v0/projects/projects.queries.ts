@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
+import type { GroupFields } from '../common/groups.ts';
 import { stripPrefix } from '../common/keys.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
@@ -20,6 +21,9 @@ export const PROJECT_ORDERING: OrderingSpec = {
   default: '-created_at',
   tieBreaker: 'id',
 };
+
+/** `group_by`: the fields of the list's facets (groups.ts). */
+export const PROJECT_GROUPS: GroupFields = { level: { value: 'projects.level' }, type: { value: 'projects.type' } };
 
 export function listProjects(db: Db, query: Static<typeof ProjectFilters>) {
   let q = activeProjects(db).select(['key', 'name', 'level', 'type', 'created_at', 'updated_at']);

@@ -1,10 +1,16 @@
 import { resource } from '../common/resource.ts';
 import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams } from './projects.schemas.ts';
-import { PROJECT_ORDERING, getProject, listProjects, exampleProject } from './projects.queries.ts';
+import { PROJECT_GROUPS, PROJECT_ORDERING, getProject, listProjects, exampleProject } from './projects.queries.ts';
 
 export const projects = resource('projects', 'Project', {
   description: 'Active projects.',
-  list: { filters: ProjectFilters, item: ProjectItem, ordering: PROJECT_ORDERING, query: listProjects },
+  list: {
+    filters: ProjectFilters,
+    item: ProjectItem,
+    ordering: PROJECT_ORDERING,
+    groups: PROJECT_GROUPS,
+    query: listProjects,
+  },
   detail: {
     example: exampleProject,
     params: ProjectParams,

@@ -7,7 +7,13 @@ export const releases = resource('releases', 'Release', {
   description:
     'Releases mirrored from GitHub, optionally of one organization, one repository, one tag. ' +
     'Unpublished releases (null `published_at`) come first in the default, descending order.',
-  list: { filters: ReleaseFilters, item: ReleaseItem, ordering: releaseRecords.ordering, query: releaseRecords.list },
+  list: {
+    filters: ReleaseFilters,
+    item: ReleaseItem,
+    ordering: releaseRecords.ordering,
+    groups: releaseRecords.groups,
+    query: releaseRecords.list,
+  },
   detail: {
     example: releaseRecords.example,
     description: 'The release is named by its tag; a `/` in the tag must be sent as `%2F`.',

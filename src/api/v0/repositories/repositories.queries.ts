@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
+import type { GroupFields } from '../common/groups.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
 import type { RepositoryFilters } from './repositories.schemas.ts';
@@ -89,6 +90,12 @@ export const REPOSITORY_ORDERING: OrderingSpec = {
   tieBreaker: 'repositories.id',
 };
 
+/** `group_by`: the fields of the list's facets (groups.ts). */
+export const REPOSITORY_GROUPS: GroupFields = {
+  language: 'repositories.language',
+  organization: 'repositories.owner_login',
+};
+
 export function listRepositories(db: Db, query: Static<typeof RepositoryFilters>) {
   return filterRepositories(db, query);
 }
@@ -119,4 +126,16 @@ export async function exampleRepository(db: Db) {
     .limit(1)
     .executeTakeFirst();
   return row && { organization_id: row.owner_login, repository_id: row.name };
+}
+
+/**
+ * `group_by` of the records GitHub keeps per repository: `organization` (the owner's login) and `repository`
+ * (`owner/name`), grouped on `repository_id` and named once per repository.
+ */
+export function repositoryGroups(table: 'issues' | 'milestones' | 'releases' | 'labels'): GroupFields {
+  const key = `${table}.repository_id`;
+  return {
+    organization: { key, table: 'repositories', label: sql`j.owner_login` },
+    repository: { key, table: 'repositories', label: sql`j.owner_login || '/' || j.name` },
+  };
 }

@@ -7,7 +7,8 @@ import type { DB } from '../../../db/schema.ts';
 import { columnsOf } from '../common/schemas.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { firstInRepository } from '../common/examples.queries.ts';
-import { inRepository, whereInRepositories, type RepositoryScope } from './repositories.queries.ts';
+import { inRepository, repositoryGroups, whereInRepositories, type RepositoryScope } from './repositories.queries.ts';
+import type { GroupFields } from '../common/groups.ts';
 
 type ScopedTable = 'issues' | 'milestones' | 'releases';
 
@@ -36,6 +37,8 @@ export function repositoryRecords<
   parts: {
     key: readonly ['number' | 'tag_name', P];
     equal: readonly F[];
+    /** Columns `group_by` accepts as they are, beside `organization` and `repository`. */
+    group?: readonly F[];
     ordering: { by: readonly (keyof DB[T] & string)[]; default: string; nullable?: string[] };
   },
 ) {
@@ -54,6 +57,10 @@ export function repositoryRecords<
       fields: Object.fromEntries(by.map((name) => [name, column(name)])),
       tieBreaker: column('id'),
     } satisfies OrderingSpec,
+    groups: {
+      ...Object.fromEntries((parts.group ?? []).map((name) => [name, { value: column(name) }])),
+      ...repositoryGroups(table),
+    } satisfies GroupFields,
     list: async (db: Db, query: RepositoryScope & Partial<Record<F, string | number>>) => {
       let q = (db.selectFrom(table) as unknown as Rows).select(items);
       for (const name of parts.equal) {

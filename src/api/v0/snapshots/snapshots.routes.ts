@@ -20,14 +20,21 @@ import {
   exampleSnapshot,
   exampleSnapshotWith,
 } from './snapshots.queries.ts';
+import { CHAPTER_GROUPS } from '../chapters/chapters.queries.ts';
+import { issueRecords } from '../issues/issues.queries.ts';
+import { MEMBER_GROUPS } from '../members/members.queries.ts';
+import { PROJECT_GROUPS } from '../projects/projects.queries.ts';
+import { releaseRecords } from '../releases/releases.queries.ts';
+import type { GroupFields } from '../common/groups.ts';
 
 // The reference's five sub-lists: path segment and item; their orderings and rows are in snapshots.queries.ts.
-const SUB_LISTS: { segment: SnapshotSegment; item: TObject; itemName: string }[] = [
-  { segment: 'chapters', item: SnapshotChapterItem, itemName: 'Chapter' },
-  { segment: 'issues', item: SnapshotIssueItem, itemName: 'SnapshotIssue' },
-  { segment: 'members', item: SnapshotMemberItem, itemName: 'Member' },
-  { segment: 'projects', item: SnapshotProjectItem, itemName: 'Project' },
-  { segment: 'releases', item: SnapshotReleaseItem, itemName: 'SnapshotRelease' },
+// `group_by` as on the resource's own list.
+const SUB_LISTS: { segment: SnapshotSegment; item: TObject; itemName: string; groups: GroupFields }[] = [
+  { segment: 'chapters', item: SnapshotChapterItem, itemName: 'Chapter', groups: CHAPTER_GROUPS },
+  { segment: 'issues', item: SnapshotIssueItem, itemName: 'SnapshotIssue', groups: issueRecords.groups },
+  { segment: 'members', item: SnapshotMemberItem, itemName: 'Member', groups: MEMBER_GROUPS },
+  { segment: 'projects', item: SnapshotProjectItem, itemName: 'Project', groups: PROJECT_GROUPS },
+  { segment: 'releases', item: SnapshotReleaseItem, itemName: 'SnapshotRelease', groups: releaseRecords.groups },
 ];
 
 const snapshot = resource('snapshots', 'Snapshot', {
@@ -61,6 +68,7 @@ export const snapshots: Resource = {
           item: sub.item,
           itemName: sub.itemName,
           ordering: SNAPSHOT_SUB_LISTS[sub.segment].ordering,
+          groups: sub.groups,
           query: (db, _filters, params) => SNAPSHOT_SUB_LISTS[sub.segment].query(db, params.snapshot_id),
         },
         (db) => exampleSnapshotWith(db, sub.segment),

@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
+import type { GroupFields } from '../common/groups.ts';
 import type { SponsorFilters } from './sponsors.schemas.ts';
 
 /**
@@ -10,6 +11,13 @@ import type { SponsorFilters } from './sponsors.schemas.ts';
  * sponsors_name_idx is (name, id): the public name, not sort_name, is what the interface orders by.
  */
 export const SPONSOR_ORDERING: OrderingSpec = { fields: { name: 'name' }, default: 'name', tieBreaker: 'id' };
+
+/** `group_by`: the fields of the list's facets (groups.ts). */
+export const SPONSOR_GROUPS: GroupFields = {
+  sponsor_type: 'sponsors.sponsor_type',
+  member_type: 'sponsors.member_type',
+  is_member: { value: 'sponsors.is_member' },
+};
 
 export function listSponsors(db: Db, query: Static<typeof SponsorFilters>) {
   let q = db

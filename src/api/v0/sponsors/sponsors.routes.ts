@@ -1,9 +1,15 @@
 import { resource } from '../common/resource.ts';
 import { SponsorDetail, SponsorFilters, SponsorItem, SponsorParams } from './sponsors.schemas.ts';
-import { SPONSOR_ORDERING, getSponsor, listSponsors, exampleSponsor } from './sponsors.queries.ts';
+import { SPONSOR_GROUPS, SPONSOR_ORDERING, getSponsor, listSponsors, exampleSponsor } from './sponsors.queries.ts';
 
 export const sponsors = resource('sponsors', 'Sponsor', {
-  list: { filters: SponsorFilters, item: SponsorItem, ordering: SPONSOR_ORDERING, query: listSponsors },
+  list: {
+    filters: SponsorFilters,
+    item: SponsorItem,
+    ordering: SPONSOR_ORDERING,
+    groups: SPONSOR_GROUPS,
+    query: listSponsors,
+  },
   detail: {
     example: exampleSponsor,
     params: SponsorParams,
