@@ -13,6 +13,7 @@ const LAYERS = [
   ['web', ['web/']],
   ['graphql', ['graphql/']],
   ['status', ['status/']],
+  ['mcp', ['mcp/']],
   ['api', ['api/']],
   ['auth', ['auth/']],
   ['metrics', ['metrics/']],

@@ -1,5 +1,8 @@
 // One load run: wrk when installed (it drives a server harder than a Node client can), else autocannon.
 import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
@@ -22,6 +25,19 @@ function ms(text: string): number {
   return Math.round((match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value) * 100) / 100;
 }
 
+/** A request other than a GET without a body (the MCP endpoint's POST of one JSON-RPC message). */
+export interface LoadRequest {
+  method: 'POST';
+  body: string;
+}
+
+/** wrk sends a method and a body from a Lua script; the headers stay on its command line. */
+function wrkScript(request: LoadRequest): string {
+  const file = path.join(os.tmpdir(), `cds-bench-${process.pid}.lua`);
+  writeFileSync(file, `wrk.method = ${JSON.stringify(request.method)}\nwrk.body = ${JSON.stringify(request.body)}\n`);
+  return file;
+}
+
 /** Runs `warmupSeconds` of load that is not recorded (the JIT compiles the hot paths), then the measured `seconds`. */
 export async function runLoad(
   url: string,
@@ -29,18 +45,22 @@ export async function runLoad(
   connections: number,
   seconds: number,
   warmupSeconds = 0,
+  request?: LoadRequest,
 ): Promise<LoadResult> {
-  if (warmupSeconds > 0) await runLoad(url, headers, connections, warmupSeconds);
+  if (warmupSeconds > 0) await runLoad(url, headers, connections, warmupSeconds, 0, request);
   if (hasWrk) {
+    const script = request ? wrkScript(request) : undefined;
     const args = [
       '-t2',
       `-c${connections}`,
       `-d${seconds}s`,
       '--latency',
+      ...(script ? ['-s', script] : []),
       ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
       url,
     ];
     const out = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
+    if (script) rmSync(script, { force: true });
     const line = (label: string) => out.split('\n').find((l) => l.trim().startsWith(label)) ?? '';
     return {
       tool: 'wrk',
@@ -56,7 +76,7 @@ export async function runLoad(
       timeouts: Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
     };
   }
-  const result = await autocannon({ url, headers, connections, duration: seconds });
+  const result = await autocannon({ url, headers, connections, duration: seconds, ...(request ?? {}) });
   return {
     tool: 'autocannon',
     rps: result.requests.average,

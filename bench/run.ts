@@ -3,6 +3,8 @@
 // size (the ceiling), then the service cached and uncached, on PGlite and on PostgreSQL.
 // wrk is used when installed (apt-get install wrk), else autocannon; results go to bench/RESULTS.md.
 // BENCH_SECONDS (8) is the length of each measured row, BENCH_WARMUP_SECONDS (2) the unrecorded load before it.
+// The MCP endpoint's `get` of the chapter detail is measured beside the REST detail (it makes the same REST request
+// in-process): the report gives the ratio of their p50.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -13,7 +15,7 @@ import { openDatabase, pgliteDir, type Db } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { analyze, importDataset } from '../src/data/import.ts';
 import { seedIssues } from './seed.ts';
-import { runLoad, type LoadResult } from './load.ts';
+import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -23,15 +25,45 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = 50;
 const ISSUES = 5_000;
 
-const ENDPOINTS = [
+interface Endpoint {
+  name: string;
+  path: string;
+  /** A POST with this body (the MCP endpoint), instead of a GET. */
+  request?: LoadRequest;
+}
+
+const MCP_GET: LoadRequest = {
+  method: 'POST',
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'get', arguments: { resource: 'chapters', id: 'london' } },
+  }),
+};
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const REST_DETAIL = 'chapter detail';
+const MCP_DETAIL = 'chapter detail, MCP get';
+
+const ENDPOINTS: Endpoint[] = [
   { name: 'chapters list, 100 items', path: '/api/v0/chapters/?limit=100' },
   { name: 'issues list, 100 items', path: '/api/v0/issues/?limit=100' },
-  { name: 'chapter detail', path: '/api/v0/chapters/london' },
+  { name: REST_DETAIL, path: '/api/v0/chapters/london' },
+  { name: MCP_DETAIL, path: '/mcp', request: MCP_GET },
   {
     name: 'repositories search q',
     path: '/api/v0/repositories/?q=' + encodeURIComponent('language:ruby stars:>=1') + '&limit=100',
   },
 ];
+
+/** One request to an endpoint, as the load generator sends it. */
+function send(base: string, endpoint: Endpoint, key: string): Promise<Response> {
+  const headers = { 'x-api-key': key, ...(endpoint.request ? MCP_HEADERS : {}) };
+  return fetch(`${base}${endpoint.path}`, {
+    headers,
+    ...(endpoint.request ? { method: endpoint.request.method, body: endpoint.request.body } : {}),
+  });
+}
 
 interface Row extends LoadResult {
   endpoint: string;
@@ -116,9 +148,12 @@ async function measureService(
       await waitFor(`${base}/status/`);
       for (const endpoint of ENDPOINTS) {
         const url = `${base}${endpoint.path}`;
-        const check = await fetch(url, { headers: { 'x-api-key': key } });
-        if (check.status !== 200) throw new Error(`${endpoint.path}: ${check.status} ${await check.text()}`);
-        const result = await runLoad(url, { 'x-api-key': key }, CONNECTIONS, DURATION, WARMUP);
+        const check = await send(base, endpoint, key);
+        const text = await check.text();
+        if (check.status !== 200 || text.includes('"isError"'))
+          throw new Error(`${endpoint.path}: ${check.status} ${text}`);
+        const headers = { 'x-api-key': key, ...(endpoint.request ? MCP_HEADERS : {}) };
+        const result = await runLoad(url, headers, CONNECTIONS, DURATION, WARMUP, endpoint.request);
         const target = `${label}, ${cached ? 'cached' : 'uncached'}`;
         rows.push({ ...result, endpoint: endpoint.name, target, ceiling: ceilings.get(endpoint.name) });
         console.error(
@@ -181,7 +216,7 @@ async function main(): Promise<void> {
       try {
         await waitFor(`http://127.0.0.1:${port}/status/`);
         for (const e of ENDPOINTS) {
-          const res = await fetch(`http://127.0.0.1:${port}${e.path}`, { headers: { 'x-api-key': liteKey } });
+          const res = await send(`http://127.0.0.1:${port}`, e, liteKey);
           bodies.set(e.name, Buffer.from(await res.arrayBuffer()));
         }
       } finally {
@@ -241,8 +276,35 @@ function report(rows: Row[]): string {
         `| ${r.endpoint} | ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ceiling ? `${Math.round((r.rps / r.ceiling) * 100)}%` : ''} | ${r.non2xx} | ${r.timeouts} |`,
     ),
     '',
+    ...mcpRatios(rows),
   ];
   return lines.join('\n');
+}
+
+/** The MCP `get` against the REST detail it wraps: the ratio of their p50 for each target (goal: at most 1.5). */
+function mcpRatios(rows: Row[]): string[] {
+  const lines = rows
+    .filter((r) => r.endpoint === MCP_DETAIL)
+    .flatMap((mcp) => {
+      const rest = rows.find((r) => r.endpoint === REST_DETAIL && r.target === mcp.target);
+      if (!rest) return [];
+      const ratio = (mcp.p50 / rest.p50).toFixed(2);
+      return [
+        `| ${mcp.target} | ${rest.p50} | ${mcp.p50} | ${ratio} | ${Math.round(rest.rps)} | ${Math.round(mcp.rps)} |`,
+      ];
+    });
+  if (lines.length === 0) return [];
+  return [
+    '## MCP `get` against the REST detail',
+    '',
+    'The same chapter read through `POST /mcp` (`tools/call` of `get`, which makes the REST request in-process) and ' +
+      'through `GET /api/v0/chapters/london`.',
+    '',
+    '| target | REST p50 ms | MCP p50 ms | MCP / REST | REST req/s | MCP req/s |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...lines,
+    '',
+  ];
 }
 
 await main();

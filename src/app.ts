@@ -11,6 +11,9 @@ import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './api/v0/openapi/openapi.ts';
 import { registerMetrics } from './metrics/metrics.ts';
 import { apiV0 } from './api/v0/index.ts';
+import { createGate } from './api/v0/rest/gate.ts';
+import { mcpRoutes } from './mcp/mcp.routes.ts';
+import { llmsTxtRoute } from './mcp/llms-txt.ts';
 import { registerSessions } from './auth/session.plugin.ts';
 import { scheduleSessionSweep, type Every } from './auth/session-sweep.ts';
 import { registerGraphql } from './graphql/index.ts';
@@ -102,14 +105,11 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
     await signedIn.register(authRoutes);
     await signedIn.register(webRoutes);
   });
-  await app.register(apiV0, {
-    prefix: '/api/v0',
-    changes,
-    counter: shared.counter,
-    cache: shared.cache,
-    clock,
-    timers,
-  });
+  // One gate (X-API-Key, then the rate limit) for the REST API and the MCP endpoint, whose tools call the REST API.
+  const gate = createGate(app, { changes, counter: shared.counter, clock, timers });
+  await app.register(apiV0, { prefix: '/api/v0', changes, cache: shared.cache, gate });
+  await app.register(mcpRoutes, { gate });
+  await app.register(llmsTxtRoute);
   return app;
 }
 

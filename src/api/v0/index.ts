@@ -3,11 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createAuthenticator } from './rest/authenticate.ts';
-import { createLimiter, type Counter } from './rest/rate-limit.ts';
 import { createResponseCache, type ResponseCache } from './rest/response-cache.ts';
-import { ValidKeys } from './rest/key-cache.ts';
-import type { Timers } from './rest/known-keys.ts';
+import type { Gate } from './rest/gate.ts';
 import type { SharedChanges } from '../../changes/shared-changes.ts';
 import { registerCors } from './rest/cors.ts';
 import { RESOURCES } from './resources.ts';
@@ -27,21 +24,14 @@ export const ATTRIBUTION =
   'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
 
 export interface ApiV0Options {
-  /** What other instances changed (revocations, data versions), and how this one tells them. */
+  /** What other instances changed (data versions, which empty the response cache). */
   changes: SharedChanges;
-  /** Rate-limit and brute-force counts (shared through Redis when configured). */
-  counter: Counter;
   cache: ResponseCache;
-  /** The time in epoch milliseconds of the rate limit's and the brute-force guard's windows (tests fix it). */
-  clock: () => number;
-  /** The brute-force guard's memory of known keys: its time and waits (tests pass a fake). */
-  timers?: Timers;
+  /** Authentication and the rate limit (rest/gate.ts), shared with the MCP endpoint. */
+  gate: Gate;
 }
 
-export async function apiV0(
-  app: FastifyInstance,
-  { changes, counter, cache, clock, timers }: ApiV0Options,
-): Promise<void> {
+export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV0Options): Promise<void> {
   registerCors(app);
   // The welcome object is public: it sits outside the scope that authenticates.
   app.get('/', { schema: { hide: true, response: { 200: Welcome } } }, async () => ({
@@ -51,28 +41,10 @@ export async function apiV0(
     openapi: '/api/v0/openapi.json',
     attribution: ATTRIBUTION,
   }));
-  const validKeys = new ValidKeys();
-  changes.onRevocation(() => validKeys.clear());
   await app.register(async (guarded) => {
     // One hook, in an order that matters: authenticate, then count against the limit, then (and
     // only then) the cache. Steps that need no I/O complete without an await.
-    const { authenticate, recheck } = createAuthenticator(guarded, { counter, validKeys, clock, timers });
-    const limit = createLimiter({
-      limit: guarded.config.rateLimitPerSecond,
-      counter,
-      clock,
-      // With Redis, each count also brings what other instances changed, so this one catches up before
-      // it answers: keys revoked elsewhere (the request's key is asked about again) and data changed
-      // elsewhere (the data version is read again, emptying the response cache, before the cache is consulted).
-      watch: {
-        keys: changes.watchedKeys,
-        seen: (values, request) => {
-          const { revoked, refreshing } = changes.noticed(values);
-          const rechecking = revoked && request.apiKey !== undefined ? recheck(request) : undefined;
-          if (rechecking || refreshing) return Promise.all([rechecking, refreshing]).then(() => {});
-        },
-      },
-    });
+    const { authenticate, limit } = gate;
     const fromCache = createResponseCache(guarded, cache, changes.dataVersion, guarded.config.responseCache);
     guarded.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const authenticating = authenticate(request);

@@ -1,0 +1,44 @@
+// The answers of successful tool calls, kept per call (tool and arguments) and data version: the same rule as the REST
+// response cache (api/v0/rest/response-cache.ts), one step further. A call answered from here has passed the same
+// gate (its key, one count against its limit) as the REST request it stands for, and that request's answer was built
+// under the same data version; RESPONSE_CACHE=false turns both off. It spares the in-process REST request, which cost
+// more than the rest of the call (docs/decisions.md, "mcp").
+import type { DataVersionWatcher } from '../changes/data-version.ts';
+
+const MAX_ENTRIES = 5_000;
+/** A call whose arguments are longer than this is not kept (a key is the arguments' text). */
+const MAX_KEY_LENGTH = 1_000;
+
+export class ToolResults {
+  private entries = new Map<string, string>();
+
+  constructor(
+    private readonly watcher: DataVersionWatcher,
+    private readonly enabled: boolean,
+  ) {
+    watcher.onChange(() => this.entries.clear());
+  }
+
+  /** The data version a call starts under: its answer is kept only if the data did not change meanwhile. */
+  get version(): number {
+    return this.watcher.version;
+  }
+
+  /** The key of a call, or undefined when it is not kept. */
+  keyOf(name: unknown, args: unknown): string | undefined {
+    if (!this.enabled || typeof name !== 'string') return undefined;
+    const key = `${name}\u0000${JSON.stringify(args ?? {})}`;
+    return key.length <= MAX_KEY_LENGTH ? key : undefined;
+  }
+
+  /** The JSON text of a kept result. */
+  get(key: string): string | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, result: string, version: number): void {
+    if (version !== this.watcher.version || version === -1) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, result);
+  }
+}

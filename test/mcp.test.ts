@@ -1,0 +1,500 @@
+// /mcp (issue 27): the Model Context Protocol over Streamable HTTP, driven by the official client
+// (@modelcontextprotocol/sdk) against a listening server on the bundled data, keyed and limited like the REST API.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { buildTestApp, type TestApp } from './app.ts';
+import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
+import { event, utcDate } from './factories-community.ts';
+import { chapter } from './factories.ts';
+import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+
+const KEYED = { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required' };
+// The limit's one-second windows on the test's own clock: a burst falls in one window whatever the machine's speed.
+let now = Date.now();
+const clock = () => now;
+const freshSecond = () => void (now = (Math.floor(now / 1000) + 1) * 1000 + 5);
+
+let t: TestApp;
+let limited: TestApp;
+let key: string;
+let limitedKey: string;
+let url: string;
+let limitedUrl: string;
+
+async function createKey(app: TestApp, login: string): Promise<string> {
+  const browser = await devSignIn(app, login);
+  const created = await graphql(app, browser, DOC.createApiKey, { name: 'mcp', expiresAt: inDays(3) });
+  return created.json().data.createApiKey.rawKey as string;
+}
+
+async function listen(app: TestApp): Promise<string> {
+  await app.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}/mcp`;
+}
+
+before(async () => {
+  t = await buildTestApp({ env: KEYED, importBundled: true });
+  // An event a month from now in Vienna: "upcoming events near Vienna" has an answer whatever the date.
+  await event(t.database.db, {
+    key: 'vienna-meetup-next-month',
+    name: 'OWASP Vienna meetup',
+    start_date: utcDate(30),
+    end_date: utcDate(30),
+    latitude: 48.2082,
+    longitude: 16.3738,
+  });
+  key = await createKey(t, 'agent');
+  url = await listen(t);
+  // Counted in this process even on the pass with Redis: there a window's count expires after 2 s of real time, which
+  // the test's fixed clock cannot hold back, and 1,000 calls take longer. (The shared counts are the REST limiter's own,
+  // tested with Redis by rate-limit-cache.test.ts and multi-instance.test.ts.)
+  limited = await buildTestApp({
+    env: { ...KEYED, RATE_LIMIT_PER_SECOND: '10', REDIS_URL: '' },
+    sharedDatabase: t.database,
+    clock,
+  });
+  limitedKey = await createKey(limited, 'limited-agent');
+  limitedUrl = await listen(limited);
+});
+after(async () => {
+  await limited.close();
+  await t.close();
+});
+
+async function connect(target = url, apiKey: string | null = key): Promise<Client> {
+  const client = new Client({ name: 'cds-test', version: '1.0.0' });
+  const headers: Record<string, string> = apiKey === null ? {} : { 'x-api-key': apiKey };
+  await client.connect(new StreamableHTTPClientTransport(new URL(target), { requestInit: { headers } }));
+  return client;
+}
+
+type Result = {
+  structuredContent?: Record<string, unknown>;
+  content: { type: string; text: string }[];
+  isError?: boolean;
+};
+
+/** A tool's answer, which must be a success: its structured content, the same as its text, at most 4 kB. */
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = (await client.callTool({ name, arguments: args })) as Result;
+  assert.ok(!result.isError, `${name} ${JSON.stringify(args)}: ${result.content[0]?.text}`);
+  const structured = result.structuredContent!;
+  assert.deepEqual(JSON.parse(result.content[0]!.text), structured);
+  assert.ok(result.content[0]!.text.length <= 4096, `${name} answered ${result.content[0]!.text.length} bytes`);
+  return structured as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** A tool's answer, which must be a tool error (never a protocol error): its message. */
+async function refused(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const result = (await client.callTool({ name, arguments: args })) as Result;
+  assert.equal(result.isError, true, `${name} ${JSON.stringify(args)} succeeded`);
+  assert.equal(result.structuredContent, undefined);
+  return result.content[0]!.text;
+}
+
+const rest = async (path: string) => {
+  const res = await t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } });
+  assert.equal(res.statusCode, 200, `${path}: ${res.body}`);
+  return res.json();
+};
+
+/** A JSON-RPC answer as read from a raw POST. */
+interface Rpc {
+  result: Record<string, unknown>;
+  error: { code: number; message: string };
+}
+
+/** A raw POST of one body to the listening server. */
+const post = (body: string, headers: Record<string, string> = {}, target = url) =>
+  fetch(target, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
+const rpc = (method: string, params?: unknown, id: number | null = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', ...(id === null ? {} : { id }), method, ...(params ? { params } : {}) });
+
+test('initialize negotiates the protocol; tools/list gives exactly the five read-only tools', async () => {
+  const client = await connect();
+  try {
+    assert.equal(client.getServerVersion()?.name, 'owasp-community-data');
+    assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: false } });
+    assert.match(client.getInstructions() ?? '', /search/);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['count', 'get', 'list', 'nearest', 'search']);
+    for (const tool of tools) {
+      assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
+      assert.equal(tool.annotations?.openWorldHint, false, tool.name);
+      assert.equal(tool.inputSchema.type, 'object', tool.name);
+      assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
+      assert.ok((tool.description ?? '').length > 100, tool.name);
+      for (const name of Object.keys(tool.inputSchema.properties ?? {})) assert.match(name, /^[a-z]+(_[a-z]+)*$/);
+    }
+  } finally {
+    await client.close();
+  }
+  for (const [asked, answered] of [
+    [LATEST_PROTOCOL_VERSION, LATEST_PROTOCOL_VERSION],
+    ['2025-06-18', '2025-06-18'],
+    ['2025-03-26', '2025-03-26'],
+    ['1999-01-01', LATEST_PROTOCOL_VERSION],
+  ]) {
+    const res = await post(
+      rpc('initialize', { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'x', version: '1' } }),
+      {
+        'x-api-key': key,
+      },
+    );
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('mcp-session-id'), null);
+    assert.equal(((await res.json()) as Rpc).result.protocolVersion, answered);
+  }
+});
+
+test('without a valid key: 401 with the REST API body, before anything is read', async () => {
+  await assert.rejects(
+    connect(url, null),
+    (error: unknown) => error instanceof StreamableHTTPError && error.code === 401,
+  );
+  await assert.rejects(
+    connect(url, 'cds_not_a_key'),
+    (error: unknown) => error instanceof StreamableHTTPError && error.code === 401,
+  );
+  for (const body of [
+    rpc('tools/list'),
+    rpc('tools/call', { name: 'get', arguments: { resource: 'chapters', id: 'london' } }),
+    '{bad',
+  ]) {
+    const res = await post(body);
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get('www-authenticate') ?? '', /^ApiKey /);
+    assert.deepEqual(await res.json(), { detail: "Missing or invalid API key in 'X-API-Key' header" });
+  }
+});
+
+test('a kept answer is served to a valid key only, and not once the data has changed', async () => {
+  await chapter(t.database.db, { key: 'mcp-kept', name: 'OWASP Kept', latitude: 1, longitude: 1 });
+  t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
+  const client = await connect();
+  try {
+    const args = { resource: 'chapters', id: 'mcp-kept', fields: ['name'] };
+    assert.equal((await call(client, 'get', args)).record.name, 'OWASP Kept');
+    // The second call is answered from the kept results: no REST request, not even one the response cache answers.
+    const { cache } = t.app.shared;
+    const looked = cache.hits + cache.misses;
+    assert.equal((await call(client, 'get', args)).record.name, 'OWASP Kept');
+    assert.equal(cache.hits + cache.misses, looked);
+    for (const apiKey of [undefined, 'cds_not_a_key']) {
+      const res = await post(
+        rpc('tools/call', { name: 'get', arguments: args }),
+        apiKey ? { 'x-api-key': apiKey } : {},
+      );
+      assert.equal(res.status, 401);
+      assert.ok(!(await res.text()).includes('Kept'));
+    }
+    await t.database.db.updateTable('chapters').set({ name: 'OWASP Renamed' }).where('key', '=', 'mcp-kept').execute();
+    t.app.shared.watcher.set(await bumpDataVersion(t.database.db));
+    assert.equal((await call(client, 'get', args)).record.name, 'OWASP Renamed');
+  } finally {
+    await client.close();
+  }
+});
+
+test('search, list, get, nearest and count: small answers by default, more when asked', async () => {
+  const client = await connect();
+  try {
+    const found = await call(client, 'search', { query: 'juise shop', resource: 'projects', limit: 3 });
+    assert.deepEqual(found.items[0], { resource: 'projects', id: 'juice-shop', name: 'OWASP Juice Shop' });
+
+    const page = await call(client, 'list', { resource: 'projects', filters: { level: 'flagship' }, limit: 5 });
+    assert.equal(page.items.length, 5);
+    assert.deepEqual(Object.keys(page.items[0]), ['key', 'name', 'level', 'type']);
+    assert.equal(typeof page.next_cursor, 'string');
+    assert.equal(page.current_page, undefined);
+    const wide = await call(client, 'list', {
+      resource: 'events',
+      filters: { category: ['global', 'partner'] },
+      fields: ['key', 'url'],
+      ordering: 'start_date',
+    });
+    assert.ok(wide.items.every((item: object) => Object.keys(item).join() === 'key,url'));
+
+    const chapter = await call(client, 'get', { resource: 'chapters', id: 'london' });
+    assert.equal(chapter.record.country, 'United Kingdom');
+    const picked = await call(client, 'get', { resource: 'projects', id: 'juice-shop', fields: ['name', 'level'] });
+    assert.deepEqual(picked.record, { name: 'OWASP Juice Shop', level: 'flagship' });
+    const issue = (await rest('/api/v0/search/?q=sesame%20seeds&resource=issues')).items[0];
+    const fetched = await call(client, 'get', { resource: 'issues', id: issue.id });
+    assert.equal(fetched.record.title, issue.name);
+
+    const near = await call(client, 'nearest', {
+      resource: 'chapters',
+      latitude: 4.711,
+      longitude: -74.0721,
+      limit: 2,
+    });
+    assert.equal(near.items[0].key, 'bogota');
+    assert.ok(near.items[0].distance_km <= near.items[1].distance_km);
+
+    const levels = await call(client, 'count', { resource: 'projects', group_by: 'level' });
+    assert.equal(levels.group_by, 'level');
+    assert.equal(
+      levels.groups.reduce((sum: number, group: { count: number }) => sum + group.count, 0),
+      levels.count,
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+test('a missing record, a refused filter, an argument out of range: tool errors that say why', async () => {
+  const client = await connect();
+  try {
+    assert.equal(await refused(client, 'get', { resource: 'chapters', id: 'atlantis' }), 'Chapter not found');
+    assert.match(await refused(client, 'get', { resource: 'issues', id: 'OWASP/Nest' }), /3 parts/);
+    assert.match(await refused(client, 'get', { resource: 'issues', id: 'a/../b' }), /3 parts/);
+    assert.match(await refused(client, 'get', { resource: 'issues', id: 'OWASP/Nest/x' }), /issue_id/);
+    assert.match(await refused(client, 'get', { resource: 'chapters', id: 'london', fields: ['nope'] }), /fields/);
+    assert.match(await refused(client, 'get', { resource: 'snakes', id: 'x' }), /resource must be one of/);
+    assert.match(
+      await refused(client, 'list', { resource: 'chapters', filters: { colour: 'red' } }),
+      /chapters has no filter "colour" \(its filters: country, /,
+    );
+    assert.match(
+      await refused(client, 'count', { resource: 'labels', group_by: 'organization', filters: { x: 1 } }),
+      /no filter/,
+    );
+    assert.match(await refused(client, 'list', { resource: 'projects', filters: { level: 'legendary' } }), /level/);
+    assert.match(await refused(client, 'list', { resource: 'projects', filters: { page: 4 } }), /may not set page/);
+    assert.match(await refused(client, 'list', { resource: 'projects', filters: { limit: 100 } }), /may not set limit/);
+    assert.match(
+      await refused(client, 'list', { resource: 'projects', filters: { fields: 'key' } }),
+      /may not set fields/,
+    );
+    assert.match(await refused(client, 'list', { resource: 'projects', limit: 101 }), /limit must be at most 100/);
+    assert.match(await refused(client, 'list', { resource: 'projects', limit: 0 }), /limit must be at least 1/);
+    assert.match(await refused(client, 'list', { resource: 'projects', cursor: 'garbage' }), /cursor/);
+    assert.match(await refused(client, 'list', { resource: 'projects', page: 2 }), /unknown argument "page"/);
+    assert.match(
+      await refused(client, 'list', { resource: 'projects', filters: { level: { a: 1 } } }),
+      /filters\.level/,
+    );
+    assert.match(await refused(client, 'search', { query: '' }), /query must not be empty/);
+    assert.match(await refused(client, 'search', {}), /query is required/);
+    assert.match(
+      await refused(client, 'nearest', { resource: 'chapters', place: 'Xyzzyqwv' }),
+      /Unknown place "Xyzzyqwv"/,
+    );
+    assert.match(await refused(client, 'nearest', { resource: 'chapters' }), /place/);
+    assert.match(await refused(client, 'nearest', { resource: 'chapters', latitude: 10 }), /longitude/);
+    assert.match(await refused(client, 'nearest', { resource: 'chapters', latitude: 91, longitude: 0 }), /at most 90/);
+    assert.match(
+      await refused(client, 'nearest', { resource: 'chapters', place: 'Paris', upcoming_only: true }),
+      /events/,
+    );
+    assert.match(await refused(client, 'count', { resource: 'projects', group_by: 'country' }), /group_by/);
+    await assert.rejects(
+      client.callTool({ name: 'delete', arguments: {} }),
+      (error: unknown) => error instanceof McpError && error.code === -32602,
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+test('the transport: JSON-RPC errors, notifications, one message per POST, the body limit, 405', async () => {
+  const keyed = { 'x-api-key': key };
+  const status = async (res: Response) => ({
+    status: res.status,
+    body: (res.status === 202 ? null : await res.json()) as Rpc,
+  });
+  const parse = await status(await post('{"jsonrpc": "2.0", "id": 1, "method": ', keyed));
+  assert.deepEqual(parse, {
+    status: 400,
+    body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } },
+  });
+  const batch = await status(await post(`[${rpc('ping')}]`, keyed));
+  assert.equal(batch.status, 400);
+  assert.equal(batch.body.error.code, -32600);
+  assert.equal((await status(await post('{"id": 1, "method": "ping"}', keyed))).body.error.code, -32600);
+  assert.deepEqual(await status(await post(rpc('ping', undefined, 7), keyed)), {
+    status: 200,
+    body: { jsonrpc: '2.0', id: 7, result: {} },
+  });
+  const unknown = await status(await post(rpc('resources/list'), keyed));
+  assert.equal(unknown.status, 200);
+  assert.equal(unknown.body.error.code, -32601);
+  assert.equal((await status(await post(rpc('initialize', {}), keyed))).body.error.code, -32602);
+  const notified = await post(rpc('notifications/initialized', undefined, null), keyed);
+  assert.equal(notified.status, 202);
+  assert.equal(await notified.text(), '');
+  const answer = await post(JSON.stringify({ jsonrpc: '2.0', id: 5, result: {} }), keyed);
+  assert.equal(answer.status, 202);
+  const version = await status(await post(rpc('ping'), { ...keyed, 'mcp-protocol-version': '2023-01-01' }));
+  assert.equal(version.status, 400);
+  assert.match(version.body.error.message, /Unsupported MCP-Protocol-Version/);
+  assert.equal((await post(rpc('ping'), { ...keyed, 'mcp-protocol-version': '2025-06-18' })).status, 200);
+  assert.equal((await post(rpc('ping'), { ...keyed, accept: 'text/html' })).status, 406);
+  const large = await post(rpc('tools/call', { name: 'search', arguments: { query: 'x'.repeat(70_000) } }), keyed);
+  assert.equal(large.status, 413);
+  assert.deepEqual(await large.json(), { message: 'Request body is too large' });
+  for (const method of ['GET', 'DELETE']) {
+    const res = await fetch(url, { method, headers: keyed });
+    assert.equal(res.status, 405, method);
+    assert.equal(res.headers.get('allow'), 'POST');
+    assert.deepEqual(await res.json(), { message: 'Method not allowed' });
+  }
+});
+
+test('ten questions an assistant would ask, answered right on the bundled data', async () => {
+  const client = await connect();
+  const keys = (items: { key: string }[]) => items.map((item) => item.key);
+  try {
+    // 1. Which chapter is nearest to Amsterdam?
+    const amsterdam = await call(client, 'nearest', { resource: 'chapters', place: 'Amsterdam', limit: 1 });
+    assert.deepEqual(amsterdam.origin.found, { name: 'Amsterdam', level: 'city', country_code: 'NL' });
+    assert.equal(amsterdam.items[0].key, 'netherlands');
+
+    // 2. Which events near Vienna are coming up? The upcoming events of the REST list within 50 km, nearest first.
+    const vienna = await call(client, 'nearest', {
+      resource: 'events',
+      place: 'Vienna',
+      upcoming_only: true,
+      radius_km: 50,
+    });
+    const { latitude, longitude } = vienna.origin;
+    const upcoming = await rest(
+      `/api/v0/events/?is_upcoming=true&near=${latitude},${longitude}&radius_km=50&limit=100`,
+    );
+    assert.deepEqual(keys(vienna.items), keys(upcoming.items));
+    assert.ok(keys(vienna.items).includes('vienna-meetup-next-month'));
+    assert.ok(vienna.items.every((item: { distance_km: number }) => item.distance_km <= 50));
+
+    // 3. Is there an OWASP project called Juice Shop, and what level is it?
+    const juice = await call(client, 'search', { query: 'juice shop' });
+    assert.deepEqual([juice.items[0].resource, juice.items[0].id], ['projects', 'juice-shop']);
+    assert.equal((await call(client, 'get', { resource: 'projects', id: 'juice-shop' })).record.level, 'flagship');
+
+    // 4. Who leads the London chapter?
+    const london = await call(client, 'get', { resource: 'chapters', id: 'london' });
+    assert.deepEqual(london.record.leaders, (await rest('/api/v0/chapters/london')).leaders);
+    assert.ok(london.record.leaders.length > 0);
+
+    // 5. How many projects are there at each level? The same as each level's filter counts.
+    const levels = await call(client, 'count', { resource: 'projects', group_by: 'level' });
+    assert.ok(levels.groups.length >= 4);
+    for (const { value, count } of levels.groups)
+      assert.equal(count, (await rest(`/api/v0/projects/?level=${value}&limit=1`)).count, `level ${value}`);
+
+    // 6. How many chapters does India have? The group and the filter agree.
+    const countries = await call(client, 'count', { resource: 'chapters', group_by: 'country' });
+    const india = countries.groups.find((group: { value: string }) => group.value === 'India');
+    const indian = await call(client, 'list', { resource: 'chapters', filters: { country: 'IN' }, limit: 1 });
+    assert.equal(india.count, indian.count);
+    assert.equal(india.count, (await rest('/api/v0/chapters/?country=India&limit=1')).count);
+
+    // 7. Every Turkish chapter, page by page with the cursor.
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call(client, 'list', {
+        resource: 'chapters',
+        filters: { country: 'Turkey' },
+        limit: 4,
+        ...(cursor ? { cursor } : {}),
+      });
+      walked.push(...keys(page.items));
+      cursor = page.next_cursor;
+    } while (cursor);
+    const turkish = await rest('/api/v0/chapters/?country=TR&limit=100');
+    assert.deepEqual(walked, keys(turkish.items));
+    assert.equal(walked.length, turkish.count);
+
+    // 8. Which chapter is nearest to Bogotá's coordinates, and how far?
+    const bogota = await call(client, 'nearest', {
+      resource: 'chapters',
+      latitude: 4.711,
+      longitude: -74.0721,
+      limit: 1,
+    });
+    assert.equal(bogota.items[0].key, 'bogota');
+    assert.ok(bogota.items[0].distance_km < 25);
+
+    // 9. How many sponsors of each type? They add up to every sponsor.
+    const sponsors = await call(client, 'count', { resource: 'sponsors', group_by: 'sponsor_type' });
+    assert.equal(sponsors.count, (await rest('/api/v0/sponsors/?limit=1')).count);
+    const platinum = sponsors.groups.find((group: { value: string }) => group.value === 'Platinum');
+    assert.equal(platinum.count, (await rest('/api/v0/sponsors/?sponsor_type=Platinum&limit=1')).count);
+
+    // 10. How many issues are open, per repository?
+    const open = await call(client, 'count', {
+      resource: 'issues',
+      group_by: 'repository',
+      filters: { state: 'open' },
+    });
+    assert.equal(open.count, (await rest('/api/v0/issues/?state=open&limit=1')).count);
+    assert.ok(open.groups.every((group: { value: string }) => /^[^/]+\/[^/]+$/.test(group.value)));
+  } finally {
+    await client.close();
+  }
+});
+
+test('the rate limit: every POST counts once, a tool call by its REST request; 1,000 calls in a second meet 429', async () => {
+  const client = await connect(limitedUrl, limitedKey);
+  try {
+    freshSecond();
+    // tools/list counts once (the key's budget of 10 a second, shared with its REST calls); then 9 calls are served.
+    await client.listTools();
+    const calls = await Promise.allSettled(
+      Array.from({ length: 1000 }, () =>
+        client.callTool({ name: 'get', arguments: { resource: 'chapters', id: 'london' } }),
+      ),
+    );
+    const served = calls.filter((c) => c.status === 'fulfilled');
+    const refusedCalls = calls.filter((c) => c.status === 'rejected');
+    assert.equal(served.length, 9);
+    assert.equal(refusedCalls.length, 991);
+    for (const c of refusedCalls) {
+      const error = (c as PromiseRejectedResult).reason;
+      assert.ok(error instanceof StreamableHTTPError && error.code === 429, String(error));
+    }
+    const res = await post(
+      rpc('tools/call', { name: 'search', arguments: { query: 'london' } }),
+      { 'x-api-key': limitedKey },
+      limitedUrl,
+    );
+    assert.equal(res.status, 429);
+    assert.equal(res.headers.get('retry-after'), '1');
+    assert.equal(res.headers.get('ratelimit-remaining'), '0');
+    assert.deepEqual(await res.json(), { detail: 'Too many requests.' });
+    // The same budget as REST's.
+    const restCall = await limited.app.inject({
+      method: 'GET',
+      url: '/api/v0/chapters/london',
+      headers: { 'x-api-key': limitedKey },
+    });
+    assert.equal(restCall.statusCode, 429);
+
+    freshSecond();
+    const again = (await client.callTool({ name: 'get', arguments: { resource: 'chapters', id: 'london' } })) as Result;
+    assert.ok(!again.isError);
+    // A call refused before it reaches REST counts too.
+    freshSecond();
+    const refusedArgs = await Promise.all(
+      Array.from({ length: 11 }, () =>
+        post(
+          rpc('tools/call', { name: 'get', arguments: { resource: 'chapters' } }),
+          { 'x-api-key': limitedKey },
+          limitedUrl,
+        ),
+      ),
+    );
+    assert.deepEqual(refusedArgs.map((r) => r.status).sort(), [...Array(10).fill(200), 429]);
+  } finally {
+    await client.close();
+  }
+});
