@@ -206,11 +206,16 @@ test('Accept: JSON by default and for */*, GeoJSON when preferred, 406 with our 
     ['application/json;q=0, */*', 'geo'],
     ['application/geo+json;q=0.4, */*;q=0.5', 'json'],
     ['text/html', 406],
-    ['application/xml, text/*', 406],
+    ['application/xml, image/*', 406],
     ['application/json;q=0', 406],
     ['application/geo+json;q=0, application/json;q=0', 406],
     ['image/*;q=1', 406],
   ];
+  // Every list also offers CSV (test/csv.test.ts), events iCalendar (test/calendar.test.ts): the 406 names them.
+  const offered: Record<string, string> = {
+    '/api/v0/chapters/': 'application/json, application/geo+json, text/csv',
+    '/api/v0/events/': 'application/json, application/geo+json, text/csv, text/calendar',
+  };
   for (const path of ['/api/v0/chapters/', '/api/v0/events/']) {
     for (const [accept, expected] of cases) {
       const res = await request(path, accept === undefined ? {} : { accept });
@@ -223,7 +228,7 @@ test('Accept: JSON by default and for */*, GeoJSON when preferred, 406 with our 
           res.json(),
           {
             message: 'Not acceptable',
-            errors: [{ loc: ['header', 'accept'], msg: 'must allow one of: application/json, application/geo+json' }],
+            errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${offered[path]}` }],
           },
           label,
         );
@@ -241,10 +246,11 @@ test('Accept: JSON by default and for */*, GeoJSON when preferred, 406 with our 
       }
     }
   }
-  // The other operations offer JSON only and ignore Accept, as before.
-  const other = await request('/api/v0/committees/', { accept: 'text/html' });
-  assert.equal(other.statusCode, 200);
-  assert.equal(other.headers.vary, 'X-API-Key');
+  // The other lists offer JSON and CSV, no GeoJSON; details ignore Accept, as before.
+  assert.equal((await request('/api/v0/committees/', { accept: GEO })).statusCode, 406);
+  const detail = await request(`/api/v0/chapters/${chapters[0]!.key}`, { accept: 'text/html' });
+  assert.equal(detail.statusCode, 200);
+  assert.equal(detail.headers.vary, 'X-API-Key');
   // A bad query is still a 400 first; a bad page with GeoJSON too.
   assert.equal((await request('/api/v0/events/?page=0', { accept: GEO })).statusCode, 400);
 });
@@ -285,6 +291,22 @@ test('the response cache keeps JSON and GeoJSON apart; ETags differ, and If-None
   assert.equal((await request(fresh, { accept: GEO, 'if-none-match': String(geoFresh.headers.etag) })).statusCode, 304);
 });
 
+test('format=geojson: GeoJSON whatever Accept says (GIS tools such as GDAL send their own), with its own cache entry and Link', async () => {
+  for (const path of ['/api/v0/chapters/?limit=3', '/api/v0/events/?is_upcoming=true']) {
+    const byAccept = await request(path, { accept: GEO });
+    for (const accept of [undefined, 'application/json, */*', 'text/csv', 'text/html']) {
+      const res = await request(`${path}&format=geojson`, accept ? { accept } : {});
+      assert.equal(res.statusCode, 200, `${path} ${accept}: ${res.body}`);
+      assert.equal(res.headers['content-type'], 'application/geo+json; charset=utf-8');
+      assert.equal(res.body, byAccept.body, `${path} ${accept}`);
+      assert.match(String(res.headers.link), /format=geojson/);
+    }
+    // format=json wins over an Accept of GeoJSON alike.
+    const json = await request(`${path}&format=json`, { accept: GEO });
+    assert.match(String(json.headers['content-type']), /^application\/json/);
+  }
+});
+
 test('HEAD with Accept: application/geo+json answers like GET, without a body', async () => {
   const res = await t.app.inject({ method: 'HEAD', url: '/api/v0/chapters/', headers: { accept: GEO } });
   assert.equal(res.statusCode, 200);
@@ -292,22 +314,26 @@ test('HEAD with Accept: application/geo+json answers like GET, without a body', 
   assert.equal(res.body, '');
 });
 
-test('the OpenAPI document gives both media types of the two lists, and their 406 with the headers a real 406 carries', async () => {
+test('the OpenAPI document gives the GeoJSON media type of the two lists, and their 406 with the headers a real 406 carries', async () => {
   const doc = (await request('/api/v0/openapi.json')).json();
-  for (const [path, name] of [
-    ['/api/v0/chapters/', 'Chapter'],
-    ['/api/v0/events/', 'Event'],
+  for (const [path, name, more] of [
+    ['/api/v0/chapters/', 'Chapter', []],
+    ['/api/v0/events/', 'Event', ['text/calendar']],
   ] as const) {
     const responses = doc.paths[path].get.responses;
-    assert.deepEqual(Object.keys(responses['200'].content), ['application/json', GEO], path);
+    assert.deepEqual(Object.keys(responses['200'].content), ['application/json', GEO, 'text/csv', ...more], path);
     assert.equal(responses['200'].content[GEO].schema.$ref, `#/components/schemas/${name}FeatureCollection`);
     assert.ok(responses['406'], `${path}: 406 documented`);
-    const refused = await request(path, { accept: 'text/csv' });
+    const refused = await request(path, { accept: 'text/html' });
+    assert.equal(refused.statusCode, 406);
     for (const header of Object.keys(responses['406'].headers))
       assert.ok(refused.headers[header.toLowerCase()], `406 lacks ${header}`);
   }
   const feature = doc.components.schemas.ChapterFeature;
   assert.deepEqual(feature.properties.properties, { $ref: '#/components/schemas/Chapter' });
-  assert.equal(doc.paths['/api/v0/committees/'].get.responses['406'], undefined);
-  assert.deepEqual(Object.keys(doc.paths['/api/v0/committees/'].get.responses['200'].content), ['application/json']);
+  assert.ok(doc.paths['/api/v0/committees/'].get.responses['406']);
+  assert.deepEqual(Object.keys(doc.paths['/api/v0/committees/'].get.responses['200'].content), [
+    'application/json',
+    'text/csv',
+  ]);
 });

@@ -15,7 +15,7 @@ before(async () => {
 });
 after(() => t.close());
 
-/** Every operation of the OpenAPI document (path parameters from its resource's example record), and the GeoJSON lists. */
+/** Every operation of the OpenAPI document (path parameters from its resource's example record), and the GeoJSON, CSV and calendar lists. */
 async function urls(): Promise<{ url: string; headers: Record<string, string> }[]> {
   const doc = (await (await fetch(`${origin}/api/v0/openapi.json`)).json()) as {
     paths: Record<string, { get?: { operationId: string } }>;
@@ -38,10 +38,17 @@ async function urls(): Promise<{ url: string; headers: Record<string, string> }[
   }
   for (const list of ['chapters', 'events'])
     found.push({ url: `/api/v0/${list}/`, headers: { accept: 'application/geo+json' } });
+  // CSV and iCalendar (issue 28), by Accept and by `format`.
+  found.push(
+    { url: '/api/v0/projects/', headers: { accept: 'text/csv' } },
+    { url: '/api/v0/projects/?format=csv&group_by=level', headers: {} },
+    { url: '/api/v0/events/', headers: { accept: 'text/calendar' } },
+    { url: '/api/v0/events/?format=ics', headers: {} },
+  );
   return found;
 }
 
-const SAME = ['content-length', 'content-type', 'etag', 'link', 'vary', 'cache-control'];
+const SAME = ['content-length', 'content-type', 'etag', 'link', 'vary', 'cache-control', 'content-disposition'];
 
 test('HEAD carries the length and headers of GET, cold and warm, for every list and detail', async () => {
   const all = await urls();

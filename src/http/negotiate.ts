@@ -1,9 +1,10 @@
-// Content negotiation for the few operations that offer more than JSON (the chapters and events lists
-// also answer application/geo+json). A route opts in with `config.mediaTypes`, its first type the
-// default; every other route ignores Accept, as before. RFC 9110 §12.5.1: the most specific range
-// that matches a type gives its quality; the best quality wins, then the more specific match, then
-// the route's order, so `*/*` and `application/json, */*` get JSON and a client naming only other
-// types gets 406.
+// Content negotiation for the operations that offer more than JSON (every list also answers text/csv, the chapters
+// and events lists application/geo+json, the events list text/calendar). A route opts in with `config.mediaTypes`,
+// its first type the default; every other route ignores Accept, as before. RFC 9110 §12.5.1: the most specific
+// range that matches a type gives its quality; the best quality wins, then the more specific match, then the route's
+// order, so `*/*` and `application/json, */*` get JSON and a client naming only other types gets 406. A `format`
+// query parameter (`format=csv`) names the type instead and wins over Accept: tools such as GDAL send an Accept of
+// their own that the user cannot change (docs/decisions.md, formats).
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 
@@ -15,6 +16,19 @@ declare module 'fastify' {
 }
 
 export const JSON_TYPE = 'application/json';
+export const GEOJSON_TYPE = 'application/geo+json';
+export const CSV_TYPE = 'text/csv';
+export const CALENDAR_TYPE = 'text/calendar';
+
+/** The values of `format` and the media type each one names. */
+export const FORMATS = {
+  json: JSON_TYPE,
+  csv: CSV_TYPE,
+  geojson: GEOJSON_TYPE,
+  ics: CALENDAR_TYPE,
+} as const;
+
+export type Format = keyof typeof FORMATS;
 
 export class NotAcceptableError extends AppError {
   constructor(offered: readonly string[]) {
@@ -89,16 +103,34 @@ export function negotiate(accept: string | undefined, offered: readonly string[]
 }
 
 /**
- * The media type of this request's answer: JSON for a route that does not negotiate, else the
- * negotiated type, or undefined when the Accept header allows none of the route's types. Read by the
- * response cache (before the handler) and the handler alike, so it is worked out once.
+ * The media type of this request's answer: JSON for a route that does not negotiate; else the type its `format`
+ * names, or the type negotiated from Accept when it has no `format`; undefined when the Accept header allows none of
+ * the route's types, or `format` names none of them (validation answers that one with a 400 first). Read by the
+ * response cache (before the handler, before validation) and the handler alike, so it is worked out once.
  */
 export function requestMediaType(request: FastifyRequest): string | undefined {
   if (negotiated.has(request)) return negotiated.get(request);
   const offered = request.routeOptions.config.mediaTypes;
-  const type = offered ? negotiate(headerValue(request.headers.accept), offered) : JSON_TYPE;
+  let type: string | undefined = JSON_TYPE;
+  if (offered) {
+    const format = formatOf(request.query);
+    type =
+      format === undefined
+        ? negotiate(headerValue(request.headers.accept), offered)
+        : offered.find((candidate) => Object.hasOwn(FORMATS, format) && FORMATS[format as Format] === candidate);
+  }
   negotiated.set(request, type);
   return type;
+}
+
+/** The raw `format` of a query, as validation will read it (trimmed, any case); undefined when absent or empty. */
+function formatOf(query: unknown): string | undefined {
+  const raw = query && typeof query === 'object' ? (query as Record<string, unknown>).format : undefined;
+  if (raw === undefined) return undefined;
+  // Repeated (`format=csv&format=json`): no type; validation refuses it.
+  if (typeof raw !== 'string') return '';
+  const value = raw.trim().toLowerCase();
+  return value === '' ? undefined : value;
 }
 
 const negotiated = new WeakMap<FastifyRequest, string | undefined>();

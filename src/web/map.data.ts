@@ -3,12 +3,12 @@
 // feature's properties the API's list item (chapters also with country, country_code and region,
 // which the page filters on). Public whatever REST_AUTH says: the page is for anyone, the records are
 // the public lists the API gives, and each answer is one fixed document per data version and UTC day,
-// built once and served from memory with an ETag, so it offers no way to page through the API or load
-// the database (README, "The map").
-import crypto from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// built once and served from memory with an ETag (daily-document.ts), so it offers no way to page through
+// the API or load the database (README, "The map").
+import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/index.ts';
 import { listMapChapters, listMapEvents } from './map.queries.ts';
+import { dailyDocument, sendDailyDocument } from './daily-document.ts';
 
 const GEOJSON = 'application/geo+json; charset=utf-8';
 
@@ -53,40 +53,11 @@ const DOCUMENTS: Record<string, (db: Db) => Promise<string>> = {
     })),
 };
 
-interface Built {
-  stamp: string;
-  body: Promise<{ text: string; etag: string }>;
-}
-
 export async function mapDataRoutes(app: FastifyInstance): Promise<void> {
-  const built = new Map<string, Built>();
-  // Built again when the data changes (the data version) or the UTC day does (what "upcoming" means).
-  const stampOf = () => `${app.shared.watcher.version}:${new Date().toISOString().slice(0, 10)}`;
-  const documentOf = (name: string) => {
-    const stamp = stampOf();
-    let entry = built.get(name);
-    if (!entry || entry.stamp !== stamp) {
-      const body = DOCUMENTS[name]!(app.database.db).then((text) => ({
-        text,
-        etag: `"${crypto.createHash('sha1').update(text).digest('base64url')}"`,
-      }));
-      entry = { stamp, body };
-      built.set(name, entry);
-      // A failure (database down) is not kept: the next request builds it again.
-      body.catch(() => built.get(name) === entry && built.delete(name));
-    }
-    return entry.body;
-  };
-  for (const name of Object.keys(DOCUMENTS)) {
-    app.get(
-      `/map/${name}.geojson`,
-      { schema: { hide: true } },
-      async (request: FastifyRequest, reply: FastifyReply) => {
-        const { text, etag } = await documentOf(name);
-        reply.header('content-type', GEOJSON).header('cache-control', 'no-cache').header('etag', etag);
-        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-        return reply.send(text);
-      },
+  for (const [name, build] of Object.entries(DOCUMENTS)) {
+    const document = dailyDocument(app, build);
+    app.get(`/map/${name}.geojson`, { schema: { hide: true } }, (request, reply) =>
+      sendDailyDocument(request, reply, document, GEOJSON),
     );
   }
 }

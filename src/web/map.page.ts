@@ -1,5 +1,6 @@
 // GET /map: the active chapters and upcoming events on a world map (drawn by /static/map.js from
-// /map/chapters.geojson and /map/events.geojson), with the same records as tables below it.
+// /map/chapters.geojson and /map/events.geojson), with the same records as tables below it, and the link to the
+// events' calendar feed (/calendar/events.ics).
 import { layout } from './layout.ts';
 
 export const MAP_SCRIPTS = [
@@ -18,6 +19,9 @@ export function mapPage(): string {
 <h1>Chapters and events on a map</h1>
 <p class="lead">The active OWASP chapters and the upcoming events that have a place. Select a marker or a name for the
 record and its API detail; the same records are listed in the tables below the map.</p>
+<p class="hint" id="calendar-hint">The events in your calendar application: <a href="/calendar/events.ics">subscribe to the
+OWASP events calendar</a> (iCalendar; give the link to your application's "subscribe" or "add calendar from URL" to
+keep it up to date; no API key needed).</p>
 
 <form class="map-filters" id="map-filters" aria-label="Filter the map">
   <div class="field">
@@ -67,6 +71,7 @@ hidden while a region or country is chosen.</p>
   </table>
 </section>
 <noscript><p>The map and its lists are drawn by JavaScript. The data is at
-<a href="/map/chapters.geojson">/map/chapters.geojson</a> and <a href="/map/events.geojson">/map/events.geojson</a>.</p></noscript>`,
+<a href="/map/chapters.geojson">/map/chapters.geojson</a> and <a href="/map/events.geojson">/map/events.geojson</a>, the events
+also as a calendar at <a href="/calendar/events.ics">/calendar/events.ics</a>.</p></noscript>`,
   });
 }

@@ -1,4 +1,5 @@
-// The web pages: the landing page, the map, API key management, GraphiQL (outside production), and their static files.
+// The web pages: the landing page, the map, API key management, GraphiQL (outside production), their static files,
+// and the keyless documents (the map's data, the calendar feed).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { registerSecurityHeaders } from '../http/security-headers.ts';
 import { staticRoutes } from './static.ts';
@@ -7,6 +8,7 @@ import { landingPage } from './landing.page.ts';
 import { apiKeysPage } from './api-keys.page.ts';
 import { mapPage } from './map.page.ts';
 import { mapDataRoutes } from './map.data.ts';
+import { calendarRoutes } from './calendar.data.ts';
 import { vendorRoutes } from './vendor.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -22,6 +24,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   if (!app.config.isProduction) await app.register(graphiqlRoutes);
   await app.register(vendorRoutes);
   await app.register(mapDataRoutes);
+  await app.register(calendarRoutes);
 
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
     reply

@@ -1,36 +1,20 @@
-// GeoJSON (RFC 7946) answers of the lists that hold places: `Accept: application/geo+json` on
+// GeoJSON (RFC 7946) answers of the lists that hold places: `Accept: application/geo+json` (or `format=geojson`) on
 // /chapters/ and /events/ gives a FeatureCollection of Points, each list item as the properties of its
-// feature. A list opts in with `geo` (the columns of its coordinates); listRoute negotiates and
+// feature. A list opts in with `geo` (the columns of its coordinates); listRoute negotiates (formats.ts) and
 // fetchPage renders. Same filters, ordering and pages as the JSON list, over the records that have both
 // coordinates: a record without them has no geometry and is left out before paging, so every page is
 // full and `count` is the number of features across all pages (docs/decisions.md, geo-map).
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { Type, type TObject } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { JSON_TYPE, NotAcceptableError, requestMediaType } from '../../../http/negotiate.ts';
+import { GEOJSON_TYPE } from '../../../http/negotiate.ts';
 import type { Page, PageInfo } from './page.ts';
 
-export const GEOJSON_TYPE = 'application/geo+json';
-export const LIST_MEDIA_TYPES = [JSON_TYPE, GEOJSON_TYPE] as const;
+export { GEOJSON_TYPE };
 
 /** Where a list's records keep their coordinates (`chapters.latitude`), in WGS 84 degrees. */
 export interface GeoColumns {
   latitude: string;
   longitude: string;
-}
-
-/**
- * The media type of a list request (JSON or GeoJSON) for a list with `geo`; throws 406 when the
- * Accept header allows neither. Vary: Accept on every answer of such a list, the 406 included.
- */
-export function listMediaType(request: FastifyRequest, reply: FastifyReply): (typeof LIST_MEDIA_TYPES)[number] {
-  const type = requestMediaType(request);
-  if (type === undefined) {
-    const before = reply.getHeader('vary');
-    reply.header('vary', before ? `${String(before)}, Accept` : 'Accept');
-    throw new NotAcceptableError(LIST_MEDIA_TYPES);
-  }
-  return type === GEOJSON_TYPE ? GEOJSON_TYPE : JSON_TYPE;
 }
 
 /** Only the records that can be drawn: both coordinates known. */
@@ -62,22 +46,6 @@ export function featureCollectionJson(features: string, info: PageInfo, { page }
     `"total_pages":${info.total_pages},"has_next":${info.has_next},"has_previous":${info.has_previous}}`
   );
 }
-
-export const NotAcceptableBody = Type.Object(
-  {
-    message: Type.Literal('Not acceptable'),
-    errors: Type.Array(Type.Object({ loc: Type.Array(Type.String()), msg: Type.String() })),
-  },
-  {
-    title: 'NotAcceptableError',
-    examples: [
-      {
-        message: 'Not acceptable',
-        errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${LIST_MEDIA_TYPES.join(', ')}` }],
-      },
-    ],
-  },
-);
 
 const Position = Type.Array(Type.Number(), {
   minItems: 2,

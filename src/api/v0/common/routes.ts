@@ -31,15 +31,22 @@ import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
 import { changeFilter, changeParams, type ChangeWindow } from './changes.ts';
 import { referenceTag } from '../openapi/openapi.ts';
+import { FeatureCollectionBody, featureCollectionJson, type GeoColumns } from './geojson.ts';
 import {
-  FeatureCollectionBody,
-  featureCollectionJson,
+  CALENDAR_CONTENT_TYPE,
+  CALENDAR_TYPE,
+  CSV_TYPE,
+  detailFormatParam,
+  formatParam,
   GEOJSON_TYPE,
-  LIST_MEDIA_TYPES,
+  listFormats,
   listMediaType,
+  mediaSchemas,
+  mediaTypesOf,
   NotAcceptableBody,
-  type GeoColumns,
-} from './geojson.ts';
+  setContentDisposition,
+} from './formats.ts';
+import { CSV_CONTENT_TYPE, csvOfGroups, csvOfItems } from './csv.ts';
 
 interface Operation {
   path: string;
@@ -70,6 +77,8 @@ export interface ListDefinition<
   geo?: GeoColumns & { earth?: string };
   /** The fields `group_by` accepts, each a column of the list's rows (groups.ts). */
   groups?: GroupFields;
+  /** The list also answers `text/calendar` (`format=ics`): the calendar of a page, given its items in order. */
+  calendar?: (db: Db, items: readonly Record<string, unknown>[]) => Promise<string>;
   /** The filtered rows (ListQuery); async when a filter is looked up first (one repository), or a path parameter. */
   query: (db: Db, filters: Static<F>, params: Static<P>) => ListQuery | Promise<ListQuery>;
   /**
@@ -90,6 +99,10 @@ interface ListRequest<F extends TObject> {
   near?: Nearness;
   /** `group_by`: counts by this field instead of a page. */
   groupBy?: string;
+  /** The fields of each item, in order: the CSV's columns. */
+  names: string[];
+  /** Whether `fields` chose them. */
+  selected: boolean;
 }
 
 export function listRoute<F extends TObject, Item extends TObject, P extends TObject = TObject>(
@@ -111,6 +124,8 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
   const known = earth ? [...names, NEAR_FIELD] : names;
   // `distance_km`, the field `near` adds, is described with `near`: the item keeps the reference's schema.
   const item = { ...def.item, title: def.itemName };
+  const formats = listFormats({ geo: def.geo !== undefined, calendar: def.calendar !== undefined });
+  const mediaTypes = mediaTypesOf(formats);
   const querystring = Query({
     ...def.filters.properties,
     ...(changes ? changeParams(changes) : {}),
@@ -119,6 +134,7 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
     fields: fieldsParam(known),
     ...(earth ? NearParams : {}),
     ...(def.groups ? { group_by: groupByParam(def.groups) } : {}),
+    format: formatParam(formats),
   });
   // Per table: a change to releases leaves the totals of chapters as they are (docs/counts.md).
   onTablesChange(app, counts);
@@ -149,10 +165,12 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       if (query.cursor !== undefined) throw invalidParam('query', 'cursor', 'does not apply with `group_by`');
       if (fields !== undefined) throw invalidParam('query', 'fields', 'does not apply with `group_by`');
     }
-    const columns = (fields ?? (near ? known : names)).map((name) => columnOf.get(name)!);
+    const shown = fields ?? (near ? known : names);
     return {
+      names: shown,
+      selected: fields !== undefined,
       filters: query,
-      page: { ...pageOf(query), counts, columns, boundaries },
+      page: { ...pageOf(query), counts, columns: shown.map((name) => columnOf.get(name)!), boundaries },
       order: orderOf(query.ordering, query, near),
       ...(changed ? { changed } : {}),
       ...(near ? { near } : {}),
@@ -174,7 +192,7 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
         response: {
           200: ListBody(item, def.itemName),
           ...(def.params ? { 404: ErrorMessage } : {}),
-          ...(def.geo ? { 406: NotAcceptableBody } : {}),
+          406: NotAcceptableBody,
           ...ERROR_RESPONSES,
         },
       },
@@ -186,21 +204,30 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
           orderingDefault: def.ordering.default,
           ...(def.geo ? { geo: FeatureCollectionBody(item, def.itemName) } : {}),
           ...(def.groups ? { groups: GroupsBody(def.itemName, def.groups) } : {}),
+          media: mediaSchemas(formats, names),
         },
-        ...(def.geo ? { mediaTypes: LIST_MEDIA_TYPES } : {}),
+        mediaTypes,
       },
+      onSend: setContentDisposition,
     },
     async (request, reply) => {
-      const { filters, page: listed, order, changed, near, groupBy } = read(request.query as Record<string, unknown>);
-      const geo = def.geo && listMediaType(request, reply) === GEOJSON_TYPE ? def.geo : undefined;
+      const listed = read(request.query as Record<string, unknown>);
+      const { filters, order, changed, near, groupBy } = listed;
+      const type = listMediaType(request, reply, mediaTypes);
+      const geo = type === GEOJSON_TYPE ? def.geo : undefined;
       if (geo && groupBy !== undefined) throw invalidParam('query', 'group_by', 'answers JSON, not GeoJSON');
-      const page: ListPage = geo ? { ...listed, geo } : listed;
+      if (type === CALENDAR_TYPE && groupBy !== undefined)
+        throw invalidParam('query', 'group_by', 'answers JSON or CSV, not iCalendar');
+      if (type === CALENDAR_TYPE && listed.selected)
+        throw invalidParam('query', 'fields', 'does not apply to iCalendar, which has its own fields');
+      const page: ListPage = geo ? { ...listed.page, geo } : listed.page;
       const db = listDb(app);
       const filtered = await def.query(db, filters, request.params as Static<P>);
       const changedRows = changed ? filtered.where(changed) : filtered;
       const rows = near ? nearRows(changedRows, near) : changedRows;
       if (groupBy !== undefined) {
         const groups = await fetchGroups(db, rows, def.groups![groupBy]!, groupCounts);
+        if (type === CSV_TYPE) return reply.type(CSV_CONTENT_TYPE).send(csvOfGroups(groupBy, groups));
         reply.type('application/json; charset=utf-8');
         return groupsJson(groupBy, groups);
       }
@@ -209,6 +236,11 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
       setLinkHeader(request, reply, info, page, next);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
       if (geo) return reply.type(`${GEOJSON_TYPE}; charset=utf-8`).send(featureCollectionJson(items, info, page));
+      if (type === CSV_TYPE) return reply.type(CSV_CONTENT_TYPE).send(csvOfItems(listed.names, items));
+      if (type === CALENDAR_TYPE) {
+        const calendar = await def.calendar!(db, JSON.parse(`[${items}]`) as Record<string, unknown>[]);
+        return reply.type(CALENDAR_CONTENT_TYPE).send(calendar);
+      }
       reply.type('application/json; charset=utf-8');
       return envelopeJson(items, info, page);
     },
@@ -244,8 +276,8 @@ export function detailRoute<P extends TObject, Row, Body extends TSchema>(
         ...(def.description ? { description: def.description } : {}),
         tags: [referenceTag(def.path)],
         params: def.params,
-        // Other parameters are ignored, as they always were: only `fields` is read.
-        querystring: Type.Object({ fields: fieldsParam(names) }),
+        // Other parameters are ignored, as they always were: only `fields` is read, and `format` checked.
+        querystring: Type.Object({ fields: fieldsParam(names), format: detailFormatParam }),
         // The reference's component names: `ChapterDetail`, and `ChapterError` for the 404.
         response: {
           200: { ...def.response, title: `${def.resource}Detail` },

@@ -37,6 +37,51 @@ export function getEvent(db: Db, eventId: string) {
     .executeTakeFirst();
 }
 
+const CALENDAR_COLUMNS = [
+  'key',
+  'name',
+  'description',
+  'category',
+  'start_date',
+  'end_date',
+  'url',
+  'suggested_location',
+  'latitude',
+  'longitude',
+  'updated_at',
+] as const;
+
+/** What the calendar says of the events of a page (events.calendar.ts), in the order of `keys`. */
+export async function calendarEventsByKey(db: Db, keys: readonly string[]) {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .selectFrom('events')
+    .select(CALENDAR_COLUMNS)
+    .where(
+      sql`lower(key)`,
+      'in',
+      keys.map((key) => key.toLowerCase()),
+    )
+    .execute();
+  const byKey = new Map(rows.map((row) => [row.key, row]));
+  return keys.flatMap((key) => byKey.get(key) ?? []);
+}
+
+/**
+ * The events of the keyless calendar feed: those not ended yet and those that ended within the past year (UTC
+ * dates, as `is_upcoming`), placed or not, soonest first.
+ */
+export function listCalendarEvents(db: Db) {
+  return db
+    .selectFrom('events')
+    .select(CALENDAR_COLUMNS)
+    .where(sql<boolean>`coalesce(end_date, start_date) >= ((now() at time zone 'UTC')::date - interval '1 year')::date`)
+    .orderBy('start_date')
+    .orderBy('end_date')
+    .orderBy('id')
+    .execute();
+}
+
 /** The path parameters of one record the detail serves (the conformance test requests it). */
 export async function exampleEvent(db: Db) {
   const value = await firstOf(db, 'events', 'key');

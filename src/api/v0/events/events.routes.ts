@@ -1,5 +1,6 @@
 import { resource } from '../common/resource.ts';
 import { EventDetail, EventFilters, EventItem, EventParams } from './events.schemas.ts';
+import { calendarOfPage } from './events.calendar.ts';
 import { EVENT_GROUPS, EVENT_ORDERING, getEvent, listEvents, exampleEvent } from './events.queries.ts';
 
 export const events = resource('events', 'Event', {
@@ -11,6 +12,7 @@ export const events = resource('events', 'Event', {
     defaultOrdering: (query) => (query.is_upcoming ? 'start_date,end_date' : '-start_date,-end_date'),
     geo: { latitude: 'events.latitude', longitude: 'events.longitude', earth: 'events.earth' },
     groups: EVENT_GROUPS,
+    calendar: calendarOfPage,
     query: listEvents,
   },
   detail: {

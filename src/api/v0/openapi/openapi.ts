@@ -22,6 +22,8 @@ export interface OperationDoc {
   geo?: Schema;
   /** The schema of the list's `group_by` answer, when it has one (groups.ts). */
   groups?: Schema;
+  /** The list's text representations (`text/csv`, `text/calendar`) by media type, beside JSON (formats.ts). */
+  media?: Record<string, Schema>;
 }
 
 declare module 'fastify' {
@@ -109,7 +111,13 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
       { 'Retry-After': header('Seconds to wait before retrying.', 1, 'integer'), ...RATE_LIMIT_HEADERS },
     ],
     406: [
-      'Not acceptable: the `Accept` header allows neither `application/json` nor `application/geo+json`.',
+      `Not acceptable: the \`Accept\` header allows none of ${[
+        'application/json',
+        ...(doc.geo ? ['application/geo+json'] : []),
+        ...Object.keys(doc.media ?? {}),
+      ]
+        .map((type) => `\`${type}\``)
+        .join(', ')} (and no \`format\` names one).`,
       { Vary: header('The answer depends on `Accept`.', 'Accept'), ...RATE_LIMIT_HEADERS },
     ],
     503: [
@@ -132,6 +140,21 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
       },
     ];
   }
+  if (doc.media && Object.keys(doc.media).length > 0) {
+    const calendar = doc.media['text/calendar'] ? ', with `Accept: text/calendar` or `format=ics` iCalendar' : '';
+    described[200] = [
+      `${described[200]![0]} With \`Accept: text/csv\` or \`format=csv\`: CSV, one row per record, the same ` +
+        `filters, ordering, pages and \`Link\`, no envelope, and a \`Content-Disposition\` with a file name${calendar}. ` +
+        '`format` wins over `Accept`.',
+      {
+        ...described[200]![1],
+        Vary: header(
+          'The body depends on `Accept` (without `format`) and on the key only through authentication.',
+          'X-API-Key, Accept',
+        ),
+      },
+    ];
+  }
   if (doc.groups) {
     described[200] = [
       `${described[200]![0]} With \`group_by\`: the counts by that field instead of a page, as the schema of the ` +
@@ -143,10 +166,14 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
   const out: Record<string, Schema> = {};
   for (const [status, schema] of Object.entries(responses)) {
     const [description, headers] = described[status] ?? [`Status ${status}.`, {}];
+    const others = { ...(doc.geo ? { 'application/geo+json': doc.geo } : {}), ...doc.media };
     out[status] =
-      status === '200' && doc.geo
+      status === '200' && Object.keys(others).length > 0
         ? {
-            content: { 'application/json': { schema }, 'application/geo+json': { schema: doc.geo } },
+            content: {
+              'application/json': { schema },
+              ...Object.fromEntries(Object.entries(others).map(([type, body]) => [type, { schema: body }])),
+            },
             'x-response-description': description,
             headers,
           }

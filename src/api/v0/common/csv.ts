@@ -1,0 +1,44 @@
+// CSV answers of the lists (issue 28, item 3): `Accept: text/csv` or `format=csv`. RFC 4180 in UTF-8: a header row of
+// the item's fields in schema order (or those of `fields`), one record per row, CRLF line ends. The page's items are
+// the JSON the database rendered for the JSON list (fetchPage), read back here, so that each cell holds exactly the
+// JSON item's value: text in double quotes, numbers and booleans bare, null an empty unquoted cell (so `""` is the
+// empty text, as PostgreSQL's own CSV writes it), arrays and objects (leaders) as their JSON text.
+// Spreadsheets run a cell that starts with = + - @ tab or CR as a formula (CSV injection): such a text gets an
+// apostrophe in front, as OWASP's CSV Injection page advises (docs/decisions.md, formats).
+import type { Groups } from './groups.ts';
+
+export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
+
+// A text that starts with a formula character, after any apostrophes: the apostrophes too get one more, so that a
+// reader can always take one off (`'=x` is written `''=x`) and a text that starts with an apostrophe otherwise
+// (`'t Hooft`) is left as it is.
+const FORMULA = /^'*[=+\-@\t\r]/;
+
+/** One cell: text quoted (and guarded), numbers and booleans as JSON writes them, null empty. */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const guarded = FORMULA.test(text) ? `'${text}` : text;
+  return `"${guarded.replace(/"/g, '""')}"`;
+}
+
+function row(cells: string[]): string {
+  return `${cells.join(',')}\r\n`;
+}
+
+/** The CSV of a page: `names` the columns, `items` the page as fetchPage renders it (`{…},{…}`). */
+export function csvOfItems(names: readonly string[], items: string): string {
+  const records = JSON.parse(`[${items}]`) as Record<string, unknown>[];
+  let text = row([...names]);
+  for (const record of records) text += row(names.map((name) => csvCell(record[name])));
+  return text;
+}
+
+/** `group_by` as CSV: a column of the field's values (named after it) and one of their counts. */
+export function csvOfGroups(field: string, { groups }: Groups): string {
+  const counted = JSON.parse(groups) as { value: unknown; count: number }[];
+  let text = row([field, 'count']);
+  for (const { value, count } of counted) text += row([csvCell(value), String(count)]);
+  return text;
+}
