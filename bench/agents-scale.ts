@@ -79,6 +79,12 @@ export async function agentsScalePhase(base: string, key: string, url: string, i
   console.log('|---|---:|---:|---:|---:|---|');
   const row = (name: string, t: Awaited<ReturnType<typeof time>>, goal: string) =>
     console.log(`| ${name} | ${t.n} | ${ms(t.first)} | ${ms(t.p50)} | ${ms(t.p99)} | ${goal} |`);
+  // The baseline of the same run: a page of 10 chapters without `near` (a random page of the first thousand).
+  row(
+    'baseline: 10 chapters without `near`, a random page: `/chapters/?limit=10&page=N`',
+    await time(base, key, (i) => `/api/v0/chapters/?limit=10&page=${1 + (((i + 3) * 7919) % 1000)}`, NEAR_REQUESTS),
+    '',
+  );
   row(
     '10 nearest chapters, a random point each: `/chapters/?near=LAT,LON&limit=10`',
     await time(base, key, (i) => `/api/v0/chapters/?near=${at(i)}&limit=10`, NEAR_REQUESTS),
