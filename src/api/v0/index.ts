@@ -21,7 +21,8 @@ const Welcome = Type.Object({
 
 export const ATTRIBUTION =
   'Community data © OWASP Foundation and the contributors to OWASP/owasp.github.io, used under CC BY-SA 4.0. ' +
-  'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT).';
+  'Sample GitHub records recorded by the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects (MIT). ' +
+  'Coordinates of places from GeoNames (geonames.org, CC BY 4.0) and Natural Earth (public domain).';
 
 export interface ApiV0Options {
   /** What other instances changed (data versions, which empty the response cache). */
