@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { InvalidRequestError, invalidParam } from '../../../errors.ts';
 import type { OrderTerm } from './ordering.ts';
 import type { ListQuery } from './pagination.ts';
+import { DECIMAL } from './query.ts';
 
 /** The mean radius of the Earth in km (IUGG), the one of every great-circle distance here. */
 export const EARTH_RADIUS_KM = 6371.0088;
@@ -43,8 +44,6 @@ export interface NearPoint {
   longitude: number;
   radiusKm?: number;
 }
-
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
 /** The point of `near` and the radius, or undefined without `near`; 400 for a malformed or out-of-range value. */
 export function readNear(query: { near?: string; radius_km?: number }): NearPoint | undefined {

@@ -13,7 +13,8 @@ interface PropertySchema {
 }
 
 const INTEGER = /^[+]?\d{1,15}$/;
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+/** A decimal number as a query string may write it: no exponent, no `NaN` or `Infinity` (near.ts reads its pair with it). */
+export const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);
 
