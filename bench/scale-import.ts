@@ -200,12 +200,18 @@ export async function runImport(root: string, serverUrl: string, dir: string): P
   }
 }
 
-async function run(root: string, url: string, args: string[]): Promise<ImportRun> {
+/** `cds <args>` (bin/cds.js of `root`) on the database at `url`, under GNU time: wall time and peak RSS. */
+export async function run(
+  root: string,
+  url: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ImportRun> {
   const timeFile = path.join(os.tmpdir(), `cds-time-${process.pid}-${Date.now()}`);
   const started = performance.now();
   const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, 'bin/cds.js', ...args], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: url, REDIS_URL: '', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: url, REDIS_URL: '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';

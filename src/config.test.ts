@@ -121,3 +121,14 @@ test('CORS_ORIGINS: * by default, or a list of origins', () => {
     );
   }
 });
+
+test('DUMPS_DIR: the data folder’s dumps/ on the embedded database, none on a server unless set', () => {
+  assert.equal(loadConfig({ DATA_DIR: '/srv/cds' }).dumpsDir, '/srv/cds/dumps');
+  assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/cds' }).dumpsDir, undefined);
+  assert.equal(
+    loadConfig({ DATABASE_URL: 'postgres://localhost/cds', DUMPS_DIR: '/var/lib/cds/dumps' }).dumpsDir,
+    '/var/lib/cds/dumps',
+  );
+  assert.equal(loadConfig({ CDS_SOURCE_API_KEY: ' cds_key ' }).sourceApiKey, 'cds_key');
+  assert.equal(loadConfig({}).sourceApiKey, undefined);
+});

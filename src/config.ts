@@ -70,6 +70,13 @@ export interface Config {
   readonly trustProxy: boolean | number | string[];
   /** Origins allowed to read the REST API from a browser (`*`: any). */
   readonly corsOrigins: string[];
+  /**
+   * Where the bulk dumps (`GET /api/v0/dumps/`) are written and served from: DUMPS_DIR, else `DATA_DIR/dumps` on the
+   * embedded database; undefined (no dumps) on a PostgreSQL server without DUMPS_DIR.
+   */
+  readonly dumpsDir: string | undefined;
+  /** The source's API key of `cds import --from-dumps` (CDS_SOURCE_API_KEY); unset: no key is sent. */
+  readonly sourceApiKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -264,8 +271,18 @@ export function loadConfig(env: Env = process.env): Config {
     },
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
+    dumpsDir: dumpsDir(env),
+    sourceApiKey: text(env, 'CDS_SOURCE_API_KEY'),
   };
   return deepFreeze(config);
+}
+
+/** DUMPS_DIR; on the embedded database its data folder's `dumps/` by default; on a server only when set. */
+function dumpsDir(env: Env): string | undefined {
+  const set = text(env, 'DUMPS_DIR');
+  if (set !== undefined) return path.resolve(set);
+  if (url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])) return undefined;
+  return path.join(path.resolve(text(env, 'DATA_DIR') ?? './.data'), 'dumps');
 }
 
 function deepFreeze<T extends object>(value: T): T {

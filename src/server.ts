@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
+import { startDumpBuilds } from './api/v0/dumps/dumps.background.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
 import { describeError, explainEmbeddedFailure } from './db/disk-space.ts';
@@ -46,6 +47,10 @@ try {
 }
 log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
 const scheduler = startSyncScheduler({ database, config, log });
+// The bulk dumps, rebuilt in the background whenever the data version moves (GET /api/v0/dumps/).
+const dumps = config.dumpsDir
+  ? startDumpBuilds({ database, dir: config.dumpsDir, watcher: app.shared.watcher, log })
+  : undefined;
 
 let stopping = false;
 let adminChannel: AdminChannel | undefined;
@@ -60,6 +65,7 @@ async function stop(signal: string): Promise<void> {
   timer.unref();
   try {
     await scheduler?.stop();
+    await dumps?.stop();
     await adminChannel?.close();
     await app.close();
     await database.close();

@@ -119,6 +119,7 @@ test('CORS: a real preflight for /api/v0/ is answered; the answers carry the ori
   assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
   assert.match(preflight.headers.get('access-control-allow-headers')!, /X-API-Key/i);
   assert.match(preflight.headers.get('access-control-allow-headers')!, /If-None-Match/i);
+  assert.match(preflight.headers.get('access-control-allow-headers')!, /If-Range/i);
   assert.match(preflight.headers.get('access-control-allow-methods')!, /GET/);
   assert.ok(Number(preflight.headers.get('access-control-max-age')) > 0);
   assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
@@ -126,7 +127,7 @@ test('CORS: a real preflight for /api/v0/ is answered; the answers carry the ori
   const res = await fetch(`${base}/api/v0/chapters/?limit=1`, { headers: { origin: 'https://elsewhere.example' } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('access-control-allow-origin'), '*');
-  for (const name of ['Link', 'ETag', 'RateLimit-Remaining', 'Retry-After'])
+  for (const name of ['Link', 'ETag', 'Content-Range', 'RateLimit-Remaining', 'Retry-After'])
     assert.match(res.headers.get('access-control-expose-headers')!, new RegExp(name));
   assert.equal(res.headers.get('access-control-allow-credentials'), null);
   // Errors too, so that a page can read why it was refused.

@@ -1,20 +1,25 @@
 // The terminal's side of the admin channel (commands/admin-channel.ts, which states the protocol): `cds` sends its
 // command to the server that holds the embedded database and relays the server's stdout, stderr and exit code.
 import net from 'node:net';
-import { adminSocketPath } from '../commands/admin-channel.ts';
+import { adminSocketPath, type ForwardedSettings } from '../commands/admin-channel.ts';
 import { err, out } from '../commands/output.ts';
 
 /**
  * Sends a command to the server that holds the data folder. Undefined when no server answers on the socket
  * (none runs: the CLI opens the database itself); with `waitMs`, keeps trying that long first (a server
- * that is starting).
+ * that is starting). `settings`: the few of the CLI's own that the command uses instead of the server's.
  */
-export async function forwardToServer(dataDir: string, args: string[], waitMs = 0): Promise<number | undefined> {
+export async function forwardToServer(
+  dataDir: string,
+  args: string[],
+  waitMs = 0,
+  settings: ForwardedSettings = {},
+): Promise<number | undefined> {
   const file = adminSocketPath(dataDir);
   const deadline = Date.now() + waitMs;
   for (;;) {
     const socket = await connect(file);
-    if (socket) return relay(socket, args);
+    if (socket) return relay(socket, args, settings);
     if (Date.now() >= deadline) return undefined;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -31,7 +36,7 @@ function connect(file: string): Promise<net.Socket | undefined> {
   });
 }
 
-function relay(socket: net.Socket, args: string[]): Promise<number> {
+function relay(socket: net.Socket, args: string[], settings: ForwardedSettings): Promise<number> {
   return new Promise((resolve) => {
     let buffer = '';
     let code: number | undefined;
@@ -51,6 +56,6 @@ function relay(socket: net.Socket, args: string[]): Promise<number> {
       if (code === undefined) err('cds: the server closed the admin channel before the command finished\n');
       resolve(code ?? 1);
     });
-    socket.write(`${JSON.stringify({ args })}\n`);
+    socket.write(`${JSON.stringify({ args, ...(Object.keys(settings).length > 0 ? { settings } : {}) })}\n`);
   });
 }

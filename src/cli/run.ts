@@ -46,7 +46,12 @@ async function cli(argv: string[], options: CliOptions): Promise<number> {
   // On the embedded database, a running server holds it: the command runs there (forward.ts,
   // commands/admin-channel.ts).
   if (!config.databaseUrl) {
-    const code = await forwardToServer(config.dataDir, [command, ...rest], waitForServer ? SERVER_WAIT_MS : 0);
+    const code = await forwardToServer(
+      config.dataDir,
+      [command, ...rest],
+      waitForServer ? SERVER_WAIT_MS : 0,
+      config.sourceApiKey ? { sourceApiKey: config.sourceApiKey } : {},
+    );
     if (code !== undefined) return code;
     if (waitForServer) {
       err(`cds: no server answered on ${config.dataDir} within ${SERVER_WAIT_MS / 1000} s\n`);

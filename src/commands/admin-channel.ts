@@ -5,8 +5,8 @@
 // stderr and exit code back. The CLI (cli/forward.ts) tries that socket first and opens the database itself when
 // nobody answers. This is the server's side: it runs in `serve`, never in the terminal's `cds`.
 //
-// Protocol: one JSON line from the CLI, {"args": [...]}; then JSON lines from the server,
-// {"stdout": text} / {"stderr": text}, and last {"exit": code}.
+// Protocol: one JSON line from the CLI, {"args": [...]} (and "settings", ForwardedSettings); then JSON lines from the
+// server, {"stdout": text} / {"stderr": text}, and last {"exit": code}.
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -17,6 +17,14 @@ import { executeCommand } from './execute.ts';
 import { runInContext } from './output.ts';
 
 const MAX_REQUEST_BYTES = 64 * 1024;
+
+/**
+ * The CLI's own settings a command run by the server uses instead of the server's: the source's key of
+ * `cds import --from-dumps` (CDS_SOURCE_API_KEY) belongs to the operator who runs it, not to the server.
+ */
+export interface ForwardedSettings {
+  sourceApiKey?: string;
+}
 
 export function adminSocketPath(dataDir: string): string {
   return path.join(dataDir, 'cds.sock');
@@ -89,6 +97,9 @@ async function serve(socket: net.Socket, options: ChannelOptions): Promise<void>
     return;
   }
   const [command, ...rest] = args as string[];
+  const settings = (request as { settings?: unknown }).settings as ForwardedSettings | undefined;
+  const sourceApiKey = typeof settings?.sourceApiKey === 'string' ? settings.sourceApiKey : undefined;
+  const config = sourceApiKey ? { ...options.config, sourceApiKey } : options.config;
   if (command === 'serve') {
     send({ stderr: `cds: a server already runs on ${options.config.dataDir}\n` });
     send({ exit: 1 });
@@ -107,7 +118,7 @@ async function serve(socket: net.Socket, options: ChannelOptions): Promise<void>
       database: options.database,
       revoked: options.revoked,
     },
-    () => executeCommand(options.config, command!, rest),
+    () => executeCommand(config, command!, rest),
   );
   send({ exit: code });
   socket.end();

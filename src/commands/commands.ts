@@ -4,13 +4,14 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { analyze, importDataset, sourcesFrom } from '../data/import.ts';
+import { analyze, importDataset, importFromDumps, sourcesFrom, type ImportReport } from '../data/import.ts';
 import { announceDataChanged } from '../changes/announce.ts';
 import { countRecords } from './status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
 import { runUsersCommand } from './users.ts';
+import { runDumpsCommand } from './dumps.ts';
 import { err, isTerminal, out, progressOn, withDatabase, type ProgressBar } from './output.ts';
 import { UsageError } from './usage.ts';
 import { countsTable, wantsJson } from './tables.ts';
@@ -37,33 +38,37 @@ export async function runCommand(
       });
     }
     case 'import': {
-      const { values } = parse({ from: { type: 'string' }, json: { type: 'boolean' }, text: { type: 'boolean' } });
+      const { values } = parse({
+        from: { type: 'string' },
+        'from-dumps': { type: 'string' },
+        json: { type: 'boolean' },
+        text: { type: 'boolean' },
+      });
       if (values.json && values.text) throw new UsageError('--json and --text exclude each other');
+      if (values.from !== undefined && values['from-dumps'] !== undefined)
+        throw new UsageError('--from and --from-dumps exclude each other');
       const json = wantsJson(values, isTerminal('stdout'));
       const from = values.from === undefined ? undefined : path.resolve(String(values.from));
+      const dumps = values['from-dumps'] === undefined ? undefined : sourceUrl(String(values['from-dumps']));
       return withDatabase(config, async (db) => {
         await migrateToLatest(db);
-        const report = await importDataset(db, sourcesFrom(from), {
-          progress: progressOn(progressBar),
-        });
+        const progress = progressOn(progressBar);
+        const report = dumps
+          ? await importFromDumps(db, { baseUrl: dumps, apiKey: config.sourceApiKey }, { progress })
+          : await importDataset(db, sourcesFrom(from), { progress });
         if (report.changed) {
           await analyze(db);
           await announceDataChanged(config);
         }
         if (json) out(`${JSON.stringify(report, null, 2)}\n`);
-        else {
-          out(
-            `OWASP website data\n${countsTable(report.owasp.counts)}\nGitHub records\n${countsTable(report.github)}\n`,
-          );
-          out(
-            `snapshots: ${report.snapshots.snapshots} (${report.snapshots.added} added, ${report.snapshots.updated} updated, ${report.snapshots.removed} removed)\n`,
-          );
-        }
+        else printImport(report);
         err(
           `imported in ${report.durationMs} ms; ${report.changed ? `data version ${report.dataVersion}` : 'nothing changed'}\n`,
         );
       });
     }
+    case 'dumps':
+      return runDumpsCommand(config, args);
     case 'status': {
       parse();
       return withDatabase(config, async (db) => {
@@ -95,6 +100,32 @@ export async function runCommand(
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+/** The report of `cds import` as tables. */
+function printImport(report: ImportReport): void {
+  out(`OWASP website data\n${countsTable(report.owasp.counts)}\nGitHub records\n${countsTable(report.github)}\n`);
+  out(
+    `snapshots: ${report.snapshots.snapshots} (${report.snapshots.added} added, ${report.snapshots.updated} updated, ${report.snapshots.removed} removed)\n`,
+  );
+  if (report.dumps)
+    out(
+      `from the dumps of ${report.dumps.url} (data version ${report.dumps.dataVersion}): ${report.dumps.tombstones} ` +
+        `records that left their lists, ${report.dumps.countedReleases} releases counted in snapshots\n`,
+    );
+}
+
+/** The source of --from-dumps: an http(s) address. */
+function sourceUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol))
+    throw new UsageError(`--from-dumps needs the http(s) address of the source instance, got "${text}"`);
+  return url.toString();
 }
 
 function parsePositionals(args: string[]) {

@@ -59,16 +59,19 @@ export function progressOn(bar: ProgressBar | undefined): SyncProgress {
 }
 
 /** Runs `work` on the server's database inside the server, else on the configured one, opened and closed here. */
-export async function withDatabase(config: Config, work: (db: Db) => Promise<void>): Promise<number> {
+export async function withDatabase(
+  config: Config,
+  work: (db: Db, database: Database) => Promise<void>,
+): Promise<number> {
   const shared = sharedDatabase();
   if (shared) {
     // Inside the server (admin channel): its database, already migrated, stays open.
-    await work(shared.db);
+    await work(shared.db, shared);
     return 0;
   }
   const database = await openConfiguredDatabase(config);
   try {
-    await work(database.db);
+    await work(database.db, database);
     return 0;
   } finally {
     await database.close();

@@ -9,6 +9,13 @@ Commands:
                         import a dataset (DIR holds owasp/ and github/; default: the bundled data); prints a
                         table of the records read and changed on a terminal, the JSON report otherwise or with --json;
                         a progress bar on stderr when it is a terminal
+  import --from-dumps BASE_URL [--json|--text]
+                        fill an empty database from the dumps of another instance (BASE_URL, e.g.
+                        https://data.example.org; its API key in CDS_SOURCE_API_KEY), checksums verified, in
+                        one transaction
+  dumps build [--json|--text]
+                        build the bulk dumps (GET /api/v0/dumps/) in DUMPS_DIR now; a server does it in the
+                        background after every import and sync
   status                print the number of stored records per resource
   sync github [--org LOGIN]… [--budget N]
                         mirror GitHub organizations (default: SYNC_GITHUB_ORGS): public repositories, issues,

@@ -13,6 +13,10 @@ import { readGithubData } from './github/github.read.ts';
 import { writeGithubData, type GithubReport } from './github/github.write.ts';
 import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './snapshots/snapshots.queries.ts';
 import { NO_PROGRESS, type SyncProgress } from './sync/sync-log.ts';
+import { loadDumps } from './dumps/dumps.load.ts';
+import { ROW_DUMPS, firstNonEmptyTable } from './dumps/dumps.queries.ts';
+import type { DumpSourceOptions } from './dumps/dumps.source.ts';
+import { ImportError } from './errors.ts';
 
 export const BUNDLED_DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data');
 
@@ -32,6 +36,8 @@ export interface ImportReport {
   changed: boolean;
   dataVersion: number;
   durationMs: number;
+  /** `--from-dumps`: the source, the data version of its dumps, and the tombstones and counted releases read. */
+  dumps?: { url: string; dataVersion: number; tombstones: number; countedReleases: number };
 }
 
 export function sourcesFrom(dir: string = BUNDLED_DATA_DIR): ImportSources {
@@ -111,6 +117,51 @@ async function runImport(
       const changed = changedRows(github) + changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
       const dataVersion = changed || onlyIfEmpty ? await bumpDataVersion(trx) : await readDataVersion(trx);
       return { owasp, github, snapshots, changed, dataVersion, durationMs: Math.round(performance.now() - started) };
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+/**
+ * Fills an empty database from another instance's dumps (`cds import --from-dumps`): one transaction as every import
+ * (a failure, a checksum that does not match, a source that cannot be reached, changes nothing), the usual report.
+ */
+export async function importFromDumps(
+  db: Db,
+  source: DumpSourceOptions,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
+  const started = performance.now();
+  const progress = options.progress ?? NO_PROGRESS;
+  progress.start(ROW_DUMPS.length + 2, 'import');
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await lockForTransaction(trx, IMPORT_LOCK);
+      await noStatementTimeout(trx);
+      const found = await firstNonEmptyTable(trx);
+      if (found)
+        throw new ImportError(
+          '--from-dumps',
+          undefined,
+          `the database is not empty (${found} has records): it fills an empty database only (import before the ` +
+            "server's first start, or start it with AUTO_IMPORT=false)",
+        );
+      const loaded = await loadDumps(trx, source, (resource) => progress.advance(`${resource} written`));
+      // As every import: a month may have completed since the source last rebuilt them.
+      const snapshots = await rebuildSnapshots(trx, options.now?.() ?? new Date());
+      progress.advance('snapshots rebuilt');
+      const dataVersion = await bumpDataVersion(trx);
+      const { owasp, github, tombstones, countedReleases } = loaded;
+      return {
+        owasp,
+        github,
+        snapshots,
+        changed: true,
+        dataVersion,
+        durationMs: Math.round(performance.now() - started),
+        dumps: { ...loaded.source, tombstones, countedReleases },
+      };
     });
   } finally {
     progress.stop();

@@ -9,6 +9,7 @@ import type { SharedChanges } from '../../changes/shared-changes.ts';
 import { registerCors } from './rest/cors.ts';
 import { RESOURCES } from './resources.ts';
 import { searchRoute } from './search/search.routes.ts';
+import { dumpsRoutes } from './dumps/dumps.routes.ts';
 import { registerResources } from './common/resource.ts';
 
 const Welcome = Type.Object({
@@ -56,5 +57,6 @@ export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV
     });
     await registerResources(guarded, RESOURCES);
     searchRoute(guarded);
+    dumpsRoutes(guarded);
   });
 }

@@ -6,8 +6,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const ALLOWED_METHODS = 'GET, HEAD';
-const ALLOWED_HEADERS = 'X-API-Key, If-None-Match';
-const EXPOSED_HEADERS = 'Link, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+const ALLOWED_HEADERS = 'X-API-Key, If-None-Match, Range, If-Range';
+const EXPOSED_HEADERS = [
+  'Link',
+  'ETag',
+  // A dump's download resumed with Range, and its file name.
+  'Content-Range',
+  'Content-Disposition',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+].join(', ');
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */
 const MAX_AGE_SECONDS = '7200';
 

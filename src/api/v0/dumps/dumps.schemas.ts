@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime } from '../common/schemas.ts';
+
+export const DumpItem = Type.Object(
+  {
+    resource: Type.String({ description: 'The resource: `chapters`, `issues`, …, `snapshot-releases`, `deleted`.' }),
+    url: Type.String({ description: 'Where to download it: `/api/v0/dumps/<resource>.ndjson.gz`.' }),
+    records: Type.Integer({ description: 'Lines of the file: one record each.' }),
+    bytes: Type.Integer({ description: 'Size of the gzipped file.' }),
+    sha256: Type.String({ description: 'SHA-256 of the gzipped file, hexadecimal (also its `ETag`).' }),
+    data_version: Type.Integer({ description: 'The data version the file holds the records of.' }),
+    created_at: DateTime('When the file was written.'),
+  },
+  { title: 'Dump' },
+);
+
+export const DumpManifest = Type.Object({ items: Type.Array(DumpItem) }, { title: 'DumpManifest' });
+
+export const DumpParams = Type.Object({
+  file: Type.String({ maxLength: 100, description: '`<resource>.ndjson.gz`' }),
+});
