@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
 import { ROOT, runCli, runCliProcess } from './process.ts';
 import { USAGE } from '../src/commands/usage.ts';
+import type { ResourceCount } from '../src/commands/status.queries.ts';
 
 let env: Record<string, string | undefined>;
 let tmp: string;
@@ -24,15 +25,15 @@ after(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-function counts(stdout: string): Record<string, number> {
+/** `cds status`'s table: per resource, the stored count (`published` gives the other column, NaN for `-`). */
+function counts(stdout: string, column: 'stored' | 'published' = 'stored'): Record<string, number> {
+  const [header, ...lines] = stdout.trim().split('\n');
+  assert.deepEqual(header!.trim().split(/\s+/), ['resource', 'stored', 'published']);
   return Object.fromEntries(
-    stdout
-      .trim()
-      .split('\n')
-      .map((line) => {
-        const [name, value] = line.trim().split(/\s+/);
-        return [name, Number(value)];
-      }),
+    lines.map((line) => {
+      const [name, stored, published] = line.trim().split(/\s+/);
+      return [name, Number(column === 'stored' ? stored : published)];
+    }),
   );
 }
 
@@ -65,7 +66,9 @@ test('migrate, then status on an empty database, then import, then status again'
   const report = JSON.parse(imported.stdout);
   assert.equal(report.changed, true);
 
-  const full = counts((await runCli(['status'], env)).stdout);
+  const status = await runCli(['status'], env);
+  const full = counts(status.stdout);
+  const published = counts(status.stdout, 'published');
   for (const name of [
     'chapters',
     'committees',
@@ -81,7 +84,18 @@ test('migrate, then status on an empty database, then import, then status again'
     'releases',
   ]) {
     assert.ok(full[name]! > 0, `${name} is empty after import`);
+    assert.ok(published[name]! > 0 && published[name]! <= full[name]!, `${name}: ${published[name]} published`);
   }
+  // The bundled data has inactive projects and chapters without coordinates: stored and published differ, and say why.
+  assert.ok(published.projects! < full.projects!);
+  assert.ok(published.chapters! < full.chapters!);
+  assert.match(status.stderr, /inactive chapters, committees and projects/);
+  assert.ok(Number.isNaN(published.leaders), 'leaders have no list of their own');
+  // The same numbers as JSON.
+  const json = JSON.parse((await runCli(['status', '--json'], env)).stdout) as ResourceCount[];
+  const chapters = json.find((c) => c.resource === 'chapters')!;
+  assert.deepEqual([chapters.stored, chapters.published], [full.chapters, published.chapters]);
+  assert.equal(json.find((c) => c.resource === 'leaders')!.published, null);
 
   const again = await runCli(['import'], env);
   assert.equal(again.code, 0, again.stderr);

@@ -1,25 +1,40 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
+import { RESOURCES } from '../api/v0/resources.ts';
 
-/** Stored records per resource; `*_active` counts what the public lists show. */
-export async function countRecords(db: Db): Promise<Record<string, number>> {
-  const { rows } = await sql<Record<string, number>>`
-    SELECT
-      (SELECT count(*) FROM chapters)::int AS chapters,
-      (SELECT count(*) FROM chapters WHERE is_active AND latitude IS NOT NULL AND longitude IS NOT NULL)::int AS chapters_listed,
-      (SELECT count(*) FROM committees)::int AS committees,
-      (SELECT count(*) FROM events)::int AS events,
-      (SELECT count(*) FROM issues)::int AS issues,
-      (SELECT count(*) FROM labels)::int AS labels,
-      (SELECT count(*) FROM leaders)::int AS leaders,
-      (SELECT count(*) FROM members)::int AS members,
-      (SELECT count(*) FROM milestones)::int AS milestones,
-      (SELECT count(*) FROM organizations)::int AS organizations,
-      (SELECT count(*) FROM projects)::int AS projects,
-      (SELECT count(*) FROM releases)::int AS releases,
-      (SELECT count(*) FROM repositories)::int AS repositories,
-      (SELECT count(*) FROM snapshots)::int AS snapshots,
-      (SELECT count(*) FROM sponsors)::int AS sponsors
-  `.execute(db);
-  return rows[0]!;
+/** One resource in `cds status`: its stored records, and those its list publishes (null: it has no list). */
+export interface ResourceCount {
+  resource: string;
+  stored: number;
+  published: number | null;
+}
+
+/** The table of each resource whose name is not its table's. */
+const TABLES: Record<string, string> = { deleted: 'tombstones' };
+
+/** Stored records that no list publishes, by themselves (leaders are fields of chapters and projects). */
+const UNLISTED = ['leaders'];
+
+/**
+ * Per resource, in the order of the API's paths: the stored records beside those `GET /api/v0/<resource>/` counts with
+ * no filter (its own query), so that the difference is seen rather than guessed (inactive chapters, committees and
+ * projects; chapters without coordinates; members and organizations known by login only, not yet fetched).
+ */
+export async function countRecords(db: Db): Promise<ResourceCount[]> {
+  const counts: ResourceCount[] = [];
+  for (const { name, operations } of RESOURCES) {
+    const list = operations.find((operation) => operation.published);
+    counts.push({
+      resource: name,
+      stored: await countTable(db, TABLES[name] ?? name),
+      published: list?.published ? await list.published(db) : null,
+    });
+  }
+  for (const name of UNLISTED) counts.push({ resource: name, stored: await countTable(db, name), published: null });
+  return counts;
+}
+
+async function countTable(db: Db, table: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }

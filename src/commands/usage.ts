@@ -16,7 +16,7 @@ Commands:
   dumps build [--json|--text]
                         build the bulk dumps (GET /api/v0/dumps/) in DUMPS_DIR now; a server does it in the
                         background after every import and sync
-  status                print the number of stored records per resource
+  status [--json]       the records per resource: stored, and published (what the API's list counts)
   sync github [--org LOGIN]… [--budget N]
                         mirror GitHub organizations (default: SYNC_GITHUB_ORGS): public repositories, issues,
                         labels, milestones, releases, members; incremental and resumable; --budget stops

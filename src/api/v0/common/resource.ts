@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import { sql } from 'kysely';
 import { detailRoute, listRoute, type DetailDefinition, type ListDefinition } from './routes.ts';
 
 /** One operation, declared: registered by the registry, listed by the conformance test. */
@@ -15,6 +16,11 @@ export interface Operation {
    * none. The conformance test requests every operation with them (test/api-conformance.test.ts).
    */
   example?: (db: Db) => Promise<Record<string, string> | undefined>;
+  /**
+   * For a resource's list (`/<name>/`, no path parameters): how many records it counts with no filter, what is
+   * published of the stored records (`cds status` shows both side by side).
+   */
+  published?: (db: Db) => Promise<number>;
 }
 
 export interface Resource {
@@ -67,15 +73,27 @@ export function resource<F extends TObject, Item extends TObject, P extends TObj
   noun: string,
   declared: { description?: string; summary?: string; list: ListParts<F, Item>; detail?: DetailParts<P, Row, Body> },
 ): Resource {
-  const operations = [
-    listOperation({
-      path: `/${name}/`,
-      operationId: `list_${name}`,
-      summary: declared.summary ?? `List ${name}`,
-      ...(declared.description ? { description: declared.description } : {}),
-      itemName: noun,
-      ...declared.list,
-    }),
+  const list = declared.list;
+  const operations: Operation[] = [
+    {
+      ...listOperation({
+        path: `/${name}/`,
+        operationId: `list_${name}`,
+        summary: declared.summary ?? `List ${name}`,
+        ...(declared.description ? { description: declared.description } : {}),
+        itemName: noun,
+        ...list,
+      }),
+      // The list's own query with no filter: the count of `GET /<name>/`.
+      published: async (db: Db) => {
+        const rows = await list.query(db, {} as Static<F>, {} as Static<TObject>);
+        const counted = await rows
+          .clearSelect()
+          .select(sql<string>`count(*)`.as('n'))
+          .executeTakeFirst();
+        return Number(counted?.n ?? 0);
+      },
+    },
   ];
   const detail = declared.detail;
   if (detail) {

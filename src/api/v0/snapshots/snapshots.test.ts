@@ -436,7 +436,7 @@ describe('import and the command line rebuild them', () => {
     assert.equal(again.code, 0, again.stderr);
     assert.equal(JSON.parse(again.stdout).changed, false);
     assert.match(again.stderr, /nothing changed/);
-    assert.match((await runCli(['status'], env)).stdout, /^snapshots\s+2$/m);
+    assert.match((await runCli(['status'], env)).stdout, /^snapshots\s+2\s+2$/m);
     for (const args of [['snapshots'], ['snapshots', 'frob'], ['snapshots', 'rebuild', '--now', 'x']]) {
       const result = await runCli(args, env);
       assert.equal(result.code, 2, args.join(' '));
