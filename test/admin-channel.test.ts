@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { seedDataDir } from './helpers.ts';
-import { exited, freePort, runCli, startServer, waitFor200 } from './process.ts';
+import { CLI_ARGS, exited, freePort, run, runCli, runCliProcess, startServer, waitFor200 } from './process.ts';
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-admin-'));
 // The bundled data already there (the first start's initdb and import are server.test.ts's subject).
@@ -92,4 +92,18 @@ test("--help after a command or subcommand prints that command's usage and exits
     assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stdout, new RegExp(`Usage: cds ${args[0]}`));
   }
+});
+
+test("on the server, a command prints tables to a caller's terminal and JSON to a pipe, as it would alone", async () => {
+  // Through a pseudo-terminal (util-linux `script`): the caller's stdout is a terminal, and the server knows it.
+  const line = [process.execPath, ...CLI_ARGS, 'import'].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ');
+  const onTerminal = await run('script', ['-qec', line, '/dev/null'], { DATA_DIR: dataDir });
+  assert.equal(onTerminal.code, 0, onTerminal.stdout);
+  assert.match(onTerminal.stdout, /OWASP website data/);
+  assert.doesNotMatch(onTerminal.stdout, /^\{/m);
+  // The same command into a pipe: JSON, the report whole.
+  const piped = await runCliProcess(['import'], { DATA_DIR: dataDir });
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.equal(JSON.parse(piped.stdout).changed, false);
+  assert.match(server.output(), /cds command on the admin channel/);
 });

@@ -1,5 +1,7 @@
 // The GitHub OAuth web flow end to end against a stand-in GitHub on 127.0.0.1.
 import { after, before, test } from 'node:test';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from '../../test/app.ts';
 import { absorb, graphql, CLIENT_DOCUMENTS, type Browser } from '../../test/auth.ts';
@@ -175,6 +177,50 @@ test('GitHub unreachable: a clear 503 page, no session, and the service keeps ru
     assert.equal((await down.app.inject({ method: 'GET', url: '/status/' })).statusCode, 200);
   } finally {
     await down.close();
+  }
+});
+
+test("GitHub's rate limit spent: said as such (not an invalid token), a 503 page, no session", async () => {
+  const reset = Math.floor(Date.UTC(2030, 0, 1, 14, 5) / 1000);
+  const limited = http.createServer((_req, res) => {
+    res
+      .writeHead(403, {
+        'content-type': 'application/json',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': `${reset}`,
+      })
+      .end(JSON.stringify({ message: 'API rate limit exceeded for user ID 1.' }));
+  });
+  await new Promise<void>((resolve) => limited.listen(0, '127.0.0.1', resolve));
+  const address = `http://127.0.0.1:${(limited.address() as AddressInfo).port}`;
+  const app = await buildTestApp({
+    env: { GITHUB_CLIENT_ID: 'x', GITHUB_CLIENT_SECRET: 'y', GITHUB_WEB_URL: address, GITHUB_API_URL: address },
+  });
+  try {
+    const spa = await app.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: 'mutation { githubAuth(accessToken: "t") { ok message } }' },
+    });
+    assert.deepEqual(spa.json().data.githubAuth, {
+      ok: false,
+      message: "GitHub's rate limit for this service is spent until 14:05 UTC. Try again then.",
+    });
+    const browser: Browser = { cookies: {} };
+    const login = await app.app.inject({ method: 'GET', url: '/auth/github/login' });
+    absorb(browser, login.headers['set-cookie']);
+    const state = new URL(login.headers.location as string).searchParams.get('state');
+    const res = await app.app.inject({
+      method: 'GET',
+      url: `/auth/github/callback?code=abc&state=${state}`,
+      headers: { cookie: `cds_oauth=${browser.cookies.cds_oauth}` },
+    });
+    assert.equal(res.statusCode, 503);
+    assert.match(res.body, /rate limit for this service is spent until 14:05 UTC/);
+    assert.equal(browser.cookies.cds_session, undefined);
+  } finally {
+    await app.close();
+    limited.close();
   }
 });
 

@@ -23,6 +23,20 @@ async function call(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
+/**
+ * GitHub refusing for its rate limit (403 or 429 with no requests left, or a Retry-After): not the user's fault nor an
+ * invalid token, so it is said for what it is, with the time GitHub gives.
+ */
+function rateLimited(response: Response): GithubAuthError | undefined {
+  if (response.status !== 403 && response.status !== 429) return undefined;
+  const reset = Number(response.headers.get('x-ratelimit-reset'));
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (response.headers.get('x-ratelimit-remaining') !== '0' && !(retryAfter > 0)) return undefined;
+  const until = reset > 0 ? new Date(reset * 1000) : retryAfter > 0 ? new Date(Date.now() + retryAfter * 1000) : null;
+  const when = until ? ` until ${until.toISOString().slice(11, 16)} UTC` : '';
+  return new GithubAuthError('unavailable', `GitHub's rate limit for this service is spent${when}. Try again then.`);
+}
+
 async function json(response: Response): Promise<unknown> {
   try {
     return await response.json();
@@ -53,6 +67,8 @@ export async function exchangeCode(exchange: CodeExchange): Promise<string> {
       code_verifier: exchange.codeVerifier,
     }),
   });
+  const limited = rateLimited(response);
+  if (limited) throw limited;
   if (response.status >= 500)
     throw new GithubAuthError('unavailable', 'GitHub could not complete the sign-in. Try again later.');
   const body = (await json(response)) as { access_token?: unknown; error?: unknown };
@@ -70,6 +86,8 @@ export async function fetchProfile(apiUrl: string, token: string): Promise<Githu
     'user-agent': 'community-data-service',
   };
   const userResponse = await call(`${apiUrl}/user`, { headers });
+  const limited = rateLimited(userResponse);
+  if (limited) throw limited;
   if (userResponse.status === 401 || userResponse.status === 403) {
     throw new GithubAuthError('invalid_token', 'The GitHub token is invalid or expired.');
   }
@@ -79,6 +97,8 @@ export async function fetchProfile(apiUrl: string, token: string): Promise<Githu
     throw new GithubAuthError('unavailable', 'GitHub sent an unexpected answer. Try again later.');
   }
   const emailsResponse = await call(`${apiUrl}/user/emails`, { headers });
+  const emailsLimited = rateLimited(emailsResponse);
+  if (emailsLimited) throw emailsLimited;
   if (!emailsResponse.ok) {
     throw new GithubAuthError(
       'no_verified_email',

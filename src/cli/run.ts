@@ -5,7 +5,7 @@
 import { loadConfig } from '../config.ts';
 import { USAGE } from '../commands/usage.ts';
 import { executeCommand } from '../commands/execute.ts';
-import { err, out, runInContext } from '../commands/output.ts';
+import { err, isTerminal, out, runInContext } from '../commands/output.ts';
 import { forwardToServer } from './forward.ts';
 import { terminalProgress } from './progress.ts';
 
@@ -46,12 +46,10 @@ async function cli(argv: string[], options: CliOptions): Promise<number> {
   // On the embedded database, a running server holds it: the command runs there (forward.ts,
   // commands/admin-channel.ts).
   if (!config.databaseUrl) {
-    const code = await forwardToServer(
-      config.dataDir,
-      [command, ...rest],
-      waitForServer ? SERVER_WAIT_MS : 0,
-      config.sourceApiKey ? { sourceApiKey: config.sourceApiKey } : {},
-    );
+    const code = await forwardToServer(config.dataDir, [command, ...rest], waitForServer ? SERVER_WAIT_MS : 0, {
+      ...(config.sourceApiKey ? { sourceApiKey: config.sourceApiKey } : {}),
+      terminal: { stdout: isTerminal('stdout'), stderr: isTerminal('stderr') },
+    });
     if (code !== undefined) return code;
     if (waitForServer) {
       err(`cds: no server answered on ${config.dataDir} within ${SERVER_WAIT_MS / 1000} s\n`);

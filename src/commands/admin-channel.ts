@@ -24,6 +24,8 @@ const MAX_REQUEST_BYTES = 64 * 1024;
  */
 export interface ForwardedSettings {
   sourceApiKey?: string;
+  /** Which of the CLI's streams are terminals: a command chooses tables or JSON as if it ran there. */
+  terminal?: { stdout: boolean; stderr: boolean };
 }
 
 export function adminSocketPath(dataDir: string): string {
@@ -117,6 +119,7 @@ async function serve(socket: net.Socket, options: ChannelOptions): Promise<void>
       stderr: (text) => send({ stderr: text }),
       database: options.database,
       revoked: options.revoked,
+      terminal: { stdout: settings?.terminal?.stdout === true, stderr: settings?.terminal?.stderr === true },
     },
     () => executeCommand(config, command!, rest),
   );

@@ -15,6 +15,8 @@ export interface CliContext {
   database?: Database;
   /** Empties the server's memory of valid keys at once after a revocation. */
   revoked?(): Promise<void>;
+  /** Whether the caller's own streams are terminals (the CLI on the admin channel says so): tables or JSON. */
+  terminal?: { stdout: boolean; stderr: boolean };
 }
 
 const context = new AsyncLocalStorage<CliContext>();
@@ -45,15 +47,19 @@ export async function keyRevoked(): Promise<void> {
   await context.getStore()?.revoked?.();
 }
 
-/** True when the command's output goes to a terminal (progress bars); never inside the server. */
+/**
+ * True when the command's output goes to a terminal: this process's stream, or inside the server the stream of the
+ * `cds` that sent the command (it writes what the server relays).
+ */
 export function isTerminal(stream: 'stdout' | 'stderr'): boolean {
-  return !context.getStore() && Boolean(process[stream].isTTY);
+  const ctx = context.getStore();
+  return ctx ? ctx.terminal?.[stream] === true : Boolean(process[stream].isTTY);
 }
 
 /** Starts a progress bar on the terminal's stderr: the terminal's `cds` gives one (cli/progress.ts), the server none. */
 export type ProgressBar = () => SyncProgress;
 
-/** The progress of a long command: the terminal's bar when stderr is a terminal, else nothing. */
+/** The progress of a long command: the terminal's bar when stderr is a terminal, else nothing (the server has none). */
 export function progressOn(bar: ProgressBar | undefined): SyncProgress {
   return bar && isTerminal('stderr') ? bar() : NO_PROGRESS;
 }
