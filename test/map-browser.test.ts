@@ -200,6 +200,68 @@ test('the map draws every chapter and upcoming event the API gives as GeoJSON, f
       'map-detail',
       'the record takes the focus',
     );
+    // Selecting keeps the keyboard on the marker (it used to fall to <body>), and the focus ring is drawn around it.
+    await lisbon.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(
+      await page.evaluate('document.activeElement.dataset.key'),
+      'appsec-lisbon',
+      'the marker keeps the focus',
+    );
+    // Evaluated in the page: its centre against the focused marker's.
+    const ringAround = async (ring: string) =>
+      page.evaluate(`(() => {
+        const circle = document.querySelector('${ring}');
+        const marker = document.activeElement.getBoundingClientRect();
+        const box = circle.getBoundingClientRect();
+        return circle.getAttribute('visibility') === 'visible' &&
+          Math.abs(box.x + box.width / 2 - (marker.x + marker.width / 2)) < 2 &&
+          Math.abs(box.y + box.height / 2 - (marker.y + marker.height / 2)) < 2;
+      })()`);
+    assert.ok(await ringAround('#map .ring-focus'), 'the focus ring is around the focused marker');
+    assert.ok(await ringAround('#map .ring-selected'), 'the selection ring too');
+
+    // Zoom and pan: the buttons, the keyboard, the wheel and a drag move the markers apart or across; the markers
+    // keep their size; "Whole world" puts everything back.
+    const where = async (key: string) => {
+      const box = (await page.locator(`#map .marker[data-key="${key}"]`).boundingBox())!;
+      return { x: box.x + box.width / 2, y: box.y + box.height / 2, size: box.width };
+    };
+    const [a, b] = [...new Set(feed.features.map((f) => (f.properties as unknown as { key: string }).key))];
+    const apart = async () => {
+      const [p, q] = [await where(a!), await where(b!)];
+      return Math.hypot(p.x - q.x, p.y - q.y);
+    };
+    const whole = await apart();
+    const size = (await where(a!)).size;
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    assert.ok(Math.abs((await apart()) / whole - 2) < 0.05, 'Zoom in doubles the distances');
+    assert.ok(Math.abs((await where(a!)).size - size) < 0.5, 'markers keep their size');
+    await lisbon.focus();
+    await page.keyboard.press('+');
+    assert.equal(await page.locator('#map').getAttribute('data-zoom'), '4.00');
+    const before = await where('appsec-lisbon');
+    await page.keyboard.press('ArrowLeft');
+    const after = await where('appsec-lisbon');
+    assert.ok(after.x > before.x + 10 && Math.abs(after.y - before.y) < 1, 'the arrow keys pan');
+    assert.equal(await page.evaluate('document.activeElement.dataset.key'), 'appsec-lisbon', 'still focused');
+    await page.keyboard.press('-');
+    assert.equal(await page.locator('#map').getAttribute('data-zoom'), '2.00');
+    const frame = (await page.locator('#map').boundingBox())!;
+    await page.mouse.move(frame.x + frame.width / 2, frame.y + frame.height / 2);
+    await page.mouse.wheel(0, -300);
+    await page.waitForFunction("Number(document.querySelector('#map').getAttribute('data-zoom')) > 2");
+    const dragFrom = await where('appsec-lisbon');
+    await page.mouse.move(frame.x + 20, frame.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(frame.x + 120, frame.y + 60, { steps: 5 });
+    await page.mouse.up();
+    const dragTo = await where('appsec-lisbon');
+    assert.ok(dragTo.x - dragFrom.x > 50 && dragTo.y - dragFrom.y > 20, 'a drag pans');
+    await page.getByRole('button', { name: 'Whole world' }).click();
+    assert.equal(await page.locator('#map').getAttribute('data-zoom'), '1.00');
+    assert.ok(Math.abs((await apart()) - whole) < 0.5);
+
     // Every marker is reachable by Tab and named.
     assert.equal(await page.locator('#map .marker[tabindex="0"][aria-label]').count(), allChapters + upcoming);
 

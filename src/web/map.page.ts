@@ -45,12 +45,18 @@ hidden while a region or country is chosen.</p>
 <div class="map-layout">
   <div class="map-frame">
     <a class="skip-markers" href="#map-lists">Skip the markers to the lists</a>
+    <div class="map-zoom" role="group" aria-label="Zoom">
+      <button type="button" id="zoom-in" aria-label="Zoom in">+</button>
+      <button type="button" id="zoom-out" aria-label="Zoom out">−</button>
+      <button type="button" id="zoom-reset">Whole world</button>
+      <span id="zoom-level" class="zoom-level" aria-live="polite">100 %</span>
+    </div>
     <svg id="map" class="map" viewBox="0 0 960 500" role="group" aria-labelledby="map-title" aria-describedby="map-help">
       <title id="map-title">World map of chapters and upcoming events</title>
     </svg>
     <p id="map-help" class="hint">Markers: <span class="key key-chapter" aria-hidden="true"></span> chapter,
     <span class="key key-event" aria-hidden="true"></span> upcoming event. Tab to a marker and press Enter or Space to
-    show it.</p>
+    show it. Zoom with the wheel, two fingers, the buttons or + and −; drag or use the arrow keys to move.</p>
   </div>
   <section id="map-detail" class="card map-detail" aria-labelledby="detail-title" tabindex="-1">
     <h2 id="detail-title">Selected record</h2>

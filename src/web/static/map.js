@@ -1,7 +1,10 @@
-/* global document, fetch */
+/* global document, fetch, DOMPoint */
 // The /map page: country outlines from world-atlas (served by us, /static/vendor/), projected with
 // d3-geo, and a marker per active chapter and upcoming event from /map/*.geojson. Every marker is
 // focusable (Enter or Space selects it, as a click does); the tables below list the same records.
+// Zoom and pan with the wheel, a drag, two fingers, the buttons or the keyboard (+, −, arrows, 0): the outlines are
+// scaled, the markers keep their size and are moved to their places. Selecting a marker never moves it in the
+// document (the keyboard focus stays on it): rings drawn above every marker show the selected and the focused one.
 // Loaded after the d3-array, d3-geo and topojson-client scripts, which define the globals d3 and topojson.
 const { d3, topojson } = globalThis;
 const SVG = 'http://www.w3.org/2000/svg';
@@ -16,9 +19,15 @@ const countrySelect = $('filter-country');
 const showChapters = $('show-chapters');
 const showEvents = $('show-events');
 
-/** Every record on the page: { kind, props, lon, lat, marker, row }. */
+/** Every record on the page: { kind, props, lon, lat, x, y (projected, unzoomed), marker, row }. */
 const records = [];
 let selected;
+/** The view: screen = projected × k + (x, y). */
+const view = { k: 1, x: 0, y: 0 };
+const MAX_ZOOM = 16;
+let outlines;
+let selectionRing;
+let focusRing;
 
 function el(name, attributes = {}, text) {
   const node = document.createElement(name);
@@ -68,8 +77,8 @@ function showDetail(record, { focusPanel = false } = {}) {
   record.marker.classList.add('selected');
   record.marker.setAttribute('aria-pressed', 'true');
   record.row.classList.add('selected');
-  // Drawn last, so the selected marker is on top of its neighbours.
-  record.marker.parentNode.appendChild(record.marker);
+  // A ring above every marker instead of moving this one to the end: moving a focused element drops the focus.
+  placeRing(selectionRing, record);
   const p = record.props;
   const body = $('detail-body');
   body.replaceChildren();
@@ -100,8 +109,37 @@ function activate(record, event, focusPanel) {
   showDetail(record, { focusPanel });
 }
 
+/** Where a record is drawn in the current view. */
+function screen(record) {
+  return [record.x * view.k + view.x, record.y * view.k + view.y];
+}
+
+function placeMarker(record) {
+  const [x, y] = screen(record).map((v) => v.toFixed(1));
+  const marker = record.marker;
+  if (record.kind === 'chapter') {
+    marker.setAttribute('cx', x);
+    marker.setAttribute('cy', y);
+  } else {
+    marker.setAttribute('x', (Number(x) - 4.5).toFixed(1));
+    marker.setAttribute('y', (Number(y) - 4.5).toFixed(1));
+    marker.setAttribute('transform', `rotate(45 ${x} ${y})`);
+  }
+}
+
+function placeRing(ring, record) {
+  if (!record || record.marker.style.display === 'none') {
+    ring.setAttribute('visibility', 'hidden');
+    return;
+  }
+  const [x, y] = screen(record);
+  ring.setAttribute('cx', x.toFixed(1));
+  ring.setAttribute('cy', y.toFixed(1));
+  ring.setAttribute('visibility', 'visible');
+}
+
 function addMarker(layer, record, projection) {
-  const [x, y] = projection([record.lon, record.lat]);
+  [record.x, record.y] = projection([record.lon, record.lat]);
   const attributes = {
     class: `marker marker-${record.kind}`,
     tabindex: 0,
@@ -111,15 +149,10 @@ function addMarker(layer, record, projection) {
   };
   const marker =
     record.kind === 'chapter'
-      ? svgEl('circle', { ...attributes, cx: x.toFixed(1), cy: y.toFixed(1), r: 4 })
-      : svgEl('rect', {
-          ...attributes,
-          x: (x - 4.5).toFixed(1),
-          y: (y - 4.5).toFixed(1),
-          width: 9,
-          height: 9,
-          transform: `rotate(45 ${x.toFixed(1)} ${y.toFixed(1)})`,
-        });
+      ? svgEl('circle', { ...attributes, r: 4 })
+      : svgEl('rect', { ...attributes, width: 9, height: 9 });
+  record.marker = marker;
+  placeMarker(record);
   marker.dataset.key = record.props.key;
   const title = svgEl('title');
   title.textContent = record.props.name;
@@ -128,8 +161,109 @@ function addMarker(layer, record, projection) {
   marker.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' || event.key === ' ') activate(record, event, false);
   });
+  // The focus ring: a marker is too small for an outline to be seen; drawn only for the keyboard's focus.
+  marker.addEventListener('focus', () => {
+    if (marker.matches(':focus-visible')) placeRing(focusRing, record);
+  });
+  marker.addEventListener('blur', () => focusRing.setAttribute('visibility', 'hidden'));
   layer.append(marker);
-  record.marker = marker;
+}
+
+/** Sets the view (zoom k around nothing: the caller gives the translation), kept inside the map, and redraws. */
+function setView(k, x, y) {
+  view.k = Math.min(MAX_ZOOM, Math.max(1, k));
+  view.x = Math.min(0, Math.max(WIDTH * (1 - view.k), x));
+  view.y = Math.min(0, Math.max(HEIGHT * (1 - view.k), y));
+  outlines.setAttribute(
+    'transform',
+    `translate(${view.x.toFixed(2)} ${view.y.toFixed(2)}) scale(${view.k.toFixed(4)})`,
+  );
+  for (const record of records) placeMarker(record);
+  placeRing(selectionRing, selected);
+  const focused = records.find((r) => r.marker === document.activeElement);
+  if (focused && focusRing.getAttribute('visibility') === 'visible') placeRing(focusRing, focused);
+  svg.dataset.zoom = view.k.toFixed(2);
+  $('zoom-level').textContent = `${Math.round(view.k * 100)} %`;
+}
+
+/** Zooms by `factor` keeping the map's point under (px, py) where it is. */
+function zoomAt(factor, px = WIDTH / 2, py = HEIGHT / 2) {
+  const k = Math.min(MAX_ZOOM, Math.max(1, view.k * factor));
+  const ratio = k / view.k;
+  setView(k, px - (px - view.x) * ratio, py - (py - view.y) * ratio);
+}
+
+function panBy(dx, dy) {
+  setView(view.k, view.x + dx, view.y + dy);
+}
+
+/** A pointer's position in the map's own units (its viewBox), whatever size the page draws it. */
+function mapPoint(event) {
+  const matrix = svg.getScreenCTM().inverse();
+  const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix);
+  return [point.x, point.y];
+}
+
+function enableZoom() {
+  $('zoom-in').addEventListener('click', () => zoomAt(2));
+  $('zoom-out').addEventListener('click', () => zoomAt(0.5));
+  $('zoom-reset').addEventListener('click', () => setView(1, 0, 0));
+  svg.addEventListener(
+    'wheel',
+    (event) => {
+      event.preventDefault();
+      zoomAt(Math.exp(-event.deltaY / 300), ...mapPoint(event));
+    },
+    { passive: false },
+  );
+  // Keys on the map or on a marker: + and − zoom, the arrows pan, 0 resets.
+  svg.addEventListener('keydown', (event) => {
+    const step = 60;
+    const moves = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+    if (event.key === '+' || event.key === '=') zoomAt(2);
+    else if (event.key === '-' || event.key === '_') zoomAt(0.5);
+    else if (event.key === '0') setView(1, 0, 0);
+    else if (moves[event.key]) panBy(...moves[event.key]);
+    else return;
+    event.preventDefault();
+  });
+  // A drag pans (one pointer, mouse or finger); two fingers pinch to zoom. A drag that starts on a marker pans too,
+  // and does not select it.
+  const pointers = new Map();
+  let dragged = false;
+  svg.addEventListener('pointerdown', (event) => {
+    pointers.set(event.pointerId, mapPoint(event));
+    dragged = false;
+  });
+  svg.addEventListener('pointermove', (event) => {
+    const before = pointers.get(event.pointerId);
+    if (!before) return;
+    const now = mapPoint(event);
+    if (pointers.size === 1) {
+      if (!dragged && Math.hypot(now[0] - before[0], now[1] - before[1]) < 4) return;
+      if (!dragged) svg.setPointerCapture(event.pointerId);
+      dragged = true;
+      panBy(now[0] - before[0], now[1] - before[1]);
+    } else if (pointers.size === 2) {
+      const other = [...pointers].find(([id]) => id !== event.pointerId)[1];
+      const spread = (a) => Math.hypot(a[0] - other[0], a[1] - other[1]);
+      if (spread(before) > 0) zoomAt(spread(now) / spread(before), (now[0] + other[0]) / 2, (now[1] + other[1]) / 2);
+      dragged = true;
+    }
+    pointers.set(event.pointerId, now);
+  });
+  const release = (event) => pointers.delete(event.pointerId);
+  svg.addEventListener('pointerup', release);
+  svg.addEventListener('pointercancel', release);
+  // The click that ends a drag selects nothing.
+  svg.addEventListener(
+    'click',
+    (event) => {
+      if (dragged) event.stopPropagation();
+      dragged = false;
+    },
+    true,
+  );
 }
 
 function addRow(tbody, record) {
@@ -186,6 +320,7 @@ function applyFilters() {
     if (visible && r.kind === 'chapter') chapters++;
     if (visible && r.kind === 'event') events++;
   }
+  placeRing(selectionRing, selected);
   $('chapters-count').textContent = `(${chapters})`;
   $('events-count').textContent = `(${events})`;
   const where = [country && countrySelect.selectedOptions[0].textContent, region].filter(Boolean).join(', ');
@@ -206,12 +341,16 @@ async function main() {
     { type: 'Sphere' },
   );
   const path = d3.geoPath(projection);
-  svg.append(svgEl('path', { class: 'sphere', d: path({ type: 'Sphere' }), 'aria-hidden': 'true' }));
-  svg.append(
-    svgEl('path', { class: 'land', d: path(topojson.feature(world, world.objects.countries)), 'aria-hidden': 'true' }),
+  outlines = svgEl('g', { class: 'outlines', 'aria-hidden': 'true' });
+  outlines.append(
+    svgEl('path', { class: 'sphere', d: path({ type: 'Sphere' }) }),
+    svgEl('path', { class: 'land', d: path(topojson.feature(world, world.objects.countries)) }),
   );
+  svg.append(outlines);
   const layer = svgEl('g', { class: 'markers' });
-  svg.append(layer);
+  selectionRing = svgEl('circle', { class: 'ring ring-selected', r: 9, visibility: 'hidden', 'aria-hidden': 'true' });
+  focusRing = svgEl('circle', { class: 'ring ring-focus', r: 11, visibility: 'hidden', 'aria-hidden': 'true' });
+  svg.append(layer, selectionRing, focusRing);
 
   for (const [kind, collection, tbody] of [
     ['chapter', chapters, $('chapter-rows')],
@@ -240,6 +379,8 @@ async function main() {
   });
   for (const control of [countrySelect, showChapters, showEvents]) control.addEventListener('change', applyFilters);
   $('map-filters').addEventListener('submit', (event) => event.preventDefault());
+  enableZoom();
+  setView(1, 0, 0);
   applyFilters();
   svg.setAttribute('aria-busy', 'false');
 }
