@@ -1,5 +1,6 @@
 // buildApp returns the whole service as a Fastify instance that never listens: server.ts, the
 // tests, the CLI and the benchmark all build the same app.
+import { readFile } from 'node:fs/promises';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
@@ -19,6 +20,7 @@ import { scheduleSessionSweep, type Every } from './auth/session-sweep.ts';
 import { registerGraphql } from './graphql/index.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
+import { STATIC_DIR } from './web/static.ts';
 import type { Redis } from 'ioredis';
 import { connectRedis } from './redis.ts';
 import { Counter } from './api/v0/rest/rate-limit.ts';
@@ -95,7 +97,7 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   registerBaseSecurityHeaders(app);
   // Before every route, so that its onResponse hook sees them all.
   registerMetrics(app);
-  await registerOpenApi(app);
+  await registerOpenApi(app, await readFile(new URL('favicon.svg', STATIC_DIR)));
   await app.register(statusRoutes);
   // Cookies, sessions and CSRF only where people sign in: GraphQL, the OAuth routes, /csrf/ and the
   // web pages. The REST API authenticates by X-API-Key alone and never runs their hooks.

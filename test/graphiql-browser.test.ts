@@ -155,3 +155,26 @@ test('GraphiQL answers 404 in production, and its files only by their known name
     await production.close();
   }
 });
+
+test("the REST documentation (Swagger UI) wears the site's logo and leads back to the site", async () => {
+  const { context, page, outside, problems } = await openContext();
+  try {
+    await page.goto(`${origin}/api/v0/docs`);
+    const home = page.getByRole('link', { name: 'OWASP community data: back to the site' });
+    await home.waitFor();
+    assert.equal(await home.getAttribute('href'), '/');
+    assert.match((await home.locator('img').getAttribute('src'))!, /^data:image\/svg\+xml;base64,/);
+    assert.equal(await page.title(), 'OWASP community data API: documentation');
+    // The operations are there, and the bar's link goes home.
+    await page.getByText('/api/v0/chapters/').first().waitFor();
+    await home.click();
+    await page.waitForURL(`${origin}/`);
+    // The landing page's link to a list opens that operation in the docs.
+    await page.getByRole('link', { name: '/api/v0/chapters/' }).click();
+    await page.locator('#operations-Chapters-list_chapters.is-open').waitFor();
+    assert.deepEqual(outside, []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

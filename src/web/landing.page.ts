@@ -1,13 +1,19 @@
 // GET /: what the service is and where to go next.
 import { escapeHtml } from '../http/html.ts';
-import { ATTRIBUTION_HTML, layout } from './layout.ts';
+import { layout } from './layout.ts';
 import { RESOURCE_GROUPS } from '../api/v0/resources.ts';
 
-const resourceLinks = (resources: readonly { name: string }[]) =>
-  resources.map(({ name }) => `<li><code>/api/v0/${name}/</code></li>`).join('');
+/** Each list, a link to its operation in the API docs (`docs`: the docs' address of a resource's list). */
+const resourceLinks = (resources: readonly { name: string }[], docs: (name: string) => string) =>
+  resources
+    .map(({ name }) => `<li><a href="${escapeHtml(docs(name))}"><code>/api/v0/${name}/</code></a></li>`)
+    .join('');
 
-/** `origin` is where this service is reached (PUBLIC_URL or the request's host), for the example. */
-export function landingPage(origin: string): string {
+/**
+ * `origin` is where this service is reached (PUBLIC_URL or the request's host), for the example; `docs` the address
+ * of a resource's list in the API docs.
+ */
+export function landingPage(origin: string, docs: (name: string) => string): string {
   const example = `curl -H "X-API-Key: YOUR_KEY" ${origin}/api/v0/chapters/`;
   return layout({
     title: 'OWASP community data API',
@@ -38,18 +44,12 @@ export function landingPage(origin: string): string {
 <div class="columns">
   <section class="card" aria-labelledby="community-title">
     <h2 id="community-title">Community records</h2>
-    <ul class="plain">${resourceLinks(RESOURCE_GROUPS.community)}</ul>
+    <ul class="plain">${resourceLinks(RESOURCE_GROUPS.community, docs)}</ul>
   </section>
   <section class="card" aria-labelledby="github-title">
     <h2 id="github-title">Mirrored GitHub records</h2>
-    <ul class="plain">${resourceLinks(RESOURCE_GROUPS.github)}</ul>
+    <ul class="plain">${resourceLinks(RESOURCE_GROUPS.github, docs)}</ul>
   </section>
-</div>
-
-<section class="card" aria-labelledby="data-title">
-  <h2 id="data-title">Data and licences</h2>
-  <p>${ATTRIBUTION_HTML}</p>
-  <p>Records derived from the OWASP website's data are shared under the same licence.</p>
-</section>`,
+</div>`,
   });
 }

@@ -29,7 +29,8 @@ export const ATTRIBUTION_HTML =
   '<a href="https://github.com/OWASP/owasp.github.io">OWASP/owasp.github.io</a>, used under ' +
   '<a href="https://creativecommons.org/licenses/by-sa/4.0/" rel="license">CC BY-SA 4.0</a>. ' +
   'Sample GitHub records from the octokit/fixtures, octokit/octokit.rb and octokit/webhooks projects, MIT License. ' +
-  'Coordinates of places from <a href="https://www.geonames.org/">GeoNames</a> (CC BY 4.0) and Natural Earth (public domain).';
+  'Coordinates of places from <a href="https://www.geonames.org/">GeoNames</a> (CC BY 4.0) and Natural Earth (public domain). ' +
+  "Records derived from the OWASP website's data are shared under the same licence as it.";
 
 export function layout({ title, current, main, scripts = [] }: LayoutOptions): string {
   return `<!doctype html>

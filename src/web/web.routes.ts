@@ -30,7 +30,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     reply
       .type(HTML)
       .header('cache-control', 'public, max-age=300')
-      .send(landingPage(origin(app, request))),
+      .send(landingPage(origin(app, request), docsOf(app))),
   );
 
   app.get('/map', { schema: { hide: true } }, async (_request, reply) =>
@@ -50,4 +50,19 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         }),
       );
   });
+}
+
+/**
+ * The address of a resource's list in the API docs: Swagger UI's deep link to the operation (`#/<tag>/<operationId>`,
+ * as the OpenAPI document tags it), else the docs' page.
+ */
+function docsOf(app: FastifyInstance): (name: string) => string {
+  const doc = app.swagger() as { paths?: Record<string, { get?: { operationId?: string; tags?: string[] } }> };
+  return (name) => {
+    const operation = doc.paths?.[`/api/v0/${name}/`]?.get;
+    const tag = operation?.tags?.[0];
+    return tag && operation.operationId
+      ? `/api/v0/docs#/${encodeURIComponent(tag.replaceAll(' ', '_'))}/${encodeURIComponent(operation.operationId)}`
+      : '/api/v0/docs';
+  };
 }

@@ -40,7 +40,15 @@ test('the landing page says what the service is and links onwards, with the attr
     /Data © OWASP Foundation and the contributors to <a [^>]+>OWASP\/owasp\.github\.io<\/a>, used under <a [^>]+>CC BY-SA 4\.0<\/a>/,
   );
   assert.match(res.body, /MIT License/);
+  assert.equal(res.body.match(/CC BY-SA 4\.0/g)?.length, 1, 'the licence is said once (in the footer)');
   assert.match(res.body, /curl -H &quot;X-API-Key: YOUR_KEY&quot; http:\/\/data\.example\.org\/api\/v0\/chapters\//);
+  // Each list named is a link to its operation in the API docs (Swagger UI's deep link: tag, operation id).
+  assert.match(
+    res.body,
+    /<a href="\/api\/v0\/docs#\/Chapters\/list_chapters"><code>\/api\/v0\/chapters\/<\/code><\/a>/,
+  );
+  assert.match(res.body, /<a href="\/api\/v0\/docs#\/Community\/list_members"><code>\/api\/v0\/members\/<\/code><\/a>/);
+  assert.doesNotMatch(res.body, /<li><code>\/api\/v0\//, 'no list left as plain text');
 });
 
 /** The policy forbids inline scripts, styles and handlers: a page that used one would break. */

@@ -231,7 +231,8 @@ function documentRoute(schema: Schema, doc: OperationDoc | undefined): Schema {
   return out;
 }
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/** `icon`: the site's logo (SVG), for the documentation page's bar and favicon (the web layer owns the file). */
+export async function registerOpenApi(app: FastifyInstance, icon?: Buffer): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -294,6 +295,56 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       return document as ReturnType<SwaggerTransformObject>;
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/v0/docs', uiConfig: { deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/v0/docs',
+    uiConfig: { deepLinking: true },
+    ...docsTheme(icon),
+  });
   app.get('/api/v0/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
+
+/**
+ * The documentation page in the site's colours: our logo in Swagger UI's top bar instead of its own, the bar a link
+ * back to the site (`/`) with its name, the site's favicon and a title. Files served by Swagger UI's own route (the
+ * pages' CSP allows scripts and styles of our origin only).
+ */
+function docsTheme(icon: Buffer | undefined) {
+  return {
+    ...(icon ? { logo: { type: 'image/svg+xml', content: icon, href: '/', target: '_self' as const } } : {}),
+    theme: {
+      title: 'OWASP community data API: documentation',
+      ...(icon
+        ? { favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: icon }] }
+        : {}),
+      js: [{ filename: 'back-to-site.js', content: BACK_TO_SITE }],
+      css: [{ filename: 'site-bar.css', content: SITE_BAR_CSS }],
+    },
+  };
+}
+
+// Swagger UI draws its bar after the page loads: once the bar's link is there, it leads home and says where.
+const BACK_TO_SITE = `(function () {
+  function home(link) {
+    link.href = '/';
+    link.removeAttribute('target');
+    link.setAttribute('aria-label', 'OWASP community data: back to the site');
+    if (!link.querySelector('.site-name')) {
+      var name = document.createElement('span');
+      name.className = 'site-name';
+      name.textContent = 'OWASP community data';
+      link.appendChild(name);
+    }
+  }
+  new MutationObserver(function () {
+    var link = document.querySelector('.topbar-wrapper a');
+    if (link && link.getAttribute('href') !== '/') home(link);
+    if (link && !link.querySelector('.site-name')) home(link);
+  }).observe(document.documentElement, { childList: true, subtree: true });
+})();
+`;
+
+const SITE_BAR_CSS = `.swagger-ui .topbar { background: #1b2430; }
+.swagger-ui .topbar-wrapper a { display: flex; align-items: center; gap: 0.6rem; text-decoration: none; }
+.swagger-ui .topbar-wrapper a img { height: 32px; }
+.swagger-ui .topbar-wrapper .site-name { color: #ffffff; font-weight: 700; font-size: 1.1rem; }
+`;
