@@ -102,8 +102,16 @@ test('the document is OpenAPI 3.1 and lists every operation with an id and a sum
   assert.ok(LIST_IDS.every((id) => id.startsWith('list_')) && DETAIL_IDS.every((id) => id.startsWith('get_')));
   for (const [path, op] of operations()) {
     assert.ok(op.summary, `${op.operationId} has no summary`);
+    assert.ok((op as { description?: string }).description, `${op.operationId} has no description`);
     for (const status of ['200', '400']) assert.ok(op.responses[status], `${path} does not document ${status}`);
   }
+  // Where the service is (the host the document was asked of: the tests' injected localhost:80), and who runs it.
+  const top = doc as unknown as { servers?: { url: string }[]; info: { contact?: { name?: string } } };
+  assert.deepEqual(
+    top.servers?.map((server) => server.url),
+    ['http://localhost:80'],
+  );
+  assert.ok(top.info.contact?.name);
 });
 
 test('a real response of every operation validates against the document', async () => {

@@ -224,3 +224,38 @@ test('security headers on every response; HSTS in production only', async () => 
     }
   }
 });
+
+test("Link addresses are absolute: PUBLIC_URL, else the request's own host, never another request's from the cache", async () => {
+  const url = '/api/v0/chapters/?limit=1';
+  const one = await t.app.inject({ method: 'GET', url, headers: { host: 'one.example' } });
+  const two = await t.app.inject({ method: 'GET', url, headers: { host: 'two.example:8080' } });
+  assert.equal(one.statusCode, 200);
+  assert.equal(two.headers['x-cache'], 'HIT', 'the second answer comes from the cache');
+  assert.match(String(one.headers.link), /^<http:\/\/one\.example\/api\/v0\/chapters\/\?limit=1&page=1>; rel="first"/);
+  assert.match(
+    String(two.headers.link),
+    /^<http:\/\/two\.example:8080\/api\/v0\/chapters\/\?limit=1&page=1>; rel="first"/,
+  );
+  assert.doesNotMatch(String(two.headers.link), /one\.example/);
+  // A Host header that is no host: the addresses start at the path, nothing of it is written into the header.
+  const odd = await t.app.inject({ method: 'GET', url, headers: { host: 'x>; rel="evil"' } });
+  assert.match(String(odd.headers.link), /^<\/api\/v0\/chapters\/\?limit=1&page=1>; rel="first"/);
+  assert.doesNotMatch(String(odd.headers.link), /evil/);
+  // PUBLIC_URL, when set, whatever the request's host.
+  const published = await buildTestApp({
+    env: { PUBLIC_URL: 'https://data.example.org/' },
+    sharedDatabase: t.database,
+  });
+  try {
+    for (const round of ['cold', 'warm']) {
+      const res = await published.app.inject({ method: 'GET', url, headers: { host: 'internal:3000' } });
+      assert.match(
+        String(res.headers.link),
+        /^<https:\/\/data\.example\.org\/api\/v0\/chapters\/\?limit=1&page=1>; rel="first"/,
+        round,
+      );
+    }
+  } finally {
+    await published.close();
+  }
+});

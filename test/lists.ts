@@ -89,11 +89,15 @@ export function assertInvalid(res: Response, location: 'query' | 'path', name: s
   assert.equal(typeof body.errors[0].msg, 'string', label);
 }
 
-/** The Link header as rel → URL, each rel once. */
+/**
+ * The Link header as rel → path and query, each rel once. Every address is absolute, on the request's origin (the
+ * tests' requests are injected with Fastify's default host, localhost:80), as GitHub's are.
+ */
 function links(res: Response): Record<string, string> {
-  const entries = [...String(res.headers.link ?? '').matchAll(/<([^>]*)>; rel="(\w+)"/g)].map(
-    ([, url, rel]) => [rel!, url!] as const,
-  );
+  const entries = [...String(res.headers.link ?? '').matchAll(/<([^>]*)>; rel="(\w+)"/g)].map(([, url, rel]) => {
+    assert.ok(url!.startsWith('http://localhost:80/'), `an absolute address: ${url}`);
+    return [rel!, url!.slice('http://localhost:80'.length)] as const;
+  });
   const byRel = Object.fromEntries(entries);
   assert.equal(Object.keys(byRel).length, entries.length, `a rel repeated: ${String(res.headers.link)}`);
   return byRel;

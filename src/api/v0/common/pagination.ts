@@ -9,6 +9,7 @@ import type { Page, PageInfo } from './page.ts';
 import { after, BoundaryCache, decodeCursor, encodeCursor, STEP, type Key } from './keyset.ts';
 import { tablesOf, type CountCache } from './counts.ts';
 import { coordinateColumns, featureJson, located, type GeoColumns } from './geojson.ts';
+import { linkBase } from '../../../http/link-base.ts';
 
 export const MAX_LIMIT = 100;
 
@@ -209,6 +210,7 @@ export function setLinkHeader(
   next?: string,
 ): void {
   const [path, search = ''] = request.url.split('?') as [string, string?];
+  const base = linkBase(request);
   const link = (target: number, rel: string, cursor?: string) => {
     const params = new URLSearchParams(search);
     params.delete('page_size');
@@ -216,7 +218,7 @@ export function setLinkHeader(
     params.set('limit', String(page.limit));
     params.set('page', String(target));
     if (cursor) params.set('cursor', cursor);
-    return `<${path}?${params.toString()}>; rel="${rel}"`;
+    return `<${base}${path}?${params.toString()}>; rel="${rel}"`;
   };
   const links = [link(1, 'first')];
   if (body.has_previous) links.push(link(Math.min(page.page - 1, body.total_pages), 'prev'));

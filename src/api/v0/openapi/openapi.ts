@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { VERSION } from '../../../version.ts';
+import { linkBase } from '../../../http/link-base.ts';
 import { exampleOf, hoistSchemas } from './openapi.document.ts';
 
 type Schema = Record<string, unknown>;
@@ -80,8 +81,11 @@ const CACHE_HEADERS = {
   'X-Cache': header('`HIT` when served from the response cache, `MISS` when built (observability only).', 'MISS'),
 };
 const LINK = header(
-  'RFC 8288 links to the `first`, `prev`, `next` and `last` pages, where they exist.',
-  '</api/v0/chapters/?page=1>; rel="first", </api/v0/chapters/?page=2>; rel="next", </api/v0/chapters/?page=4>; rel="last"',
+  'RFC 8288 links to the `first`, `prev`, `next` and `last` pages, where they exist: absolute addresses on ' +
+    '`PUBLIC_URL`, else on the scheme and host the request was sent to. `next` carries the `cursor` of the next page.',
+  '<https://data.example.org/api/v0/chapters/?limit=100&page=1>; rel="first", ' +
+    '<https://data.example.org/api/v0/chapters/?limit=100&page=2&cursor=WzEwMF0>; rel="next", ' +
+    '<https://data.example.org/api/v0/chapters/?limit=100&page=4>; rel="last"',
 );
 
 function words(noun: string): string {
@@ -227,16 +231,25 @@ function documentRoute(schema: Schema, doc: OperationDoc | undefined): Schema {
     },
   };
   out.response = documentResponses(doc, schema.response as Record<string, Schema>);
+  // Every operation says what it answers (the lint rules of Redocly and Spectral ask for it), even where the resource
+  // declares nothing of its own.
+  out.description ??=
+    doc.kind === 'detail'
+      ? `One ${words(doc.noun)}, named by the path: every field of its record (\`fields\` selects some of them). ` +
+        `404 with our error body when there is none.`
+      : `The ${plural(words(doc.noun))}, a page at a time, with the filters, \`ordering\`, pages and cursor below.`;
   if (doc.groups) out['x-group-by-response'] = { schema: doc.groups };
   return out;
 }
 
 /** `icon`: the site's logo (SVG), for the documentation page's bar and favicon (the web layer owns the file). */
 export async function registerOpenApi(app: FastifyInstance, icon?: Buffer): Promise<void> {
+  const publicUrl = app.config.publicUrl?.replace(/\/+$/, '');
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
+        contact: { name: 'OWASP community data service', ...(publicUrl ? { url: `${publicUrl}/` } : {}) },
         title: 'OWASP community data API',
         version: VERSION,
         description:
@@ -300,7 +313,12 @@ export async function registerOpenApi(app: FastifyInstance, icon?: Buffer): Prom
     uiConfig: { deepLinking: true },
     ...docsTheme(icon),
   });
-  app.get('/api/v0/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // `servers`: where this service is reached, PUBLIC_URL or the scheme and host the document was asked of (as the
+  // Link headers' addresses), so that a client generated from it has its base address.
+  app.get('/api/v0/openapi.json', { schema: { hide: true } }, async (request) => {
+    const base = linkBase(request);
+    return base ? { ...app.swagger(), servers: [{ url: base, description: 'This service' }] } : app.swagger();
+  });
 }
 
 /**

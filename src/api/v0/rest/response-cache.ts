@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataVersionWatcher } from '../../../changes/data-version.ts';
 import { negotiates, requestMediaType } from '../../../http/negotiate.ts';
+import { linkBase } from '../../../http/link-base.ts';
 
 interface Entry {
   body: Buffer;
@@ -134,7 +135,8 @@ export function createResponseCache(
     }
     cache.hits++;
     reply.headers({ etag: entry.etag, 'cache-control': CACHE_CONTROL, vary: vary(request, reply), 'x-cache': 'HIT' });
-    if (entry.link) reply.header('link', entry.link);
+    // Kept from the path on; the address of this request's origin put back (linkBase: PUBLIC_URL or its host).
+    if (entry.link) reply.header('link', entry.link.replaceAll('</', `<${linkBase(request)}/`));
     if (matches(request, entry.etag)) {
       reply.code(304).send();
       return true;
@@ -172,7 +174,7 @@ function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: Data
         body,
         etag,
         contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-        link: reply.getHeader('link') as string | undefined,
+        link: relativeLinks(request, reply.getHeader('link') as string | undefined),
       });
     }
     if (matches(request, etag)) {
@@ -188,4 +190,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     cacheVersion: number;
   }
+}
+
+/** A Link header without this request's origin (a host of one request must never reach another's answer). */
+function relativeLinks(request: FastifyRequest, link: string | undefined): string | undefined {
+  const base = linkBase(request);
+  return link && base ? link.replaceAll(`<${base}/`, '</') : link;
 }

@@ -8,6 +8,7 @@ import { listDb } from '../common/routes.ts';
 import { normalizeQuery } from '../common/query.ts';
 import { MAX_RESULTS, SEARCH_RESOURCES, searchRecords } from './search.queries.ts';
 import { highlight } from './search.highlight.ts';
+import { linkBase } from '../../../http/link-base.ts';
 
 export const SEARCH_PATH = '/search/';
 export const SEARCH_OPERATION_ID = 'search';
@@ -94,13 +95,14 @@ function offsetOf(query: Static<typeof SearchQuery>, limit: number): number {
 
 function setLinks(request: FastifyRequest, reply: FastifyReply, offset: number, limit: number, count: number): void {
   const [path, search = ''] = request.url.split('?') as [string, string?];
+  const base = linkBase(request);
   const link = (start: number, rel: string) => {
     const params = new URLSearchParams(search);
     params.delete('page');
     params.delete('cursor');
     params.set('limit', String(limit));
     if (start > 0) params.set('cursor', `o${start}`);
-    return `<${path}?${params.toString()}>; rel="${rel}"`;
+    return `<${base}${path}?${params.toString()}>; rel="${rel}"`;
   };
   const links = [link(0, 'first')];
   if (offset > 0) links.push(link(Math.max(0, offset - limit), 'prev'));
