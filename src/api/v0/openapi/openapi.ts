@@ -46,6 +46,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Projects: 'OWASP projects: tools, code and documentation, by level.',
   Releases: 'GitHub releases of the mirrored repositories.',
   Repositories: 'GitHub repositories mirrored by the service.',
+  Search: 'One search over every resource, ranked, with the matched words marked.',
   Sponsors: 'Sponsors and supporting members of the OWASP Foundation.',
 };
 
