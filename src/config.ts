@@ -1,6 +1,6 @@
 // The only module that reads process.env. Everything else receives a frozen Config.
+import { availableCores } from './cores.ts';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 
 /** What the scheduled sync does (docs/sync.md): SYNC_INTERVAL, SYNC_GITHUB_ORGS, SYNC_OWASP_FROM and
@@ -295,8 +295,9 @@ function deepFreeze<T extends object>(value: T): T {
 /**
  * Lists get the cores but one (at least one): on this 2-core machine, 1 list connection kept a detail's p99 at 16.9 ms
  * while 20 clients walked deep pages, 3 let it reach 37.4 ms (bench/SCALE.md); more running list statements than
- * cores only make every other request wait for CPU. LIST_POOL_SIZE overrides it (e.g. a database on other machines).
+ * cores only make every other request wait for CPU. The cores are those this process may use: a container's CPU quota
+ * counts (cores.ts). LIST_POOL_SIZE overrides it (e.g. a database on other machines).
  */
 export function defaultListPoolSize(): number {
-  return Math.max(1, os.availableParallelism() - 1);
+  return Math.max(1, availableCores().usable - 1);
 }

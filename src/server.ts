@@ -1,6 +1,7 @@
 // Starts the service: config, database, app, listen, and a graceful stop on SIGTERM/SIGINT.
 import pino from 'pino';
 import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
+import { availableCores } from './cores.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
@@ -45,7 +46,16 @@ try {
   }
   await fail(`cannot listen on ${config.host}:${config.port}`, error);
 }
-log.info({ startupMs: Math.round(performance.now() - started), database: database.kind }, 'ready');
+// The pools as sized for the cores this process may use (a container's CPU quota counts: cores.ts).
+log.info(
+  {
+    startupMs: Math.round(performance.now() - started),
+    database: database.kind,
+    cores: availableCores(),
+    lists: { poolSize: config.lists.poolSize, queueLength: config.lists.queueLength },
+  },
+  'ready',
+);
 const scheduler = startSyncScheduler({ database, config, log });
 // The bulk dumps, rebuilt in the background whenever the data version moves (GET /api/v0/dumps/).
 const dumps = config.dumpsDir

@@ -81,7 +81,15 @@ async function start(command: string, args: string[]): Promise<Started> {
 function readyPid(output: string): number {
   const line = output.split('\n').find((l) => l.includes('"msg":"ready"'));
   assert.ok(line, `no ready line in\n${output}`);
-  return (JSON.parse(line) as { pid: number }).pid;
+  const ready = JSON.parse(line) as {
+    pid: number;
+    cores: { usable: number; machine: number };
+    lists: { poolSize: number; queueLength: number };
+  };
+  // The line also says what the pools were sized from: the cores this process may use (a container's quota counts).
+  assert.ok(ready.cores.usable >= 1 && ready.cores.usable <= ready.cores.machine, line);
+  assert.ok(ready.lists.poolSize >= 1 && ready.lists.queueLength >= 0, line);
+  return ready.pid;
 }
 
 function alive(pid: number): boolean {
