@@ -47,6 +47,20 @@ test('process metrics and the service state are exposed', async () => {
   assert.equal(value(text, 'cds_response_cache_entries'), open.app.shared.cache.size);
 });
 
+test("the names follow Prometheus' conventions, as `promtool check metrics` reads them", async () => {
+  const text = await scrape(open);
+  const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name: name!, type: type! }));
+  assert.ok(types.length > 20, 'the metrics are typed');
+  for (const { name, type } of types) {
+    assert.match(name, /^[a-z_:][a-z0-9_:]*$/, `${name}: snake_case`);
+    if (type === 'counter') assert.match(name, /_total$/, `${name}: a counter ends in _total`);
+    else assert.doesNotMatch(name, /_total$/, `${name}: a ${type} does not end in _total`);
+    assert.match(text, new RegExp(`^# HELP ${name} \\S`, 'm'), `${name}: has a help text`);
+  }
+  // The numbers prom-client's three misnamed gauges carried are still there, by type.
+  assert.match(text, /^# TYPE nodejs_active_handles gauge$/m);
+});
+
 test('requests are counted by method, route template and status; cache hits and misses too', async () => {
   const before = await scrape(open);
   const hits = value(before, 'cds_response_cache_hits_total') ?? 0;

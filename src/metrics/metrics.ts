@@ -74,6 +74,10 @@ function escape(value: string): string {
 export function registerMetrics(app: FastifyInstance): void {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
+  // Gauges that prom-client names like counters: `promtool check metrics` warns on them ("non-counter metrics should
+  // not have _total suffix"). The same numbers stay, by type, in nodejs_active_handles, _requests and _resources.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+    registry.removeSingleMetric(name);
   const http = new HttpMetrics();
   const { cache, watcher, counter } = app.shared;
   // Values kept elsewhere, read when Prometheus scrapes.
