@@ -26,7 +26,7 @@ const LAYERS = [
   ['redis', ['redis.ts']],
   ['geo', ['geo/']],
   ['config', ['config.ts']],
-  ['base', ['errors.ts', 'version.ts']],
+  ['base', ['errors.ts', 'version.ts', 'cores.ts']],
 ];
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
