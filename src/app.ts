@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handling.ts';
 import { registerBaseSecurityHeaders } from './http/security-headers.ts';
+import { registerRequestId, requestId } from './http/request-id.ts';
 import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './api/v0/openapi/openapi.ts';
@@ -15,14 +16,14 @@ import { apiV0 } from './api/v0/index.ts';
 import { createGate } from './api/v0/rest/gate.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { llmsTxtRoute } from './mcp/llms-txt.ts';
+import { secretScanningRoutes } from './api/secret-scanning/secret-scanning.routes.ts';
 import { registerSessions } from './auth/session.plugin.ts';
 import { scheduleSessionSweep, type Every } from './auth/session-sweep.ts';
 import { registerGraphql } from './graphql/index.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
 import { STATIC_DIR } from './web/static.ts';
-import type { Redis } from 'ioredis';
-import { connectRedis } from './redis.ts';
+import { connectRedis, redisConfigured, redisKeyPrefix, type RedisClient } from './redis.ts';
 import { Counter } from './api/v0/rest/rate-limit.ts';
 import { ResponseCache } from './api/v0/rest/response-cache.ts';
 import type { Timers } from './api/v0/rest/known-keys.ts';
@@ -60,6 +61,9 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
       ? { loggerInstance: logger }
       : { logger: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // X-Request-Id: kept when plain, else made (http/request-id.ts); `reqId` of every log line of the request.
+    genReqId: requestId,
+    requestIdHeader: false,
     // Let requests finish on close; idle keep-alive sockets are closed at once.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -73,12 +77,17 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
 
   app.decorate('config', config);
   app.decorate('database', database);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
-  const changes = new SharedChanges(database.db, app.log, redis, config.redisPrefix);
+  const redis = redisConfigured(config) ? connectRedis(config) : undefined;
+  const prefix = redisKeyPrefix(config);
+  const changes = new SharedChanges(database.db, app.log, redis, prefix);
+  // Read replicas (DATABASE_REPLICA_URLS, db/replicas.ts): every reading of the data version tells them the primary's
+  // WAL position, which a replica must have replayed to take reads.
+  changes.dataVersion.positions = database.replicas;
+  database.replicas?.start(app.log);
   await changes.start();
   const shared: SharedState = {
     redis,
-    counter: new Counter(redis, config.redisPrefix),
+    counter: new Counter(redis, { prefix, log: app.log }),
     changes,
     watcher: changes.dataVersion,
     cache: new ResponseCache(),
@@ -90,9 +99,12 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   app.addHook('onClose', async () => {
     unwatch();
     await changes.stop();
+    database.replicas?.stop();
+    shared.counter.close();
     redis?.disconnect();
   });
 
+  registerRequestId(app);
   registerErrorHandling(app, registerMethodNotAllowed(app));
   registerBaseSecurityHeaders(app);
   // Before every route, so that its onResponse hook sees them all.
@@ -112,6 +124,8 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   await app.register(apiV0, { prefix: '/api/v0', changes, cache: shared.cache, gate });
   await app.register(mcpRoutes, { gate });
   await app.register(llmsTxtRoute);
+  // GitHub's secret-scanning reports of published keys: signed by GitHub, no API key.
+  await app.register(secretScanningRoutes);
   return app;
 }
 
@@ -154,8 +168,8 @@ function trustProxyOption(trust: Config['trustProxy']) {
 
 /** What this instance shares with the others (through Redis and the database), read by status, metrics and the lists. */
 export interface SharedState {
-  /** Present when REDIS_URL is set; commands fail fast while it is down. */
-  redis: Redis | undefined;
+  /** Present when Redis is configured (REDIS_URL, or REDIS_SENTINELS); commands fail fast while it is down. */
+  redis: RedisClient | undefined;
   counter: Counter;
   /** What other instances changed, and how this one tells them (GraphQL revocations, the admin channel). */
   changes: SharedChanges;

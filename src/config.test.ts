@@ -34,6 +34,7 @@ for (const [name, value] of [
   ['READY_REQUIRES_REDIS', 'sometimes'],
   ['DATABASE_STATEMENT_TIMEOUT_MS', '10s'],
   ['DATABASE_STATEMENT_TIMEOUT_MS', '50'],
+  ['DATABASE_POOL_MODE', 'statement'],
   ['PGLITE_SHARED_BUFFERS_MB', '0'],
   ['PGLITE_SHARED_BUFFERS_MB', '16MB'],
   ['PGLITE_SHARED_BUFFERS_MB', '4096'],
@@ -66,6 +67,12 @@ test('DATABASE_STATEMENT_TIMEOUT_MS: 10 s by default, or milliseconds', () => {
   assert.equal(loadConfig({}).databaseStatementTimeoutMs, 10_000);
   assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '' }).databaseStatementTimeoutMs, 10_000);
   assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '1500' }).databaseStatementTimeoutMs, 1_500);
+});
+
+test('DATABASE_POOL_MODE: session by default, or transaction (a pooler in transaction mode)', () => {
+  assert.equal(loadConfig({}).databasePoolMode, 'session');
+  assert.equal(loadConfig({ DATABASE_POOL_MODE: ' Transaction ' }).databasePoolMode, 'transaction');
+  assert.equal(loadConfig({ DATABASE_POOL_MODE: 'session' }).databasePoolMode, 'session');
 });
 
 test('AUTH_DEV_LOGIN is refused in production', () => {
@@ -131,4 +138,60 @@ test('DUMPS_DIR: the data folder’s dumps/ on the embedded database, none on a 
   );
   assert.equal(loadConfig({ CDS_SOURCE_API_KEY: ' cds_key ' }).sourceApiKey, 'cds_key');
   assert.equal(loadConfig({}).sourceApiKey, undefined);
+});
+
+test('REDIS_MODE: standalone by default; cluster needs REDIS_URL, sentinel its sentinels and name', () => {
+  const standalone = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' });
+  assert.equal(standalone.redisMode, 'standalone');
+  assert.deepEqual(standalone.redisSentinels, []);
+  const cluster = loadConfig({ REDIS_MODE: 'Cluster', REDIS_URL: 'redis://10.0.0.1:7000' });
+  assert.equal(cluster.redisMode, 'cluster');
+  const sentinel = loadConfig({
+    REDIS_MODE: 'sentinel',
+    REDIS_SENTINELS: '10.0.0.1:26379, sentinel-2:26379,[::1]:26380',
+    REDIS_SENTINEL_NAME: 'cds',
+  });
+  assert.deepEqual(sentinel.redisSentinels, ['10.0.0.1:26379', 'sentinel-2:26379', '[::1]:26380']);
+  assert.equal(sentinel.redisSentinelName, 'cds');
+  assert.equal(sentinel.redisUrl, undefined);
+  const refused: [Record<string, string>, string][] = [
+    [{ REDIS_MODE: 'replicated' }, 'REDIS_MODE'],
+    [{ REDIS_MODE: 'cluster' }, 'REDIS_URL'],
+    [{ REDIS_MODE: 'cluster', REDIS_URL: 'redis://h:7000', REDIS_PREFIX: '{cds}:' }, 'REDIS_PREFIX'],
+    [{ REDIS_MODE: 'sentinel', REDIS_SENTINEL_NAME: 'cds' }, 'REDIS_SENTINELS'],
+    [{ REDIS_MODE: 'sentinel', REDIS_SENTINELS: 'h:26379' }, 'REDIS_SENTINEL_NAME'],
+    [{ REDIS_MODE: 'sentinel', REDIS_SENTINELS: 'h', REDIS_SENTINEL_NAME: 'cds' }, 'REDIS_SENTINELS'],
+    [{ REDIS_MODE: 'sentinel', REDIS_SENTINELS: 'h:99999', REDIS_SENTINEL_NAME: 'cds' }, 'REDIS_SENTINELS'],
+    [{ REDIS_URL: 'redis://h:6379', REDIS_SENTINELS: 'h:26379' }, 'REDIS_SENTINELS'],
+    [{ REDIS_MODE: 'cluster', REDIS_URL: 'redis://h:7000', REDIS_SENTINEL_NAME: 'cds' }, 'REDIS_SENTINEL_NAME'],
+  ];
+  for (const [env, variable] of refused) {
+    assert.throws(
+      () => loadConfig(env),
+      (error: unknown) => error instanceof ConfigError && error.variable === variable,
+      JSON.stringify(env),
+    );
+  }
+});
+
+test('DATABASE_REPLICA_URLS: none by default; postgres URLs beside DATABASE_URL; REPLICA_MAX_LAG_MS 30 s', () => {
+  assert.deepEqual(loadConfig({}).databaseReplicaUrls, []);
+  assert.equal(loadConfig({}).replicaMaxLagMs, 30_000);
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://p@primary/cds',
+    DATABASE_REPLICA_URLS: ' postgres://r@replica-1/cds, postgresql://r@replica-2:5433/cds ,',
+    REPLICA_MAX_LAG_MS: '5000',
+  });
+  assert.deepEqual(config.databaseReplicaUrls, ['postgres://r@replica-1/cds', 'postgresql://r@replica-2:5433/cds']);
+  assert.equal(config.replicaMaxLagMs, 5_000);
+  for (const env of [
+    { DATABASE_URL: 'postgres://p@primary/cds', DATABASE_REPLICA_URLS: 'mysql://replica/cds' },
+    { DATABASE_REPLICA_URLS: 'postgres://r@replica-1/cds' },
+  ]) {
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'DATABASE_REPLICA_URLS',
+    );
+  }
+  assert.throws(() => loadConfig({ REPLICA_MAX_LAG_MS: '1s' }), /REPLICA_MAX_LAG_MS/);
 });

@@ -16,6 +16,11 @@ export interface SyncSettings {
   readonly githubRequestsPerMinute?: number;
 }
 
+/** How Redis is reached (REDIS_MODE, docs/redis.md). */
+export type RedisMode = 'standalone' | 'cluster' | 'sentinel';
+
+export type PoolMode = 'session' | 'transaction';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -25,7 +30,12 @@ export interface Config {
   readonly dataDir: string;
   /** The embedded database's shared_buffers in MB (PostgreSQL's default: 128). */
   readonly pgliteSharedBuffersMb: number;
+  /** standalone: REDIS_URL; cluster: REDIS_URL names one node of the cluster; sentinel: the primary is asked of REDIS_SENTINELS. */
   readonly redisUrl: string | undefined;
+  readonly redisMode: RedisMode;
+  /** Sentinel mode: the sentinels' `host:port` (REDIS_SENTINELS) and the name of the primary they watch (REDIS_SENTINEL_NAME). */
+  readonly redisSentinels: readonly string[];
+  readonly redisSentinelName: string | undefined;
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   readonly redisPrefix: string;
   /** /readyz answers 503 while the configured Redis does not answer (READY_REQUIRES_REDIS); off: only the database counts. */
@@ -64,6 +74,21 @@ export interface Config {
    * connection for long (DATABASE_STATEMENT_TIMEOUT_MS, 10 s). The client gives up 2 s later (db/index.ts).
    */
   readonly databaseStatementTimeoutMs: number;
+  /**
+   * PostgreSQL server only: how the server is reached (DATABASE_POOL_MODE). `session`: each connection is a session of
+   * its own (directly, or a pooler in session mode). `transaction`: through a pooler in transaction mode (PgBouncer's
+   * `pool_mode = transaction`), where consecutive transactions of one connection may run in different sessions: no
+   * start-up parameters, settings made per transaction (db/pool-mode.ts).
+   */
+  readonly databasePoolMode: PoolMode;
+  /**
+   * PostgreSQL server only: read replicas of DATABASE_URL (DATABASE_REPLICA_URLS, docs/replicas.md). REST reads and
+   * dump builds run on one that has replayed the newest data version this instance knows, else on the primary
+   * (db/replicas.ts).
+   */
+  readonly databaseReplicaUrls: readonly string[];
+  /** A replica whose replay is behind the primary by more than this is skipped until it catches up (REPLICA_MAX_LAG_MS). */
+  readonly replicaMaxLagMs: number;
   /** PostgreSQL server only: the pool, statement timeout and queue of list queries (db/index.ts ListBudget). */
   readonly lists: { readonly poolSize: number; readonly statementTimeoutMs: number; readonly queueLength: number };
   /** Fastify's trustProxy: which peers' X-Forwarded-For gives the client address (false: none). */
@@ -233,8 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './.data'),
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', 128, 1, 1024),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    redisPrefix: text(env, 'REDIS_PREFIX') ?? 'cds:',
+    ...redis(env),
     readyRequiresRedis: bool(env, 'READY_REQUIRES_REDIS', false),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     nodeEnv,
@@ -264,6 +288,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+    databasePoolMode: oneOf(env, 'DATABASE_POOL_MODE', ['session', 'transaction'] as const, 'session'),
+    databaseReplicaUrls: replicaUrls(env),
+    replicaMaxLagMs: integer(env, 'REPLICA_MAX_LAG_MS', 30_000, 100, 86_400_000),
     lists: {
       poolSize: integer(env, 'LIST_POOL_SIZE', defaultListPoolSize(), 1, 100),
       statementTimeoutMs: integer(env, 'LIST_STATEMENT_TIMEOUT_MS', 3_000, 100, 600_000),
@@ -275,6 +302,51 @@ export function loadConfig(env: Env = process.env): Config {
     sourceApiKey: text(env, 'CDS_SOURCE_API_KEY'),
   };
   return deepFreeze(config);
+}
+
+/**
+ * REDIS_URL, REDIS_MODE, REDIS_SENTINELS, REDIS_SENTINEL_NAME and REDIS_PREFIX, checked together: a mode without what
+ * it needs, or sentinels without sentinel mode, is a mistake better reported at start than found in a failover.
+ */
+function redis(
+  env: Env,
+): Pick<Config, 'redisUrl' | 'redisMode' | 'redisSentinels' | 'redisSentinelName' | 'redisPrefix'> {
+  const redisMode = oneOf(env, 'REDIS_MODE', ['standalone', 'cluster', 'sentinel'] as const, 'standalone');
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const redisSentinels = list(env, 'REDIS_SENTINELS');
+  const redisSentinelName = text(env, 'REDIS_SENTINEL_NAME');
+  const redisPrefix = text(env, 'REDIS_PREFIX') ?? 'cds:';
+  if (redisMode === 'sentinel') {
+    if (redisSentinels.length === 0) throw new ConfigError('REDIS_SENTINELS', 'is required with REDIS_MODE=sentinel');
+    if (!redisSentinelName) throw new ConfigError('REDIS_SENTINEL_NAME', 'is required with REDIS_MODE=sentinel');
+    for (const sentinel of redisSentinels) {
+      const port = /^(?:\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(sentinel)?.[1];
+      if (!port || Number(port) > 65535) {
+        throw new ConfigError('REDIS_SENTINELS', `must be a list of host:port, got "${sentinel}"`);
+      }
+    }
+  } else {
+    for (const name of ['REDIS_SENTINELS', 'REDIS_SENTINEL_NAME']) {
+      if (text(env, name)) throw new ConfigError(name, `is set but REDIS_MODE is ${redisMode}, not sentinel`);
+    }
+  }
+  if (redisMode === 'cluster') {
+    if (!redisUrl) throw new ConfigError('REDIS_URL', 'is required with REDIS_MODE=cluster (the address of one node)');
+    // The prefix becomes the keys' hash tag (redis.ts, redisKeyPrefix): a brace of its own would end the tag early.
+    if (/[{}]/.test(redisPrefix))
+      throw new ConfigError('REDIS_PREFIX', 'cannot contain { or } with REDIS_MODE=cluster');
+  }
+  return { redisUrl, redisMode, redisSentinels, redisSentinelName, redisPrefix };
+}
+
+/** DATABASE_REPLICA_URLS: PostgreSQL URLs, comma-separated; only beside a DATABASE_URL (the embedded database has none). */
+function replicaUrls(env: Env): string[] {
+  const urls = list(env, 'DATABASE_REPLICA_URLS').map((entry) =>
+    url({ DATABASE_REPLICA_URLS: entry }, 'DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:'])!,
+  );
+  if (urls.length > 0 && !text(env, 'DATABASE_URL'))
+    throw new ConfigError('DATABASE_REPLICA_URLS', 'needs DATABASE_URL (replicas of a PostgreSQL server)');
+  return urls;
 }
 
 /** DUMPS_DIR; on the embedded database its data folder's `dumps/` by default; on a server only when set. */

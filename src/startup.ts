@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, pgliteDir, type Database, type ListBudget } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { withReplicas } from './db/replicas.ts';
 import { importIfEmpty } from './data/import.ts';
 import { ensureDatabaseExists } from './startup.queries.ts';
 
@@ -17,20 +18,30 @@ export async function openConfiguredDatabase(
   lists?: ListBudget,
 ): Promise<Database> {
   // A database named in DATABASE_URL but missing on the server is created (or the error says what to run).
-  if (config.databaseUrl) await ensureDatabaseExists(config.databaseUrl);
-  return openDatabase({
+  if (config.databaseUrl)
+    await ensureDatabaseExists(config.databaseUrl, { pooled: config.databasePoolMode === 'transaction' });
+  const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: pgliteDir(config.dataDir),
     sharedBuffersMb: config.pgliteSharedBuffersMb,
     statementTimeoutMs,
+    poolMode: config.databasePoolMode,
     lists,
   });
+  // Read replicas serve the REST reads, so only the serving database (the one given a list budget, server.ts) has them;
+  // each opened like the primary, with the same pools, timeouts and pool mode.
+  if (!lists || config.databaseReplicaUrls.length === 0) return database;
+  const open = (databaseUrl: string) =>
+    openDatabase({ databaseUrl, statementTimeoutMs, poolMode: config.databasePoolMode, lists });
+  return withReplicas(database, config.databaseReplicaUrls, open, { maxLagMs: config.replicaMaxLagMs });
 }
 
 export async function prepareDatabase(database: Database, config: Config, log: Logger): Promise<void> {
   // Migrations and the first import may take long on a big database: on a server they get a pool
   // of their own without the serving pool's statement timeout.
-  const setup = config.databaseUrl ? await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2 }) : database;
+  const setup = config.databaseUrl
+    ? await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2, poolMode: config.databasePoolMode })
+    : database;
   try {
     const applied = await migrateToLatest(setup.db);
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');

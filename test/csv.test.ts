@@ -406,7 +406,7 @@ test('the database gone mid-request: a CSV request is a 503 in JSON, without a f
     const res = await get(t, '/api/v0/chapters/?format=csv&limit=7');
     assert.equal(res.statusCode, 503, res.body);
     assert.match(String(res.headers['content-type']), /^application\/json/);
-    assert.deepEqual(res.json(), { message: 'Service unavailable' });
+    assert.deepEqual(res.json(), { message: 'Service unavailable', error_id: res.headers['x-request-id'] });
     assert.equal(res.headers['content-disposition'], undefined);
   } finally {
     await t.close();

@@ -33,6 +33,25 @@ test('one click on "Sign in locally" signs in as "me" and shows the key page', a
   await page.getByText('Signed in as').waitFor();
   assert.equal(await page.locator('.account .login').textContent(), '@me');
   await page.getByRole('button', { name: 'Create key' }).waitFor();
+  // The keyboard goes on from the key list after the page's reload, not from <body>.
+  await page.waitForFunction("document.activeElement && document.activeElement.id === 'keys-title'");
+  // At 3 of 3 keys the form is disabled, and says why; revoking one enables it again.
+  const create = page.getByRole('button', { name: 'Create key' });
+  for (const name of ['one', 'two', 'three']) {
+    await page.getByLabel('Name').fill(name);
+    await create.click();
+    await page.getByRole('button', { name: 'I have copied it, hide the key' }).click();
+  }
+  await page.getByText('You have 3 of 3 active keys.').waitFor();
+  assert.equal(await create.isDisabled(), true);
+  assert.equal(await page.getByLabel('Name').isDisabled(), true);
+  await page
+    .getByRole('button', { name: /^Revoke/ })
+    .first()
+    .click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+  await page.getByText('You have 2 of 3 active keys.').waitFor();
+  assert.equal(await create.isDisabled(), false);
   assert.deepEqual(errors, []);
   await page.close();
 });

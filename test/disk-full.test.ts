@@ -51,7 +51,7 @@ test('a write on a full disk: GraphQL answers 503 with an error id, not "Interna
     const logged = t
       .logs()
       .split('\n')
-      .find((line) => line.includes(error!.extensions.errorId));
+      .find((line) => line.includes(`"errorId":"${error!.extensions.errorId}"`));
     assert.match(logged ?? '', /"level":40/, 'logged as a warning (an outage), not an error (a bug)');
   } finally {
     await sql`drop trigger cds_test_full on api_keys`.execute(t.database.db);
@@ -70,7 +70,7 @@ test('a read on a full disk: REST answers 503 with our body and Retry-After; the
     for (const url of ['/api/v0/chapters/', '/api/v0/chapters/london']) {
       const res = await t.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 503, `${url}: ${res.body}`);
-      assert.deepEqual(res.json(), { message: 'Service unavailable' });
+      assert.deepEqual(res.json(), { message: 'Service unavailable', error_id: res.headers['x-request-id'] });
       assert.equal(res.headers['retry-after'], '5');
     }
   } finally {

@@ -68,7 +68,8 @@ for (const nodeEnv of [undefined, 'production']) {
       assert.equal(error!.extensions?.code, 'SERVICE_UNAVAILABLE');
       const id = error!.extensions!.errorId!;
       assert.ok(error!.message.includes(id));
-      const logged = logs.find((line) => line.includes(id));
+      // (The id is the request id, on every line of the request: the line of the error names it as errorId.)
+      const logged = logs.find((line) => line.includes(`"errorId":"${id}"`));
       assert.ok(logged, `the error id ${id} is logged`);
       assert.match(logged, /ECONNREFUSED/, 'the log has the cause');
     }

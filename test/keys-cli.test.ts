@@ -79,3 +79,47 @@ test('failures exit 1, usage errors exit 2', async () => {
   assert.equal((await runCli(['keys', 'revoke', 'not-a-uuid'], env)).code, 2);
   assert.equal((await runCli(['keys', 'frob'], env)).code, 2);
 });
+
+test('rotate prints the new key once; the old one works for the grace period (0: revoked at once)', async () => {
+  const create = async (name: string) => {
+    const created = await runCli(
+      ['keys', 'create', '--user', 'operator-user', '--name', name, '--expires-in', '30'],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const raw = created.stdout.trim();
+    const uuid = /created key ([0-9a-f-]{36})/.exec(created.stderr)![1]!;
+    return { raw, uuid };
+  };
+  const old = await create('rotated at once');
+  const rotated = await runCli(['keys', 'rotate', old.uuid, '--grace-hours', '0'], env);
+  assert.equal(rotated.code, 0, rotated.stderr);
+  const raw = rotated.stdout.trim();
+  assert.match(raw, /^cds_[A-Za-z0-9_-]{49}$/);
+  assert.ok(!rotated.stderr.includes(raw), 'the new key only on stdout');
+  assert.match(rotated.stderr, /rotated .* "rotated at once".*the old key is revoked/);
+  assert.equal(await withDb((db) => authenticateApiKey(db, old.raw)), null);
+  assert.ok(await withDb((db) => authenticateApiKey(db, raw)));
+  assert.equal((await runCli(['keys', 'rotate', old.uuid, '--grace-hours', '1'], env)).code, 1, 'already rotated');
+
+  const graceful = await create('rotated with grace');
+  const later = await runCli(['keys', 'rotate', graceful.uuid, '--grace-hours', '24'], env);
+  assert.equal(later.code, 0, later.stderr);
+  assert.match(later.stderr, /the old key works for 24 more hour\(s\)/);
+  const identity = await withDb((db) => authenticateApiKey(db, graceful.raw));
+  assert.ok(identity, 'the old key during its grace period');
+  assert.ok(identity.expiresAt.getTime() <= Date.now() + 24 * 3_600_000);
+  assert.equal(
+    await withDb((db) => authenticateApiKey(db, graceful.raw, undefined, new Date(Date.now() + 25 * 3_600_000))),
+    null,
+    'not after it',
+  );
+
+  assert.equal((await runCli(['keys', 'rotate', graceful.uuid, '--grace-hours', '169'], env)).code, 2);
+  assert.equal((await runCli(['keys', 'rotate', graceful.uuid], env)).code, 2, '--grace-hours is required');
+  assert.equal((await runCli(['keys', 'rotate', 'not-a-uuid', '--grace-hours', '1'], env)).code, 2);
+  assert.equal(
+    (await runCli(['keys', 'rotate', '00000000-0000-4000-8000-000000000000', '--grace-hours', '1'], env)).code,
+    1,
+  );
+});

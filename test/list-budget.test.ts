@@ -79,7 +79,7 @@ test(
       });
       const list = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
       assert.equal(list.statusCode, 503, list.body);
-      assert.deepEqual(list.json(), { message: 'Service unavailable' });
+      assert.deepEqual(list.json(), { message: 'Service unavailable', error_id: list.headers['x-request-id'] });
       assert.equal(list.headers['retry-after'], '5');
       assert.equal(detailDone, false, 'the detail cannot have finished while the table is locked');
       // Another table, another pool: answered while the lock is held.
@@ -120,7 +120,7 @@ test(
       assert.equal((await app.inject({ method: 'GET', url: '/status/' })).statusCode, 200);
       const refused = await app.inject({ method: 'GET', url: '/api/v0/organizations/' });
       assert.equal(refused.statusCode, 503, refused.body);
-      assert.deepEqual(refused.json(), { message: 'Service unavailable' });
+      assert.deepEqual(refused.json(), { message: 'Service unavailable', error_id: refused.headers['x-request-id'] });
       assert.equal(refused.headers['retry-after'], '5');
       await lock.release();
       await Promise.all(held);

@@ -46,6 +46,7 @@ const ALL = [
   '0010_tombstones',
   '0011_fulltext_search',
   '0012_nearest',
+  '0013_key_lifecycle',
 ];
 
 let t: TestDatabase;
@@ -144,6 +145,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0013_key_lifecycle']);
   assert.deepEqual(await migrateDown(t.db), ['0012_nearest']);
   assert.deepEqual(await migrateDown(t.db), ['0011_fulltext_search']);
   assert.deepEqual(await migrateDown(t.db), ['0010_tombstones']);

@@ -169,7 +169,9 @@ const range = (ms: number[]) => `${Math.round(Math.min(...ms))}–${Math.round(M
 
 function assertRestUnavailable(answer: Answer, limitMs: number): void {
   assert.equal(answer.status, 503, `${answer.url}: ${answer.body}`);
-  assert.deepEqual(JSON.parse(answer.body), { message: 'Service unavailable' }, answer.url);
+  const { error_id: errorId, ...body } = JSON.parse(answer.body) as { error_id?: string };
+  assert.deepEqual(body, { message: 'Service unavailable' }, answer.url);
+  assert.match(errorId ?? '', /^[0-9a-f-]{36}$/, `${answer.url}: the request id as error id`);
   assert.ok(answer.ms <= limitMs, `${answer.url} answered 503 after ${Math.round(answer.ms)} ms (limit ${limitMs})`);
 }
 

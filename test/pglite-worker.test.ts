@@ -145,7 +145,10 @@ test(
 
         const uncached = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
         assert.equal(uncached.statusCode, 503, uncached.body);
-        assert.deepEqual(uncached.json(), { message: 'Service unavailable' });
+        assert.deepEqual(uncached.json(), {
+          message: 'Service unavailable',
+          error_id: uncached.headers['x-request-id'],
+        });
         const cached = await app.inject({ method: 'GET', url: '/api/v0/chapters/london' });
         assert.equal(cached.statusCode, 200);
         assert.equal(cached.headers['x-cache'], 'HIT');

@@ -33,7 +33,8 @@ function binDir(): string {
   );
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** A temporary folder the server's user owns, and how to run a server tool as that user. */
+async function serverFolder(): Promise<{ dir: string; run: (tool: string, args: string[]) => Promise<unknown> }> {
   const bin = binDir();
   const asRoot = process.getuid?.() === 0;
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-pg-'));
@@ -46,9 +47,40 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     asRoot
       ? exec('runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args])
       : exec(path.join(bin, tool), args);
+  return { dir, run };
+}
+
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const { dir, run } = await serverFolder();
   const data = path.join(dir, 'data');
-  const port = await freePort();
   await run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  // (initdb's pg_hba.conf also trusts replication connections from 127.0.0.1, and wal_level is `replica` by default:
+  // startPrivateStandby can copy it.)
+  return serve(dir, data, run);
+}
+
+/**
+ * A streaming replica of `primary` (a private server above): `pg_basebackup -R` (which writes standby.signal and the
+ * primary_conninfo), started on a port of its own. Read-only, hot standby; `url` names the same database as `primary`.
+ */
+export async function startPrivateStandby(primary: PrivatePostgres): Promise<PrivatePostgres> {
+  const { dir, run } = await serverFolder();
+  const data = path.join(dir, 'data');
+  const source = new URL(primary.url);
+  const args = ['-D', data, '-h', source.hostname, '-p', source.port, '-U', 'postgres', '-R', '-X', 'stream'];
+  await run('pg_basebackup', [...args, '--no-sync', '-c', 'fast']);
+  const server = await serve(dir, data, run);
+  const url = new URL(server.url);
+  url.pathname = source.pathname;
+  return { ...server, url: url.toString() };
+}
+
+async function serve(
+  dir: string,
+  data: string,
+  run: (tool: string, args: string[]) => Promise<unknown>,
+): Promise<PrivatePostgres> {
+  const port = await freePort();
   // No fsync: the data is thrown away; the test is about connections, not durability.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
   let running = false;

@@ -50,7 +50,7 @@ test(
         const started = Date.now();
         const res = await app.inject({ method: 'GET', url });
         assert.equal(res.statusCode, 503, `${url}: ${res.body}`);
-        assert.deepEqual(res.json(), { message: 'Service unavailable' });
+        assert.deepEqual(res.json(), { message: 'Service unavailable', error_id: res.headers['x-request-id'] });
         assert.equal(res.headers['retry-after'], '5');
         assert.ok(Date.now() - started < 5_000, `${url} waited ${Date.now() - started} ms`);
       }

@@ -1,7 +1,17 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 
-const PUBLIC_COLUMNS = ['uuid', 'name', 'created_at', 'expires_at', 'is_revoked', 'last_used_at'] as const;
+const PUBLIC_COLUMNS = [
+  'uuid',
+  'name',
+  'created_at',
+  'expires_at',
+  'is_revoked',
+  'last_used_at',
+  'revoked_at',
+  'leak_url',
+  'leak_reported_at',
+] as const;
 
 // Expiry is read on the time of the instance that asks (its app clock, `now`), not on the database's now(): as the
 // reference does (Django's timezone.now()), and so that a test can move it. Instances on one database are expected to
@@ -94,4 +104,16 @@ export async function recordLastUsed(db: Db, uses: Map<string, Date>): Promise<v
 
 export function findKeysOfUser(db: Db, userId: string) {
   return db.selectFrom('api_keys').select(PUBLIC_COLUMNS).where('user_id', '=', userId).orderBy('id').execute();
+}
+
+/** The user's keys that GitHub's secret scanning reported published since `since` (and that were revoked for it). */
+export function listLeakedKeys(db: Db, userId: string, since: Date) {
+  return db
+    .selectFrom('api_keys')
+    .select(PUBLIC_COLUMNS)
+    .where('user_id', '=', userId)
+    .where('leak_reported_at', '>', since)
+    .orderBy('leak_reported_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }

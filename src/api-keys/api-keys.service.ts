@@ -2,11 +2,15 @@
 import type { Db } from '../db/index.ts';
 import { generateApiKey, isWellFormedApiKey, sha256Hex } from './api-keys.format.ts';
 import { findValidKeyByDigest, insertKeyWithinLimit } from './api-keys.queries.ts';
-import { revokeKey } from '../changes/changes.ts';
+import { revokeKey, rotateKey } from '../changes/changes.ts';
 import type { Announcer } from '../changes/announce.ts';
 
 export const MAX_ACTIVE_KEYS = 3;
 export const MAX_NAME_LENGTH = 100;
+/** The longest grace period of a rotation: a week, time enough to redeploy with the new key. */
+export const MAX_GRACE_HOURS = 168;
+/** Keys that expire within this time are flagged (`expiresSoon`, the key page). */
+export const EXPIRES_SOON_MS = 7 * 86_400_000;
 
 export const MESSAGES = {
   created: 'API key created successfully.',
@@ -16,9 +20,21 @@ export const MESSAGES = {
   nameTooLong: 'Name too long',
   invalidDate: 'Expiry date must be in future',
   limitReached: `You can have at most ${MAX_ACTIVE_KEYS} active API keys.`,
+  rotated: 'API key rotated successfully.',
+  invalidGrace: `Grace period must be a whole number of hours from 0 to ${MAX_GRACE_HOURS}`,
+  notActive: 'Only an active API key can be rotated.',
+  alreadyRotated: 'This API key has already been rotated; rotate its replacement instead.',
 } as const;
 
-export type ResultCode = 'SUCCESS' | 'INVALID_NAME' | 'INVALID_DATE' | 'LIMIT_REACHED' | 'NOT_FOUND';
+export type ResultCode =
+  | 'SUCCESS'
+  | 'INVALID_NAME'
+  | 'INVALID_DATE'
+  | 'LIMIT_REACHED'
+  | 'NOT_FOUND'
+  | 'INVALID_GRACE_PERIOD'
+  | 'NOT_ACTIVE'
+  | 'ALREADY_ROTATED';
 
 export interface ApiKeyRecord {
   uuid: string;
@@ -27,6 +43,10 @@ export interface ApiKeyRecord {
   expires_at: Date;
   is_revoked: boolean;
   last_used_at: Date | null;
+  revoked_at: Date | null;
+  /** Where GitHub's secret scanning found the key published, when it did. */
+  leak_url: string | null;
+  leak_reported_at: Date | null;
 }
 
 export type CreateResult =
@@ -66,9 +86,47 @@ export async function revokeApiKey(db: Db, userId: string, uuid: string, announc
   return { ok: true, code: 'SUCCESS' as const, message: MESSAGES.revoked };
 }
 
+/**
+ * Replaces one of the user's active keys by a new one with the same name and expiry, shown once. The old key keeps
+ * working for `graceHours` (0: revoked at once), then stops; every instance hears of it as of a revocation. Allowed
+ * at the limit of active keys: the new key takes the old one's place. Someone else's key is NOT_FOUND, as revocation.
+ */
+export async function rotateApiKey(
+  db: Db,
+  userId: string,
+  uuid: string,
+  graceHours: number,
+  announcer: Announcer,
+  now = new Date(),
+): Promise<CreateResult> {
+  if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS)
+    return failure('INVALID_GRACE_PERIOD', MESSAGES.invalidGrace);
+  const { raw, digest } = generateApiKey();
+  const graceEndsAt = new Date(now.getTime() + graceHours * 3_600_000);
+  const rotated = await rotateKey(db, { userId, uuid, digest, graceEndsAt, now }, announcer);
+  switch (rotated.status) {
+    case 'rotated':
+      return { ok: true, code: 'SUCCESS', message: MESSAGES.rotated, rawKey: raw, apiKey: rotated.key };
+    case 'not-found':
+      return failure('NOT_FOUND', MESSAGES.notFound);
+    case 'not-active':
+      return failure('NOT_ACTIVE', MESSAGES.notActive);
+    case 'already-rotated':
+      return failure('ALREADY_ROTATED', MESSAGES.alreadyRotated);
+  }
+}
+
+/** True when the key is valid at `now` and expires within EXPIRES_SOON_MS. */
+export function expiresSoon(key: Pick<ApiKeyRecord, 'expires_at' | 'is_revoked'>, now: Date): boolean {
+  const left = key.expires_at.getTime() - now.getTime();
+  return !key.is_revoked && left > 0 && left <= EXPIRES_SOON_MS;
+}
+
 export interface KeyIdentity {
   keyId: string;
   userId: string;
+  /** Sent back as API-Key-Expiration on every response the key authenticates. */
+  expiresAt: Date;
 }
 
 /** Remembers keys found valid, by the raw key (held in memory only, like the request itself); times in epoch ms. */
@@ -92,7 +150,7 @@ export async function authenticateApiKey(
   const generation = cache?.generation ?? 0;
   const key = await findValidKeyByDigest(db, sha256Hex(raw), now);
   if (!key) return null;
-  const identity = { keyId: key.id, userId: key.user_id };
+  const identity = { keyId: key.id, userId: key.user_id, expiresAt: key.expires_at };
   cache?.set(raw, identity, key.expires_at, generation, now.getTime());
   return identity;
 }

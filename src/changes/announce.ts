@@ -3,18 +3,15 @@
 // revocation epoch moves, so they check keys again). Instances read both with their next rate-limit
 // count (SharedChanges.noticed). Best effort: they also notice both within a second through the
 // database counters (counters.queries.ts).
-import { Redis } from 'ioredis';
+import { openRedis, redisConfigured, redisKeyPrefix, type RedisClient, type RedisSettings } from '../redis.ts';
 
-/** Where the announcements go (Config's REDIS_URL and REDIS_PREFIX); no URL: nowhere, the database counters suffice. */
-export interface RedisSettings {
-  redisUrl?: string | undefined;
-  redisPrefix: string;
-}
+/** Where the announcements go (Config's REDIS_* variables); no Redis: nowhere, the database counters suffice. */
+export type { RedisSettings };
 
-/** The shared data-change counter: moved by every import or sync that changed data. */
+/** The shared data-change counter: moved by every import or sync that changed data. (`prefix`: redisKeyPrefix.) */
 export const dataChangesKey = (prefix: string) => `${prefix}data-changes`;
 
-/** The shared revocation epoch: moved by every revocation. */
+/** The shared revocation epoch: moved by every revocation. (`prefix`: redisKeyPrefix.) */
 export const revocationEpochKey = (prefix: string) => `${prefix}keys-revoked-epoch`;
 
 /**
@@ -28,11 +25,11 @@ export interface Announcer {
 }
 
 export function announceDataChanged(config: RedisSettings): Promise<void> {
-  return withRedis(config, (redis) => redis.incr(dataChangesKey(config.redisPrefix)));
+  return withRedis(config, (redis) => redis.incr(dataChangesKey(redisKeyPrefix(config))));
 }
 
 export function announceRevocation(config: RedisSettings): Promise<void> {
-  return withRedis(config, (redis) => redis.incr(revocationEpochKey(config.redisPrefix)));
+  return withRedis(config, (redis) => redis.incr(revocationEpochKey(redisKeyPrefix(config))));
 }
 
 /**
@@ -52,10 +49,15 @@ export function commandAnnouncer(config: RedisSettings, local: Partial<Announcer
   };
 }
 
-async function withRedis(config: RedisSettings, send: (redis: Redis) => Promise<unknown>): Promise<void> {
-  if (!config.redisUrl) return;
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: true });
-  redis.on('error', () => {});
+async function withRedis(config: RedisSettings, send: (redis: RedisClient) => Promise<unknown>): Promise<void> {
+  if (!redisConfigured(config)) return;
+  // Of the configured mode (a cluster follows MOVED to the key's node; Sentinel names the primary); tried once.
+  const redis = openRedis(config, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    lazyConnect: true,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     await send(redis);

@@ -4,7 +4,8 @@
 // up before its next request; in any case the version is read from the database every POLL_MS.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
-import { readDataVersion } from './counters.queries.ts';
+import type { PrimaryPositions } from '../db/replicas.ts';
+import { readDataVersion, readDataVersionAt } from './counters.queries.ts';
 
 const POLL_MS = 1_000;
 
@@ -14,6 +15,8 @@ export class DataVersionWatcher {
   private listeners: ((version: number) => void)[] = [];
 
   private polling: Promise<void> | undefined;
+  /** With read replicas (app.ts): told the primary's WAL position with every reading of the version. */
+  positions: PrimaryPositions | undefined;
 
   constructor(
     private readonly db: Db,
@@ -35,7 +38,14 @@ export class DataVersionWatcher {
 
   async refresh(): Promise<void> {
     try {
-      this.set(await readDataVersion(this.db));
+      if (!this.positions) {
+        this.set(await readDataVersion(this.db));
+        return;
+      }
+      const { version, wal } = await readDataVersionAt(this.db);
+      // Before the listeners hear of the version: what they read again (counts) must not come from a replica behind it.
+      this.positions.observed(wal, version !== this.version);
+      this.set(version);
     } catch (error) {
       this.log.debug({ err: error }, 'data version not readable');
     }

@@ -6,7 +6,7 @@
 //   not do: its message can reach an instance after the next request does);
 // - within a second everywhere, through the database counters (the only path without Redis).
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.ts';
 import type { Db } from '../db/index.ts';
 import { readRevocations } from './counters.queries.ts';
 import { DataVersionWatcher } from './data-version.ts';
@@ -43,11 +43,14 @@ export class SharedChanges implements Announcer {
   private polling: Promise<void> | undefined;
   private readonly epoch = new Sighting();
   private readonly changes = new Sighting();
+  /** The reading of the data version started by the last moved data-change counter, until it is done. */
+  private refreshing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
-    private readonly redis: Redis | undefined,
+    private readonly redis: RedisClient | undefined,
+    /** Of every key (redisKeyPrefix: on a cluster, the hash tag that puts them in the limiter's slot). */
     private readonly prefix: string,
   ) {
     this.dataVersion = new DataVersionWatcher(db, log);
@@ -77,8 +80,15 @@ export class SharedChanges implements Announcer {
   noticed(values: readonly (string | null)[]): Noticed {
     const revoked = this.epoch.moved(values[0] ?? null);
     if (revoked) this.revoked();
-    const changed = this.changes.moved(values[1] ?? null);
-    return changed ? { revoked, refreshing: this.dataVersion.refresh() } : { revoked };
+    if (this.changes.moved(values[1] ?? null)) {
+      const refreshing = this.dataVersion.refresh().finally(() => {
+        if (this.refreshing === refreshing) this.refreshing = undefined;
+      });
+      this.refreshing = refreshing;
+    }
+    // Every request that read the moved counter waits for the version, not only the first: another one at the same
+    // time (which saw the same value, hence "not moved") would otherwise be answered from the cache of before.
+    return this.refreshing ? { revoked, refreshing: this.refreshing } : { revoked };
   }
 
   /** After this process revoked a key: forget now, and tell the other instances. */

@@ -2,7 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { createApiKey, revokeApiKey } from '../api-keys/api-keys.service.ts';
+import { createApiKey, MAX_GRACE_HOURS, revokeApiKey, rotateApiKey } from '../api-keys/api-keys.service.ts';
 import { findKeyByUuid, findKeysOfUser } from '../api-keys/api-keys.queries.ts';
 import { findUserByLogin } from '../auth/users.queries.ts';
 import { UsageError } from './usage.ts';
@@ -91,6 +91,26 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           }
           await revokeApiKey(db, key.user_id, uuid, commandAnnouncer(config, { revocation: keyRevoked }));
           err(`revoked ${uuid}\n`);
+        });
+      }
+      case 'rotate': {
+        const { values, positionals } = parse(rest, { 'grace-hours': { type: 'string' } }, 1);
+        const uuid = positionals[0]!.toLowerCase();
+        if (!/^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/.test(uuid)) throw new UsageError('UUID must be a key uuid');
+        const hours = required(values, 'grace-hours');
+        if (!/^\d+$/.test(hours) || Number(hours) > MAX_GRACE_HOURS)
+          throw new UsageError(`--grace-hours must be a number of hours, 0 to ${MAX_GRACE_HOURS}`);
+        return await withDatabase(config, async (db) => {
+          const key = await findKeyByUuid(db, uuid);
+          if (!key) throw new CommandFailed('API key not found.');
+          const announcer = commandAnnouncer(config, { revocation: keyRevoked });
+          const result = await rotateApiKey(db, key.user_id, uuid, Number(hours), announcer);
+          if (!result.ok) throw new CommandFailed(`${result.code}: ${result.message}`);
+          out(`${result.rawKey}\n`);
+          const old = Number(hours) === 0 ? 'the old key is revoked' : `the old key works for ${hours} more hour(s)`;
+          err(
+            `rotated ${uuid} to ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; ${old}; the new key (printed on stdout) is shown only this once: keep it\n`,
+          );
         });
       }
       default:

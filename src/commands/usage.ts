@@ -31,6 +31,9 @@ Commands:
   keys list --user LOGIN
                         list a user's keys (all of them, with their state)
   keys revoke UUID      revoke a key
+  keys rotate UUID --grace-hours N
+                        replace a key by a new one with the same name and expiry (printed once on stdout);
+                        the old key keeps working for N hours (0: revoked at once; at most 168)
   users create LOGIN [--key NAME] [--expires-in DAYS]
                         create a local user (no GitHub account needed); with --key, also an API key
                         for it (default 30 days), printed once on stdout

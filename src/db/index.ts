@@ -4,12 +4,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { Kysely, PostgresDialect, type KyselyConfig, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, type KyselyConfig, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { DB } from './schema.ts';
 import type { PgliteWorker } from './pglite-host.ts';
 import { PgliteSupervisor, type EmbeddedHealth, type RestartOptions } from './pglite-supervisor.ts';
 import { timestampParser } from './timestamps.ts';
-import { TRIGRAM_START_PARAMS } from './migrations/0011_fulltext_search.ts';
+import { TransactionLockDialect } from './migration-lock.ts';
+import { sessionSettings, settingsPerTransaction, startupParameters, type PoolMode } from './pool-mode.ts';
 
 // `date` columns stay `YYYY-MM-DD` strings: turning them into Date objects would shift them by
 // the process's time zone.
@@ -56,6 +57,11 @@ export interface OpenOptions {
    * waiting for an answer QUERY_TIMEOUT_MARGIN_MS later (serverConnection).
    */
   statementTimeoutMs?: number;
+  /**
+   * PostgreSQL server only: `transaction` behind a pooler in transaction mode (DATABASE_POOL_MODE, pool-mode.ts): no
+   * start-up parameters, the statement timeout and the search's settings made per transaction. Default `session`.
+   */
+  poolMode?: PoolMode;
   /** Kysely's query log (bench/search.ts captures the SQL the app sends). */
   log?: KyselyConfig['log'];
   /** PostgreSQL server only: give list queries a pool of their own (`Database.lists`). */
@@ -78,18 +84,23 @@ export interface ListBudget {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
+    const mode = options.poolMode ?? 'session';
+    // No request may hold a connection for long; a cancelled statement becomes a 503.
+    const connection = serverConnection(options.statementTimeoutMs, mode);
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       idleTimeoutMillis: 30_000,
-      // No request may hold a connection for long; a cancelled statement becomes a 503.
-      ...serverConnection(options.statementTimeoutMs),
+      ...connection.config,
     });
     survivePoolErrors(pool);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: closingTimedOut(pool) }), log: options.log });
+    const db = new Kysely<DB>({
+      dialect: new TransactionLockDialect({ pool: closingTimedOut(pool, connection.perTransaction) }),
+      log: options.log,
+    });
     const ping = (timeoutMs: number) => pingWithin(pool, timeoutMs);
     if (!options.lists) return { db, kind: 'postgres', ping, close: () => db.destroy() };
-    const lists = openListPool(options.databaseUrl, options.lists, options.log);
+    const lists = openListPool(options.databaseUrl, options.lists, mode, options.log);
     return {
       db,
       lists,
@@ -151,7 +162,7 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
 export function embeddedDb(worker: PgliteSupervisor, log?: KyselyConfig['log']): Db {
   const pool = new pg.Pool({ max: 1, stream: () => worker.socket() });
   survivePoolErrors(pool);
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log });
+  return new Kysely<DB>({ dialect: new TransactionLockDialect({ pool }), log });
 }
 
 /** Raised instead of queueing a list query behind `queueLength` others: a 503 (errors.ts). */
@@ -168,12 +179,14 @@ export class ListQueueFullError extends Error {
  * `statementTimeoutMs`, and at most `queueLength` queries waiting for one of them. A list query
  * beyond that is refused at once rather than waiting (and holding its request) for seconds.
  */
-function openListPool(databaseUrl: string, budget: ListBudget, log: KyselyConfig['log']): Db {
+function openListPool(databaseUrl: string, budget: ListBudget, mode: PoolMode, log: KyselyConfig['log']): Db {
+  const connection = serverConnection(budget.statementTimeoutMs, mode);
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: budget.poolSize,
     idleTimeoutMillis: 30_000,
-    ...serverConnection(budget.statementTimeoutMs),
+    ...connection.config,
+    // (A start-up parameter PgBouncer accepts and keeps per client.)
     application_name: 'cds lists',
   });
   survivePoolErrors(pool);
@@ -187,7 +200,10 @@ function openListPool(databaseUrl: string, budget: ListBudget, log: KyselyConfig
     },
     end: () => pool.end(),
   };
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: closingTimedOut(bounded) }), log });
+  return new Kysely<DB>({
+    dialect: new TransactionLockDialect({ pool: closingTimedOut(bounded, connection.perTransaction) }),
+    log,
+  });
 }
 
 /**
@@ -206,18 +222,28 @@ const CONNECTION_TIMEOUT_MS = 5_000;
  */
 const KEEPALIVE_IDLE_MS = 10_000;
 
+interface ServerConnection {
+  config: pg.PoolConfig;
+  /** Transaction mode: the settings each transaction sets (pool-mode.ts); session mode: none, they are start-up's. */
+  perTransaction?: Record<string, string>;
+}
+
 /** The connection settings of a pool of a PostgreSQL server; `statementTimeoutMs`: the serving pools'. */
-function serverConnection(statementTimeoutMs: number | undefined): pg.PoolConfig {
+function serverConnection(statementTimeoutMs: number | undefined, mode: PoolMode): ServerConnection {
   const queryTimeoutMs = statementTimeoutMs ? statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS : undefined;
+  // The statement timeout and the search's pg_trgm thresholds (migration 0011), for every session.
+  const settings = sessionSettings(statementTimeoutMs);
   return {
-    keepAlive: true,
-    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
-    // Never longer than waiting for an answer: with short statement timeouts (the tests'), a request that needs a
-    // new connection during a partition gives up as soon as one that had a connection.
-    connectionTimeoutMillis: Math.min(CONNECTION_TIMEOUT_MS, queryTimeoutMs ?? CONNECTION_TIMEOUT_MS),
-    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: queryTimeoutMs } : {}),
-    // The search's pg_trgm thresholds for every session (migration 0011).
-    options: TRIGRAM_START_PARAMS.join(' '),
+    config: {
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+      // Never longer than waiting for an answer: with short statement timeouts (the tests'), a request that needs a
+      // new connection during a partition gives up as soon as one that had a connection.
+      connectionTimeoutMillis: Math.min(CONNECTION_TIMEOUT_MS, queryTimeoutMs ?? CONNECTION_TIMEOUT_MS),
+      ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
+      ...(mode === 'session' ? startupParameters(settings) : {}),
+    },
+    ...(mode === 'transaction' ? { perTransaction: settings } : {}),
   };
 }
 
@@ -232,14 +258,17 @@ const QUERY_READ_TIMEOUT = 'Query read timeout';
  * error, the pool ends it (its socket destroyed, since a query is still active). Until then its further queries (a
  * transaction's rollback) fail at once.
  */
-function closingTimedOut(pool: { connect(): Promise<pg.PoolClient>; end(): Promise<void> }): PostgresPool {
+function closingTimedOut(
+  pool: { connect(): Promise<pg.PoolClient>; end(): Promise<void> },
+  perTransaction?: Record<string, string>,
+): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
     async connect() {
       const client = await pool.connect();
       let wrapper = wrapped.get(client);
       if (!wrapper) {
-        wrapper = releasingTimedOut(client);
+        wrapper = releasingTimedOut(client, perTransaction);
         wrapped.set(client, wrapper);
       }
       return wrapper;
@@ -248,7 +277,10 @@ function closingTimedOut(pool: { connect(): Promise<pg.PoolClient>; end(): Promi
   };
 }
 
-function releasingTimedOut(client: pg.PoolClient): PostgresPoolClient {
+/** A client inside a transaction when released (never by Kysely): closed, its server session is not reusable. */
+const RELEASED_IN_TRANSACTION = new Error('connection released inside a transaction');
+
+function releasingTimedOut(client: pg.PoolClient, perTransaction?: Record<string, string>): PostgresPoolClient {
   let timedOut: Error | undefined;
   const query = async (sql: string, parameters: readonly unknown[]) => {
     if (timedOut) throw new Error('Client has encountered a connection error and is not queryable (query timeout)');
@@ -259,8 +291,12 @@ function releasingTimedOut(client: pg.PoolClient): PostgresPoolClient {
       throw error;
     }
   };
+  const pooled = perTransaction ? settingsPerTransaction(query, perTransaction) : undefined;
   // Kysely's dialect is given no cursor, so the cursor form of `query` is never called.
-  return { query, release: () => client.release(timedOut) } as unknown as PostgresPoolClient;
+  return {
+    query: pooled ? pooled.query : query,
+    release: () => client.release(timedOut ?? (pooled?.inTransaction ? RELEASED_IN_TRANSACTION : undefined)),
+  } as unknown as PostgresPoolClient;
 }
 
 /**

@@ -1,5 +1,13 @@
-import { Migrator, type Migration, type MigrationProvider, type MigrationResult } from 'kysely';
+import {
+  Migrator,
+  sql,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResult,
+  type MigrationResultSet,
+} from 'kysely';
 import type { Db } from './index.ts';
+import { lockMigrations } from './migration-lock.ts';
 import * as m0001 from './migrations/0001_data_model.ts';
 import * as m0002 from './migrations/0002_accounts.ts';
 import * as m0003 from './migrations/0003_search_indexes.ts';
@@ -11,6 +19,7 @@ import * as m0009 from './migrations/0009_list_indexes.ts';
 import * as m0010 from './migrations/0010_tombstones.ts';
 import * as m0011 from './migrations/0011_fulltext_search.ts';
 import * as m0012 from './migrations/0012_nearest.ts';
+import * as m0013 from './migrations/0013_key_lifecycle.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
 const migrations: Record<string, Migration> = {
@@ -25,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0010_tombstones': m0010,
   '0011_fulltext_search': m0011,
   '0012_nearest': m0012,
+  '0013_key_lifecycle': m0013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -42,18 +52,40 @@ export class MigrationError extends Error {
 }
 
 function migrator(db: Db): Migrator {
-  return new Migrator({ db, provider });
+  // The transaction is migrate()'s, not Kysely's: Kysely would take its lock before it and release it after.
+  return new Migrator({ db, provider, disableTransactions: true });
+}
+
+/**
+ * Runs `step` in one transaction on one connection, which first takes the migrations' lock (migration-lock.ts):
+ * instances starting at once migrate one after the other, the lock ends with the transaction, and a failed
+ * migration leaves nothing behind (every pending migration is applied, or none, as Kysely did).
+ */
+async function migrate(db: Db, step: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
+  return db.connection().execute(async (connection) => {
+    await sql`begin`.execute(connection);
+    let committed = false;
+    try {
+      // Before Kysely creates its tables: two first migrations must not create them at once.
+      await lockMigrations(connection);
+      const { error, results } = await step(migrator(connection));
+      const applied = check(error, results);
+      await sql`commit`.execute(connection);
+      committed = true;
+      return applied;
+    } finally {
+      if (!committed) await sql`rollback`.execute(connection).catch(() => {});
+    }
+  });
 }
 
 /** Applies every pending migration; returns the names applied. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const { error, results } = await migrator(db).migrateToLatest();
-  return check(error, results);
+  return migrate(db, (m) => m.migrateToLatest());
 }
 
 export async function migrateDown(db: Db): Promise<string[]> {
-  const { error, results } = await migrator(db).migrateDown();
-  return check(error, results);
+  return migrate(db, (m) => m.migrateDown());
 }
 
 export async function pendingMigrations(db: Db): Promise<string[]> {

@@ -319,6 +319,12 @@ export interface ApiKeyTable {
   created_at: DefaultTimestamp;
   expires_at: Timestamp;
   last_used_at: Timestamp | null;
+  /** The key that replaced this one by rotation (its expiry is then the end of the grace period). */
+  replaced_by: Ref | null;
+  /** Where GitHub's secret scanning found the key published (it was revoked then). */
+  leak_url: string | null;
+  leak_source: string | null;
+  leak_reported_at: Timestamp | null;
 }
 
 export interface SnapshotTable {

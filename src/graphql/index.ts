@@ -3,7 +3,6 @@
 // What one anonymous client can make the process hold is bounded (issue 25): a small body, a parser token limit, a
 // validation in a hook that keeps no invalid document, a document cache of few entries, and the per-address limit of
 // the REST API. Before, each distinct invalid ~1 MB document left ~83 MB in mercurius' cache of failed documents.
-import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import mercurius from 'mercurius';
 import {
@@ -144,7 +143,8 @@ function formatErrors(production: boolean): Formatter {
       )
         return error;
       if (Array.isArray((original as { errors?: unknown }).errors)) return error; // mercurius' validation errors
-      const errorId = crypto.randomUUID();
+      // The request id (X-Request-Id): the same id in the answer, on the response and in every log line of the request.
+      const errorId = context.reply.request.id;
       const outage = isDatabaseUnavailable(original);
       unavailable ||= outage;
       context.reply.log[outage ? 'warn' : 'error']({ err: original, errorId }, 'graphql resolver failed');

@@ -2,8 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import mercurius from 'mercurius';
 import type { Db } from '../db/index.ts';
 import type { Config } from '../config.ts';
-import { createApiKey, revokeApiKey, type ApiKeyRecord } from '../api-keys/api-keys.service.ts';
-import { countValidKeys, listValidKeys } from '../api-keys/api-keys.queries.ts';
+import {
+  createApiKey,
+  expiresSoon,
+  revokeApiKey,
+  rotateApiKey,
+  type ApiKeyRecord,
+} from '../api-keys/api-keys.service.ts';
+import { countValidKeys, listLeakedKeys, listValidKeys } from '../api-keys/api-keys.queries.ts';
 import { signInWithGithubToken } from '../auth/sign-in.ts';
 import { endSession, type SessionUser } from '../auth/sessions.queries.ts';
 import { SESSION_COOKIE } from '../auth/session.plugin.ts';
@@ -26,7 +32,10 @@ async function requireUser(context: Context): Promise<SessionUser> {
   return user;
 }
 
-const apiKeyNode = (key: ApiKeyRecord) => ({
+/** How far back leakedApiKeys looks. */
+const LEAKS_SHOWN_MS = 90 * 86_400_000;
+
+const apiKeyNode = (key: ApiKeyRecord, now: Date) => ({
   id: Buffer.from(`ApiKeyNode:${key.uuid}`).toString('base64'),
   uuid: key.uuid,
   name: key.name,
@@ -34,6 +43,10 @@ const apiKeyNode = (key: ApiKeyRecord) => ({
   expiresAt: key.expires_at,
   isRevoked: key.is_revoked,
   lastUsedAt: key.last_used_at,
+  expiresSoon: expiresSoon(key, now),
+  revokedAt: key.revoked_at,
+  leakUrl: key.leak_url,
+  leakReportedAt: key.leak_reported_at,
 });
 
 const userNode = (user: SessionUser, config: Config) => ({
@@ -49,8 +62,16 @@ export const resolvers = {
   DateTime,
   UUID,
   Query: {
-    apiKeys: async (_: unknown, __: unknown, context: Context) =>
-      (await listValidKeys(context.db, (await requireUser(context)).id, context.now())).map(apiKeyNode),
+    apiKeys: async (_: unknown, __: unknown, context: Context) => {
+      const now = context.now();
+      return (await listValidKeys(context.db, (await requireUser(context)).id, now)).map((key) => apiKeyNode(key, now));
+    },
+    leakedApiKeys: async (_: unknown, __: unknown, context: Context) => {
+      const now = context.now();
+      const user = await requireUser(context);
+      const since = new Date(now.getTime() - LEAKS_SHOWN_MS);
+      return (await listLeakedKeys(context.db, user.id, since)).map((key) => apiKeyNode(key, now));
+    },
     activeApiKeyCount: async (_: unknown, __: unknown, context: Context) =>
       countValidKeys(context.db, (await requireUser(context)).id, context.now()),
     me: async (_: unknown, __: unknown, context: Context) => {
@@ -61,8 +82,16 @@ export const resolvers = {
   Mutation: {
     createApiKey: async (_: unknown, args: { name: string; expiresAt: Date }, context: Context) => {
       const user = await requireUser(context);
-      const result = await createApiKey(context.db, user.id, args.name, args.expiresAt, context.now());
-      return { ...result, apiKey: result.apiKey ? apiKeyNode(result.apiKey) : null };
+      const now = context.now();
+      const result = await createApiKey(context.db, user.id, args.name, args.expiresAt, now);
+      return { ...result, apiKey: result.apiKey ? apiKeyNode(result.apiKey, now) : null };
+    },
+    rotateApiKey: async (_: unknown, args: { uuid: string; gracePeriodHours: number }, context: Context) => {
+      const user = await requireUser(context);
+      const now = context.now();
+      const announcer = context.request.server.shared.changes;
+      const result = await rotateApiKey(context.db, user.id, args.uuid, args.gracePeriodHours, announcer, now);
+      return { ...result, apiKey: result.apiKey ? apiKeyNode(result.apiKey, now) : null };
     },
     revokeApiKey: async (_: unknown, args: { uuid: string }, context: Context) => {
       const user = await requireUser(context);

@@ -13,6 +13,13 @@ export const typeDefs = /* GraphQL */ `
     expiresAt: DateTime!
     isRevoked: Boolean!
     lastUsedAt: DateTime
+    "True when the key is valid and expires within 7 days: rotate it or create another."
+    expiresSoon: Boolean!
+    revokedAt: DateTime
+    "Where GitHub's secret scanning found this key published (the key was revoked at once); null otherwise."
+    leakUrl: String
+    "When that report arrived."
+    leakReportedAt: DateTime
   }
 
   type CreateApiKeyResult {
@@ -21,6 +28,17 @@ export const typeDefs = /* GraphQL */ `
     message: String
     "The key itself: returned only here, once."
     rawKey: String
+    apiKey: ApiKeyNode
+  }
+
+  type RotateApiKeyResult {
+    ok: Boolean!
+    "SUCCESS, NOT_FOUND, NOT_ACTIVE, ALREADY_ROTATED or INVALID_GRACE_PERIOD."
+    code: String
+    message: String
+    "The new key itself: returned only here, once."
+    rawKey: String
+    "The new key: same name and expiry as the one it replaces."
     apiKey: ApiKeyNode
   }
 
@@ -59,6 +77,8 @@ export const typeDefs = /* GraphQL */ `
     "The signed-in user's valid (not revoked, not expired) keys, newest first."
     apiKeys: [ApiKeyNode!]!
     activeApiKeyCount: Int!
+    "The signed-in user's keys revoked in the last 90 days because GitHub found them published, newest first."
+    leakedApiKeys: [ApiKeyNode!]!
     "The signed-in user, or null."
     me: AuthUserNode
   }
@@ -66,6 +86,11 @@ export const typeDefs = /* GraphQL */ `
   type Mutation {
     createApiKey(name: String!, expiresAt: DateTime!): CreateApiKeyResult!
     revokeApiKey(uuid: UUID!): RevokeApiKeyResult!
+    """
+    Replaces an active key by a new one with the same name and expiry (returned once in rawKey). The old key keeps
+    working for gracePeriodHours (0: revoked at once; at most 168), then stops. Allowed at the limit of active keys.
+    """
+    rotateApiKey(uuid: UUID!, gracePeriodHours: Int!): RotateApiKeyResult!
     "Signs in with a GitHub OAuth access token held by a single-page client; sets the session cookie."
     githubAuth(accessToken: String!): GitHubAuthResult!
     logoutUser: LogoutResult!

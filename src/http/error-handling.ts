@@ -40,14 +40,15 @@ export function registerErrorHandling(
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
-      return reply.code(503).header('retry-after', '5').send({ message: 'Service unavailable' });
+      return reply.code(503).header('retry-after', '5').send({ message: 'Service unavailable', error_id: request.id });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ message: error.message });
     }
     request.log.error({ err: error }, 'unexpected error');
-    return reply.code(500).send({ message: 'Internal server error' });
+    // The request id (X-Request-Id, in every log line of the request) finds the cause in the log.
+    return reply.code(500).send({ message: 'Internal server error', error_id: request.id });
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -65,15 +66,20 @@ const MALFORMED = { message: 'Invalid request', errors: [{ loc: ['request'], msg
  */
 export function frameworkErrors(production: boolean) {
   const security = baseSecurityHeaders(production);
-  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     reply.headers(security);
+    reply.header('x-request-id', request.id);
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
       void reply.code(414).send({ message: 'URI too long' });
     } else if (error.code === 'FST_ERR_BAD_URL') {
       void reply.code(400).send({ message: 'Invalid request', errors: [{ loc: ['path'], msg: 'is not a valid URL' }] });
     } else {
       const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-      void reply.code(status).send({ message: status === 500 ? 'Internal server error' : 'Invalid request' });
+      void reply
+        .code(status)
+        .send(
+          status === 500 ? { message: 'Internal server error', error_id: request.id } : { message: 'Invalid request' },
+        );
     }
   };
 }

@@ -16,13 +16,23 @@ export interface RestAnswer {
 export type Rest = (path: string, query?: URLSearchParams) => Promise<RestAnswer>;
 
 /** Headers of REST's answer the /mcp response carries: the limit's, and a refusal's. */
-const PASSED_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'www-authenticate'];
+const PASSED_HEADERS = [
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit-policy',
+  'ratelimit',
+  'retry-after',
+  'www-authenticate',
+  'api-key-expiration',
+];
 /** Answers about the call itself: the model can correct it. */
 const TOOL_ERRORS = new Set([400, 404, 414]);
 
 export function restFor(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Rest {
   const key = request.headers['x-api-key'];
-  const headers: Record<string, string> = { accept: 'application/json' };
+  // The /mcp request's id, so that the REST request's log lines carry it too.
+  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': request.id };
   if (key !== undefined) headers['x-api-key'] = String(key);
   return async (path, query) => {
     const search = query?.toString();

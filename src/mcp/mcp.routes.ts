@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { Gate } from '../api/v0/rest/gate.ts';
+import { keyExpirationHeader } from '../api/v0/rest/authenticate.ts';
 import { negotiate, NotAcceptableError } from '../http/negotiate.ts';
 import { createMethods } from './mcp.methods.ts';
 import { checkVersionHeader, errorBody, readMessage, RequestError, resultBody, type Message } from './mcp.protocol.ts';
@@ -39,13 +40,14 @@ export async function mcpRoutes(app: FastifyInstance, { gate }: McpOptions): Pro
     {
       bodyLimit: MCP_BODY_LIMIT,
       schema: { hide: true },
-      onRequest: async (request) => {
+      onRequest: async (request, reply) => {
         // DNS rebinding (the specification's rule): with a list of origins, a page of another one is refused.
         const origin = request.headers.origin;
         if (origin !== undefined && !origins.includes('*') && !origins.includes(origin))
           throw new AppError(403, { message: 'Origin not allowed' });
         const authenticating = gate.authenticate(request);
         if (authenticating) await authenticating;
+        keyExpirationHeader(request, reply);
       },
     },
     async (request, reply) => {

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import client from 'prom-client';
 import { sameSecret } from '../api-keys/api-keys.format.ts';
+import type { Replicas } from '../db/replicas.ts';
 
 /** Seconds; from a cache hit (well under a millisecond) to a slow uncached search. */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
@@ -118,6 +119,9 @@ export function registerMetrics(app: FastifyInstance): void {
     () => (counter.shared ? 1 : 0),
   );
 
+  const replicas = app.database.replicas;
+  if (replicas) registerReplicaMetrics(registry, replicas);
+
   const embedded = app.database.embedded;
   if (embedded) {
     counterOf(
@@ -149,6 +153,62 @@ export function registerMetrics(app: FastifyInstance): void {
     }
     reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
     return (await registry.metrics()) + http.render();
+  });
+}
+
+/** Per read replica (DATABASE_REPLICA_URLS, db/replicas.ts), labelled with its host:port: read at scrape time. */
+function registerReplicaMetrics(registry: client.Registry, replicas: Replicas): void {
+  const labelNames = ['replica'] as const;
+  new client.Counter({
+    name: 'cds_replica_reads_total',
+    help: 'REST read queries run on this read replica.',
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const replica of replicas.replicas) this.inc({ replica: replica.name }, replica.reads);
+    },
+  });
+  new client.Counter({
+    name: 'cds_replica_skipped_total',
+    help: 'REST read queries that passed this replica by: behind (the newest data version not replayed), lagging, down.',
+    labelNames: ['replica', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const replica of replicas.replicas)
+        for (const [reason, count] of Object.entries(replica.skipped))
+          this.inc({ replica: replica.name, reason }, count);
+    },
+  });
+  new client.Counter({
+    name: 'cds_replica_primary_reads_total',
+    help: 'REST read queries run on the primary because no replica was current enough (or one failed).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(replicas.primaryReads);
+    },
+  });
+  new client.Gauge({
+    name: 'cds_replica_lag_seconds',
+    help: 'How long this replica has not replayed a WAL position the primary had (0: it has replayed the last one seen).',
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const replica of replicas.replicas) this.set({ replica: replica.name }, replicas.lagMs(replica) / 1000);
+    },
+  });
+  new client.Gauge({
+    name: 'cds_replica_up',
+    help: '1 while this replica answers as a standby (current, behind or lagging), 0 while it is down or not a standby.',
+    labelNames,
+    registers: [registry],
+    collect() {
+      const up = new Set(['current', 'behind', 'lagging']);
+      for (const replica of replicas.replicas)
+        this.set({ replica: replica.name }, up.has(replicas.state(replica)) ? 1 : 0);
+    },
   });
 }
 

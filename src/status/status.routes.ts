@@ -23,11 +23,20 @@ const LiveBody = Type.Object({
   /** Only when the embedded database's worker is dead and will not come back by itself. */
   embedded_database: Type.Optional(Type.Literal('failed')),
 });
+const ReplicaCheck = Type.Object({
+  name: Type.String(),
+  state: Type.Union(
+    ['starting', 'current', 'behind', 'lagging', 'down', 'not-standby'].map((state) => Type.Literal(state)),
+  ),
+  lag_ms: Type.Integer(),
+});
 const ReadyBody = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
   database: Check,
-  /** Only when REDIS_URL is configured. */
+  /** Only when Redis is configured (REDIS_URL, or REDIS_SENTINELS). */
   redis: Type.Optional(Check),
+  /** Only with DATABASE_REPLICA_URLS: each read replica's state (db/replicas.ts); never makes the instance unready. */
+  replicas: Type.Optional(Type.Array(ReplicaCheck)),
 });
 
 const elapsed = (started: number) => Math.round((performance.now() - started) * 10) / 10;
@@ -69,7 +78,7 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
   // Readiness: whether this instance can serve now (a load balancer stops sending traffic while it is 503): the
   // database. Redis, when configured, is reported but counts only with READY_REQUIRES_REDIS: without it the instance
   // still serves (rate limits per instance, see README), and every instance shares the one Redis, so an outage of it
-  // would take them all out of rotation at once.
+  // would take them all out of rotation at once. Read replicas likewise are reported, never required.
   app.get(
     '/readyz',
     { schema: { hide: true, response: { 200: ReadyBody, 503: ReadyBody } }, logLevel: 'warn' },
@@ -81,10 +90,21 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
       ]);
       const redisOk = !app.config.readyRequiresRedis || (redisCheck?.ok ?? true);
       const ready = database.ok && redisOk;
+      const replicas = app.database.replicas;
       const body = {
         status: ready ? ('ready' as const) : ('unavailable' as const),
         database,
         ...(redisCheck ? { redis: redisCheck } : {}),
+        // Reported only: the primary serves every read a replica cannot.
+        ...(replicas
+          ? {
+              replicas: replicas.replicas.map((replica) => ({
+                name: replica.name,
+                state: replicas.state(replica),
+                lag_ms: Math.round(replicas.lagMs(replica)),
+              })),
+            }
+          : {}),
       };
       if (ready) return body;
       return reply.code(503).header('retry-after', '5').send(body);

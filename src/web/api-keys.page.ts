@@ -82,9 +82,20 @@ const KEYS = `<section class="card" aria-labelledby="keys-title">
   <noscript><p>This page needs JavaScript to list, create and revoke keys.</p></noscript>
 </section>`;
 
+// Keys GitHub's secret scanning found published (issue 30): revoked at once; filled by /static/key-list.js.
+const LEAKED = `<section class="card" id="leaked-keys" hidden aria-labelledby="leaked-title">
+  <h2 id="leaked-title">Keys found published</h2>
+  <p class="warning"><span class="icon" aria-hidden="true">!</span>
+  <span>GitHub found these keys in public code and reported them; they were revoked at once. Remove them from where
+  they were published and use a new key.</span></p>
+  <ul id="leaked-list"></ul>
+</section>`;
+
 const CREATE = `<section class="card" aria-labelledby="create-title">
   <h2 id="create-title">Create a key</h2>
   <form id="create-form" novalidate>
+    <!-- Disabled as a whole while the user holds the most keys (key-list.js). -->
+    <fieldset id="create-fields" class="bare" aria-describedby="key-count">
     <div class="form-row">
       <div class="field wide">
         <label for="key-name">Name</label>
@@ -109,8 +120,26 @@ const CREATE = `<section class="card" aria-labelledby="create-title">
     </div>
     <div id="create-status" class="status" role="status" aria-live="polite"></div>
     <p><button type="submit" class="primary">Create key</button></p>
+    </fieldset>
   </form>
 </section>`;
+
+const ROTATE_DIALOG = `<dialog id="rotate-dialog" aria-labelledby="rotate-title" aria-describedby="rotate-text">
+  <h2 id="rotate-title">Rotate this key?</h2>
+  <p id="rotate-text">“<span id="rotate-name"></span>” is replaced by a new key with the same name and expiry, shown once.
+  The old key keeps working for the grace period you choose, time to deploy the new one, then stops.</p>
+  <label for="rotate-grace">Old key keeps working for</label>
+  <select id="rotate-grace">
+    <option value="0">No time: stop it now</option>
+    <option value="1">1 hour</option>
+    <option value="24" selected>24 hours</option>
+    <option value="168">7 days</option>
+  </select>
+  <div class="dialog-actions">
+    <button type="button" class="secondary" value="cancel" autofocus>Cancel</button>
+    <button type="button" class="primary" value="rotate">Rotate key</button>
+  </div>
+</dialog>`;
 
 const REVOKE_DIALOG = `<dialog id="revoke-dialog" aria-labelledby="revoke-title" aria-describedby="revoke-text">
   <h2 id="revoke-title">Revoke this key?</h2>
@@ -142,8 +171,10 @@ export function apiKeysPage(
 ${account(user)}
 <div id="status" class="status" role="status" aria-live="polite"></div>
 ${NEW_KEY}
+${LEAKED}
 ${KEYS}
 ${CREATE}
-${REVOKE_DIALOG}`,
+${REVOKE_DIALOG}
+${ROTATE_DIALOG}`,
   });
 }

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createResponseCache, type ResponseCache } from './rest/response-cache.ts';
 import type { Gate } from './rest/gate.ts';
+import { keyExpirationHeader } from './rest/authenticate.ts';
 import type { SharedChanges } from '../../changes/shared-changes.ts';
 import { registerCors } from './rest/cors.ts';
 import { RESOURCES } from './resources.ts';
@@ -54,6 +55,13 @@ export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV
       const limiting = limit(request, reply);
       if (limiting) await limiting;
       if (fromCache(request, reply)) return reply;
+    });
+    // After the cache's own onSend (which turns a matching 200 into a 304): a 304 gives its count back, and every
+    // answer to a key says when the key expires.
+    guarded.addHook('onSend', (request, reply, payload, done) => {
+      if (reply.statusCode === 304) gate.refund(request, reply);
+      keyExpirationHeader(request, reply);
+      done(null, payload);
     });
     await registerResources(guarded, RESOURCES);
     searchRoute(guarded);

@@ -13,7 +13,7 @@ import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/index.ts';
 import { dataChangesKey } from '../../changes/announce.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
-import { startSyncScheduler, type SyncJob } from './scheduler.ts';
+import { SCHEDULER_LEASE, startSyncScheduler, type SyncJob } from './scheduler.ts';
 
 const config = loadConfig({});
 const log = pino({ level: 'silent' });
@@ -178,6 +178,63 @@ test(
       assert.equal(shared.runs, 1);
       await Promise.all([a.stop(), b.stop()]);
     } finally {
+      await other.close();
+    }
+  },
+);
+
+test(
+  'the lease: one left by a dead instance is taken once it has run out; one renewed while a run lasts keeps others out; a lost one stops the run',
+  { skip: !serverUrl && 'needs DATABASE_URL' },
+  async () => {
+    const other = await openDatabase({ databaseUrl: database.url, poolSize: 3 });
+    const leaseOf = async () =>
+      (await sql<{ value: string }>`SELECT value FROM sync_state WHERE key = ${SCHEDULER_LEASE}`.execute(database.db))
+        .rows[0]?.value;
+    const leave = (holder: string, seconds: number) =>
+      sql`INSERT INTO sync_state (key, value) VALUES (${SCHEDULER_LEASE},
+        json_build_object('holder', ${holder}::text, 'until', now() + make_interval(secs => ${seconds}))::text)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value`.execute(database.db);
+    const settings = { intervalMs: 60_000, githubOrgs: [], owaspFrom: undefined };
+    try {
+      await forgetLastRun();
+      const job = countingJob(0);
+      const a = startSyncScheduler({ database, config, log, settings, jobs: [job], firstTickMs: 60_000 })!;
+      // A lease left by an instance that died: busy while it runs, taken once it has run out.
+      await leave('dead instance', 30);
+      assert.equal(await a.tick(), 'busy');
+      await leave('dead instance', -1);
+      assert.equal(await a.tick(), 'ran');
+      assert.equal(job.runs, 1);
+      assert.equal(await leaseOf(), undefined);
+      await a.stop();
+
+      // A run longer than its lease (600 ms here) renews it: the other instance stays out.
+      await forgetLastRun();
+      const long = countingJob(3_600_000);
+      const b = startSyncScheduler({ database, config, log, settings, jobs: [long], leaseMs: 600 })!;
+      const c = startSyncScheduler({ database: other, config, log, settings, jobs: [long], leaseMs: 600 })!;
+      const started = long.nextStart();
+      const running = b.tick();
+      await started;
+      const until = async () => (JSON.parse((await leaseOf())!) as { until: string }).until;
+      const first = await until();
+      while ((await until()) === first) await sleep(20);
+      // Past the first term, on the database's clock.
+      while (
+        !(await sql<{ past: boolean }>`SELECT now() > ${first}::timestamptz AS past`.execute(database.db)).rows[0]!.past
+      )
+        await sleep(20);
+      assert.equal(await c.tick(), 'busy');
+
+      // Taken by another (the runner stalled past its term): the run stops at its next renewal.
+      await leave('another instance', 60);
+      assert.equal(await running, 'ran');
+      assert.equal(long.runs, 1, 'stopped by the lost lease, not finished');
+      assert.match((await leaseOf())!, /another instance/, 'the other holder keeps it');
+      await Promise.all([b.stop(), c.stop()]);
+    } finally {
+      await sql`DELETE FROM sync_state`.execute(database.db);
       await other.close();
     }
   },

@@ -1,4 +1,4 @@
-// SQL of what the syncs remember (migration 0004) and of the locks that keep them apart.
+// SQL of what the syncs remember (migration 0004), and of the lock and the lease that keep them apart.
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { IMPORT_LOCK } from '../import.ts';
@@ -16,8 +16,6 @@ export interface RequestState {
 
 // The same key as import.ts's lock: an import and a sync batch never write at the same time.
 const WRITE_LOCK = IMPORT_LOCK;
-/** Held by the one instance whose scheduler is running a sync. */
-export const SCHEDULER_LOCK = 727_002;
 
 export async function readRequestStates(db: Db, scope: string): Promise<Map<string, RequestState>> {
   const { rows } = await sql<{
@@ -97,12 +95,41 @@ export async function lockWrites(db: Db): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`.execute(db);
 }
 
-/** A session-level lock on the caller's connection (which must stay the same until unlock). */
-export async function tryLock(db: Db, key: number): Promise<boolean> {
-  const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${key}) AS locked`.execute(db);
-  return rows[0]?.locked === true;
+/** A lease: who holds it and until when (the database's clock, ISO 8601). */
+export interface Lease {
+  holder: string;
+  until: string;
 }
 
-export async function unlock(db: Db, key: number): Promise<void> {
-  await sql`SELECT pg_advisory_unlock(${key})`.execute(db);
+/**
+ * Takes the lease `key` for `holder` for `ttlMs` from now, or extends it when `holder` holds it already; while
+ * another holder's lease runs, returns that lease instead (`taken: false`). A row of sync_state rather than a session
+ * lock, which through a pooler in transaction mode would be taken and released in different sessions (issue 29): a
+ * holder that dies without letting go holds it `ttlMs` at most. One statement, on the database's clock.
+ */
+export async function takeLease(
+  db: Db,
+  key: string,
+  holder: string,
+  ttlMs: number,
+): Promise<{ taken: boolean; lease: Lease | undefined }> {
+  // The second SELECT reads the row as it was before the INSERT: the lease that kept this holder out.
+  const { rows } = await sql<{ value: string; taken: boolean }>`
+    WITH taken AS (
+      INSERT INTO sync_state AS t (key, value)
+      VALUES (${key}, json_build_object('holder', ${holder}::text, 'until', now() + make_interval(secs => ${ttlMs / 1000}))::text)
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()
+      WHERE t.value::jsonb ->> 'holder' = ${holder} OR (t.value::jsonb ->> 'until')::timestamptz <= now()
+      RETURNING value
+    )
+    SELECT value, true AS taken FROM taken
+    UNION ALL
+    SELECT value, false FROM sync_state WHERE key = ${key} AND NOT EXISTS (SELECT 1 FROM taken)`.execute(db);
+  const row = rows[0];
+  return { taken: row?.taken === true, lease: row ? (JSON.parse(row.value) as Lease) : undefined };
+}
+
+/** Lets go of the lease `key` if `holder` still holds it. */
+export async function releaseLease(db: Db, key: string, holder: string): Promise<void> {
+  await sql`DELETE FROM sync_state WHERE key = ${key} AND value::jsonb ->> 'holder' = ${holder}`.execute(db);
 }

@@ -1,9 +1,9 @@
-/* global document, navigator, location */
+/* global document, navigator, location, sessionStorage */
 // The behaviour of /settings/api-keys: creating, copying and revoking keys, and signing out.
 // No framework and no build step. Text from the server is only ever set with textContent or value,
 // never parsed as HTML.
 import { DOCUMENTS, UiError, graphql, post } from './server.js';
-import { $, MESSAGES, announce, clearFieldErrors, showError, showFieldError } from './messages.js';
+import { $, FOCUS_AFTER_RELOAD, MESSAGES, announce, clearFieldErrors, showError, showFieldError } from './messages.js';
 import { refresh } from './key-list.js';
 
 const MAX_NAME_LENGTH = 100;
@@ -147,6 +147,51 @@ function onDialogClose() {
   else choice.button.focus();
 }
 
+// ---- Rotating a key --------------------------------------------------------------------------
+
+let rotating = null;
+
+function askToRotate(button) {
+  rotating = { uuid: button.dataset.rotate, name: button.dataset.name, button };
+  $('rotate-name').textContent = rotating.name;
+  const dialog = $('rotate-dialog');
+  dialog.returnValue = '';
+  dialog.showModal();
+}
+
+async function rotateKey({ uuid, name, button }) {
+  if (busy) return;
+  busy = true;
+  const hours = Number($('rotate-grace').value);
+  try {
+    const { rotateApiKey: result } = await graphql(DOCUMENTS.rotateApiKey, { uuid, hours }, { freshToken: true });
+    if (!result.ok) {
+      await refresh();
+      return showError(new UiError(result.code, result.message), 'keys-status');
+    }
+    showNewKey(result.rawKey);
+    const old =
+      hours === 0 ? 'The old key is revoked.' : `The old key keeps working for ${hours} hour${hours === 1 ? '' : 's'}.`;
+    announce('success', `Key “${name}” rotated. Copy the new key now: it will not be shown again. ${old}`);
+    $('new-key-value').focus();
+    await refresh();
+  } catch (error) {
+    showError(error, 'keys-status');
+    if (button.isConnected) button.focus();
+  } finally {
+    busy = false;
+  }
+}
+
+function onRotateDialogClose() {
+  const dialog = $('rotate-dialog');
+  const choice = rotating;
+  rotating = null;
+  if (!choice) return;
+  if (dialog.returnValue === 'rotate') rotateKey(choice);
+  else choice.button.focus();
+}
+
 // ---- Signing out -----------------------------------------------------------------------------
 
 async function signOut() {
@@ -187,12 +232,27 @@ function start() {
   $('keys-body').addEventListener('click', (event) => {
     const button = event.target.closest('button[data-uuid]');
     if (button) askToRevoke(button);
+    const rotate = event.target.closest('button[data-rotate]');
+    if (rotate) askToRotate(rotate);
   });
   const dialog = $('revoke-dialog');
   for (const button of dialog.querySelectorAll('button'))
     button.addEventListener('click', () => dialog.close(button.value));
   dialog.addEventListener('close', onDialogClose);
+  const rotateDialog = $('rotate-dialog');
+  for (const button of rotateDialog.querySelectorAll('button'))
+    button.addEventListener('click', () => rotateDialog.close(button.value));
+  rotateDialog.addEventListener('close', onRotateDialogClose);
   refresh();
+  focusAfterReload();
+}
+
+/** After the local sign-in's reload (dev-login.js), the focus where it asked, not on the page's top. */
+function focusAfterReload() {
+  const id = sessionStorage.getItem(FOCUS_AFTER_RELOAD);
+  if (id === null) return;
+  sessionStorage.removeItem(FOCUS_AFTER_RELOAD);
+  $(id)?.focus();
 }
 
 start();

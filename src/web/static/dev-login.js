@@ -1,7 +1,7 @@
-/* global document, location */
+/* global document, location, sessionStorage */
 // The local sign-in form of /settings/api-keys, shown only with AUTH_DEV_LOGIN=true: POST /auth/dev/login, then reload.
 import { post } from './server.js';
-import { $ } from './messages.js';
+import { $, FOCUS_AFTER_RELOAD } from './messages.js';
 
 $('dev-sign-in').addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -10,6 +10,8 @@ $('dev-sign-in').addEventListener('submit', async (event) => {
   try {
     const response = await post('/auth/dev/login', { login: $('dev-login').value.trim() });
     if (response.ok) {
+      // The page comes back signed in: the keyboard goes on from its key list, not from the top (api-keys.js).
+      sessionStorage.setItem(FOCUS_AFTER_RELOAD, 'keys-title');
       location.reload();
       return;
     }

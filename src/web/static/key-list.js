@@ -20,7 +20,19 @@ function timeCell(iso, format) {
   return cell;
 }
 
-function keyRow(key, lastUsed) {
+/** The expiry, flagged when it is within 7 days (the server's `expiresSoon`). */
+function expiryCell(key, soon) {
+  const cell = timeCell(key.expiresAt, dateFormat);
+  if (soon) {
+    const badge = document.createElement('span');
+    badge.className = 'badge';
+    badge.textContent = 'expires soon';
+    cell.append(' ', badge);
+  }
+  return cell;
+}
+
+function keyRow(key, lastUsed, expiringSoon) {
   const row = document.createElement('tr');
   const name = document.createElement('th');
   name.scope = 'row';
@@ -36,7 +48,14 @@ function keyRow(key, lastUsed) {
   hidden.className = 'visually-hidden';
   hidden.textContent = ` key “${key.name}”`;
   revoke.append('Revoke', hidden);
-  actions.append(revoke);
+  const rotate = document.createElement('button');
+  rotate.type = 'button';
+  rotate.className = 'secondary small';
+  rotate.dataset.rotate = key.uuid;
+  rotate.dataset.name = key.name;
+  const rotateHidden = hidden.cloneNode(true);
+  rotate.append('Rotate', rotateHidden);
+  actions.append(rotate, ' ', revoke);
   let used;
   if (lastUsed.has(key.uuid)) {
     used = timeCell(lastUsed.get(key.uuid), dateTimeFormat);
@@ -44,7 +63,7 @@ function keyRow(key, lastUsed) {
     used = document.createElement('td');
     used.textContent = 'unknown';
   }
-  const cells = [timeCell(key.createdAt, dateFormat), timeCell(key.expiresAt, dateFormat), used];
+  const cells = [timeCell(key.createdAt, dateFormat), expiryCell(key, expiringSoon.has(key.uuid)), used];
   // Shown as the cells' captions where the table is laid out as blocks on narrow screens.
   cells.forEach((cell, index) => (cell.dataset.label = ['Created', 'Expires', 'Last used'][index]));
   row.append(name, ...cells, actions);
@@ -52,16 +71,22 @@ function keyRow(key, lastUsed) {
 }
 
 async function loadKeys() {
-  const [list, usage] = await Promise.all([
+  const [list, usage, leaks] = await Promise.all([
     graphql(DOCUMENTS.getApiKeys),
-    // Only the "last used" column depends on it: the list still shows when it fails.
+    // Only the "last used" column and the "expires soon" flags depend on it: the list still shows when it fails.
     graphql(DOCUMENTS.keyUsage).catch(() => null),
+    graphql(DOCUMENTS.leakedApiKeys).catch(() => null),
   ]);
   const lastUsed = new Map(usage ? usage.apiKeys.map((key) => [key.uuid, key.lastUsedAt]) : []);
+  const expiringSoon = new Set(usage ? usage.apiKeys.filter((key) => key.expiresSoon).map((key) => key.uuid) : []);
+  showLeaks(leaks ? leaks.leakedApiKeys : []);
   const count = list.activeApiKeyCount;
   $('key-count').textContent =
-    `You have ${count} of ${MAX_KEYS} active keys.` + (count >= MAX_KEYS ? ' Revoke one to create another.' : '');
-  const rows = list.apiKeys.filter((key) => !key.isRevoked).map((key) => keyRow(key, lastUsed));
+    `You have ${count} of ${MAX_KEYS} active keys.` +
+    (count >= MAX_KEYS ? ' Revoke one to create another (or rotate one to replace it).' : '');
+  // At the most keys the form could only fail: it is disabled (the count above says why) until one is revoked.
+  $('create-fields').disabled = count >= MAX_KEYS;
+  const rows = list.apiKeys.filter((key) => !key.isRevoked).map((key) => keyRow(key, lastUsed, expiringSoon));
   if (rows.length === 0) {
     const row = document.createElement('tr');
     const cell = document.createElement('td');
@@ -72,6 +97,31 @@ async function loadKeys() {
     rows.push(row);
   }
   $('keys-body').replaceChildren(...rows);
+}
+
+/** Keys GitHub found published (and that were revoked for it): "revoked: published at URL". */
+function showLeaks(leaked) {
+  const section = $('leaked-keys');
+  section.hidden = leaked.length === 0;
+  const items = leaked.map((key) => {
+    const item = document.createElement('li');
+    const name = document.createElement('strong');
+    name.textContent = key.name;
+    item.append(name, ' revoked: published at ');
+    // Only a web address becomes a link; anything else stays text.
+    if (/^https:\/\//.test(key.leakUrl || '')) {
+      const link = document.createElement('a');
+      link.href = key.leakUrl;
+      link.rel = 'noopener noreferrer';
+      link.textContent = key.leakUrl;
+      item.append(link);
+    } else {
+      item.append(key.leakUrl || 'an unknown address');
+    }
+    if (key.leakReportedAt) item.append(` (reported ${dateTimeFormat.format(new Date(key.leakReportedAt))})`);
+    return item;
+  });
+  $('leaked-list').replaceChildren(...items);
 }
 
 /** Reloads the list; on failure says so and returns false. */

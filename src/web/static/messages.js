@@ -3,6 +3,8 @@
 import { UiError } from './server.js';
 
 export const MAX_KEYS = 3;
+/** sessionStorage: the id of the element a page that reloads itself gives the focus to once it is back. */
+export const FOCUS_AFTER_RELOAD = 'cds-focus-after-reload';
 const SIGN_IN = { href: '/auth/github/login?next=/settings/api-keys', text: 'Sign in with GitHub' };
 
 export const MESSAGES = {
@@ -10,6 +12,9 @@ export const MESSAGES = {
   INVALID_DATE: 'Choose an expiry date in the future.',
   LIMIT_REACHED: `You already have ${MAX_KEYS} active keys, the most allowed. Revoke one before creating another.`,
   NOT_FOUND: 'That key was not found: it may have expired or been revoked already. The list is now up to date.',
+  INVALID_GRACE_PERIOD: 'Choose a grace period of 0 to 168 hours.',
+  NOT_ACTIVE: 'Only an active key can be rotated. The list is now up to date.',
+  ALREADY_ROTATED: 'That key was already rotated: rotate its replacement instead. The list is now up to date.',
   UNAUTHORIZED: 'Your session has ended, sign in again.',
   FORBIDDEN: 'Your session could not be verified. Reload the page and try again.',
   NETWORK: 'The server could not be reached. Check your connection and try again.',

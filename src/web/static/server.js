@@ -4,7 +4,10 @@
 export const DOCUMENTS = {
   getApiKeys: 'query GetApiKeys { activeApiKeyCount apiKeys { id createdAt expiresAt isRevoked name uuid } }',
   // Separate from GetApiKeys so that document stays exactly the client's.
-  keyUsage: 'query ApiKeyUsage { apiKeys { uuid lastUsedAt } }',
+  keyUsage: 'query ApiKeyUsage { apiKeys { uuid lastUsedAt expiresSoon } }',
+  leakedApiKeys: 'query LeakedApiKeys { leakedApiKeys { uuid name leakUrl leakReportedAt } }',
+  rotateApiKey:
+    'mutation RotateApiKey($uuid: UUID!, $hours: Int!) { rotateApiKey(uuid: $uuid, gracePeriodHours: $hours) { apiKey { name uuid expiresAt } code message ok rawKey } }',
   createApiKey:
     'mutation CreateApiKey($name: String!, $expiresAt: DateTime!) { createApiKey(name: $name, expiresAt: $expiresAt) { apiKey { id createdAt expiresAt isRevoked name uuid } code message ok rawKey } }',
   revokeApiKey: 'mutation RevokeApiKey($uuid: UUID!) { revokeApiKey(uuid: $uuid) { code message ok } }',

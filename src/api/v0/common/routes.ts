@@ -247,9 +247,17 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
   );
 }
 
-/** The database of list queries: their own pool and statement timeout when the database has one (Database.lists). */
+/**
+ * The database of list queries: their own pool and statement timeout when the database has one (Database.lists), on a
+ * read replica that has replayed the newest data version when there are replicas (db/replicas.ts).
+ */
 export function listDb(app: FastifyInstance): Db {
-  return app.database.lists ?? app.database.db;
+  return app.database.replicas?.lists ?? app.database.lists ?? app.database.db;
+}
+
+/** The database of the other REST reads (details): a current read replica's when there are replicas, else `db`. */
+export function readDb(app: FastifyInstance): Db {
+  return app.database.replicas?.db ?? app.database.db;
 }
 
 export interface DetailDefinition<P extends TObject, Row, Body extends TSchema> extends Operation {
@@ -289,7 +297,7 @@ export function detailRoute<P extends TObject, Row, Body extends TSchema>(
     },
     async (request, reply) => {
       const fields = readFields((request.query as { fields?: string }).fields, names);
-      const row = await def.fetch(app.database.db, request.params as Static<P>);
+      const row = await def.fetch(readDb(app), request.params as Static<P>);
       if (row === undefined) throw new NotFoundError(def.resource);
       const body = def.present(row);
       if (!fields) return body;

@@ -108,8 +108,16 @@ const TooManyRequests = Type.Object(
   { title: 'TooManyRequestsError', examples: [{ detail: 'Too many requests.' }] },
 );
 const Unavailable = Type.Object(
-  { message: Type.String() },
-  { title: 'ServiceUnavailableError', examples: [{ message: 'Service unavailable' }] },
+  {
+    message: Type.String(),
+    error_id: Type.Optional(
+      Type.String({ description: 'The request id (X-Request-Id): quote it to find the cause in the log.' }),
+    ),
+  },
+  {
+    title: 'ServiceUnavailableError',
+    examples: [{ message: 'Service unavailable', error_id: '0f8fad5b-d9cb-469f-a165-70867728950e' }],
+  },
 );
 
 /** The error responses every REST operation can give. */

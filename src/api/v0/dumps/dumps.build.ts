@@ -111,6 +111,18 @@ async function runBuild(options: BuildOptions & { dir: string }): Promise<BuildR
       .execute(async (trx) => {
         await readOnlySnapshot(trx);
         if (!(await lockDumpBuilds(trx, options.wait ?? false))) return undefined;
+        // With read replicas, the records come from one that has replayed the newest data version (db/replicas.ts),
+        // in a snapshot of its own, while the lock stays here; one that fails meanwhile leaves the build to the primary.
+        const replica = database.replicas?.choose();
+        if (replica) {
+          const fromReplica = await readSnapshot(replica.database, options, build).catch((error: unknown) => {
+            if (options.signal?.aborted) throw error;
+            database.replicas!.failed(replica, error);
+            database.replicas!.fellBack(replica);
+            return undefined;
+          });
+          if (fromReplica) return fromReplica;
+        }
         // More connections read in the same snapshot (its id exported): the batches of one dump at once.
         const snapshot = await exportSnapshot(trx);
         return withSnapshot(database, snapshot, (options.connections ?? 2) - 1, (helpers) => build([trx, ...helpers]));
@@ -122,6 +134,18 @@ async function runBuild(options: BuildOptions & { dir: string }): Promise<BuildR
   if (!result) return { outcome: 'locked', dataVersion: -1, items: [], records: 0, durationMs };
   const records = result.items.reduce((sum, item) => sum + item.records, 0);
   return { outcome: 'built', dataVersion: result.manifest.data_version, items: result.items, records, durationMs };
+}
+
+/** The build read in one repeatable-read snapshot of `source` (a read replica's database), on its connections. */
+function readSnapshot<T>(source: Database, options: BuildOptions, build: (dbs: Db[]) => Promise<T>): Promise<T> {
+  return source.db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      await readOnlySnapshot(trx);
+      const snapshot = await exportSnapshot(trx);
+      return withSnapshot(source, snapshot, (options.connections ?? 2) - 1, (helpers) => build([trx, ...helpers]));
+    });
 }
 
 /** The dumps of one state of the data: built again (those whose tables moved) until nothing moved during a build. */

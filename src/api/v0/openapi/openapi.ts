@@ -71,6 +71,25 @@ const RATE_LIMIT_HEADERS = {
   ),
   'RateLimit-Remaining': header('Requests left in the current window.', 9, 'integer'),
   'RateLimit-Reset': header('Seconds until the window ends (at least 1).', 1, 'integer'),
+  'RateLimit-Policy': header(
+    'The limit as draft-ietf-httpapi-ratelimit-headers states it: `q` requests per window of `w` seconds.',
+    '"default";q=10;w=1',
+  ),
+  RateLimit: header(
+    'The state of the limit (draft-ietf-httpapi-ratelimit-headers): `r` requests left, `t` seconds until the window ends.',
+    '"default";r=9;t=1',
+  ),
+  'X-Request-Id': header(
+    "The request's id: the client's own when it is 1-128 characters of `A-Za-z0-9._-`, else a new one; quote it to support.",
+    '0f8fad5b-d9cb-469f-a165-70867728950e',
+  ),
+};
+/** On every response a key authenticated (all of the document's but 401, and 429 when anonymous). */
+const KEY_HEADERS = {
+  'API-Key-Expiration': header(
+    'When the API key of the request expires (RFC 3339, UTC): rotate or replace it before then.',
+    '2027-01-31T00:00:00Z',
+  ),
 };
 const CACHE_HEADERS = {
   ETag: header(
@@ -102,15 +121,18 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
       doc.kind === 'list'
         ? [
             `A page of ${plural(noun)}, in the envelope \`items\`, \`count\`, \`total_count\`, \`current_page\`, \`total_pages\`, \`has_next\`, \`has_previous\`.`,
-            { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS, Link: LINK },
+            { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS, ...KEY_HEADERS, Link: LINK },
           ]
-        : [`The ${noun}.`, { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS }],
-    400: ['Invalid request: a query or path parameter is not valid; `errors` names each one.', RATE_LIMIT_HEADERS],
+        : [`The ${noun}.`, { ...CACHE_HEADERS, ...RATE_LIMIT_HEADERS, ...KEY_HEADERS }],
+    400: [
+      'Invalid request: a query or path parameter is not valid; `errors` names each one.',
+      { ...RATE_LIMIT_HEADERS, ...KEY_HEADERS },
+    ],
     401: [
       'Missing, unknown, malformed, revoked or expired API key in `X-API-Key`.',
       { 'WWW-Authenticate': header('The scheme to use.', 'ApiKey realm="api", header="X-API-Key"') },
     ],
-    404: [`No ${noun} with this identifier.`, RATE_LIMIT_HEADERS],
+    404: [`No ${noun} with this identifier.`, { ...RATE_LIMIT_HEADERS, ...KEY_HEADERS }],
     429: [
       'Too many requests: over the per-key limit, or too many failed key attempts from this address.',
       { 'Retry-After': header('Seconds to wait before retrying.', 1, 'integer'), ...RATE_LIMIT_HEADERS },
@@ -186,8 +208,10 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
   }
   out[304] = {
     type: 'null',
-    'x-response-description': 'Not modified: the `If-None-Match` header matches the current ETag. No body.',
-    headers: { ETag: CACHE_HEADERS.ETag, ...RATE_LIMIT_HEADERS },
+    'x-response-description':
+      'Not modified: the `If-None-Match` header matches the current ETag. No body. A 304 does not consume the rate ' +
+      'limit (its count is given back; it still needs a valid key).',
+    headers: { ETag: CACHE_HEADERS.ETag, ...RATE_LIMIT_HEADERS, ...KEY_HEADERS },
   };
   return out;
 }
@@ -257,8 +281,11 @@ export async function registerOpenApi(app: FastifyInstance, icon?: Buffer): Prom
           'Read-only REST API of the OWASP community data: chapters, committees, events, projects, sponsors, and the ' +
           'organizations, members, repositories, issues, labels, milestones and releases mirrored from GitHub. ' +
           'Authenticate with a personal API key in the `X-API-Key` header. Every response carries the ' +
-          '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers; a 200 carries an `ETag` for ' +
-          'conditional requests (`If-None-Match` → 304), and a list a `Link` header to its pages.',
+          '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers and their IETF draft form ' +
+          '(`RateLimit-Policy: "default";q=10;w=1`, `RateLimit: "default";r=9;t=1`); a 200 carries an `ETag` for ' +
+          'conditional requests (`If-None-Match` → 304, which does not consume the limit), and a list a `Link` header ' +
+          'to its pages. Every response to a key carries `API-Key-Expiration` (RFC 3339), and every response an ' +
+          '`X-Request-Id`.',
         license: {
           name: 'Data: CC BY-SA 4.0 (OWASP) and MIT (GitHub samples)',
           url: 'https://creativecommons.org/licenses/by-sa/4.0/',

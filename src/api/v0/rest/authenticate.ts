@@ -1,6 +1,6 @@
 // X-API-Key authentication of the REST operations. REST_AUTH=required: no key → 401;
 // optional: no key is served anonymously, but a key that is present must be valid.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import { authenticateApiKey, type KeyIdentity } from '../../../api-keys/api-keys.service.ts';
 import { LastUsedRecorder } from '../../../api-keys/last-used.ts';
@@ -104,6 +104,17 @@ export function createAuthenticator(
     recorder.record(known.keyId);
   };
   return { authenticate, recheck };
+}
+
+/**
+ * API-Key-Expiration (issue 30, as GitHub tells a token's expiry): every response a key authenticated says when that
+ * key expires, so that clients learn it before their calls start failing. RFC 3339 in UTC, whole seconds (rounded
+ * down: never later than the real expiry). Set as the answer is sent, so that it is the key's latest expiry (a
+ * rotation elsewhere shortens it) on every kind of answer: built, cached, 304, HEAD, an error.
+ */
+export function keyExpirationHeader(request: FastifyRequest, reply: FastifyReply): void {
+  const key = request.apiKey;
+  if (key) reply.header('api-key-expiration', `${key.expiresAt.toISOString().slice(0, 19)}Z`);
 }
 
 declare module 'fastify' {

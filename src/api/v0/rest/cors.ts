@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const ALLOWED_METHODS = 'GET, HEAD';
-const ALLOWED_HEADERS = 'X-API-Key, If-None-Match, Range, If-Range';
+const ALLOWED_HEADERS = 'X-API-Key, If-None-Match, Range, If-Range, X-Request-Id';
 const EXPOSED_HEADERS = [
   'Link',
   'ETag',
@@ -16,6 +16,11 @@ const EXPOSED_HEADERS = [
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',
+  // The IETF draft's fields, the key's expiry and the request id (issue 30).
+  'RateLimit-Policy',
+  'RateLimit',
+  'API-Key-Expiration',
+  'X-Request-Id',
   'Retry-After',
 ].join(', ');
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */

@@ -25,6 +25,8 @@ export interface Gate {
   authenticate(request: FastifyRequest): void | Promise<void>;
   /** Counts the request (its key, else its address): sets the RateLimit headers, or throws 429. */
   limit(request: FastifyRequest, reply: FastifyReply): void | Promise<void>;
+  /** Gives back the count of a request answered 304 (rate-limit.ts). */
+  refund(request: FastifyRequest, reply: FastifyReply): void;
 }
 
 export function createGate(app: FastifyInstance, { changes, counter, clock, timers }: GateOptions): Gate {
@@ -47,5 +49,5 @@ export function createGate(app: FastifyInstance, { changes, counter, clock, time
       },
     },
   });
-  return { authenticate, limit };
+  return { authenticate, limit, refund: limit.refund };
 }

@@ -1,15 +1,15 @@
 // Fixed one-second windows per API key (per client address when anonymous). With Redis the
-// counters are shared by every instance (one atomic round trip); while Redis is unreachable each
-// instance counts on its own, and the shared counters take over again when it returns.
+// counters are shared by every instance (one atomic round trip); while Redis cannot be used each
+// instance counts on its own, and the shared counters take over again when it can (shared-counting.ts).
 // What a client controls is bounded (issue 25): the counted text (an address that is not one, such as 8 kB of
 // X-Forwarded-For behind TRUST_PROXY, counts as one shared "address"; a longer key is counted by its digest) and the
 // number of local counts (MAX_LOCAL_ENTRIES, the least recently started out first).
 import crypto from 'node:crypto';
 import net from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors.ts';
-import { isReady } from '../../../redis.ts';
+import type { RedisClient } from '../../../redis.ts';
+import { SharedCounting } from './shared-counting.ts';
 
 export interface Hit {
   count: number;
@@ -19,7 +19,8 @@ export interface Hit {
   watched?: (string | null)[];
 }
 
-// INCR and set the expiry of a new window in one atomic step; with more keys, also read them.
+// INCR and set the expiry of a new window in one atomic step; with more keys, also read them. (On a cluster every
+// key carries one hash tag, redis.ts' redisKeyPrefix, so that they are in one slot.)
 const INCREMENT =
   `local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end ` +
   `if #KEYS == 1 then return n end local r = {n} for i = 2, #KEYS do r[i] = redis.call('GET', KEYS[i]) end return r`;
@@ -51,6 +52,14 @@ interface LocalCount {
   count: number;
 }
 
+export interface CounterOptions {
+  /** Of every Redis key (redisKeyPrefix). */
+  prefix?: string;
+  maxEntries?: number;
+  /** Where the fallback to local counts is reported, when it starts and when it ends. */
+  log?: FastifyBaseLogger;
+}
+
 export class Counter {
   /**
    * Local counts in two generations: new ones go to `current`; when it holds half the bound it becomes `previous`,
@@ -60,12 +69,22 @@ export class Counter {
    */
   private current = new Map<string, LocalCount>();
   private previous = new Map<string, LocalCount>();
+  private readonly sharing: SharedCounting;
+  /** The keys the last count read: the probe reads them too, so that it fails as the counts would (CROSSSLOT). */
+  private watched: readonly string[] = [];
+  private readonly prefix: string;
+  private readonly maxEntries: number;
 
   constructor(
-    private readonly redis: Redis | undefined,
-    private readonly prefix = 'cds:',
-    private readonly maxEntries = MAX_LOCAL_ENTRIES,
-  ) {}
+    private readonly redis: RedisClient | undefined,
+    { prefix = 'cds:', maxEntries = MAX_LOCAL_ENTRIES, log }: CounterOptions = {},
+  ) {
+    this.prefix = prefix;
+    this.maxEntries = maxEntries;
+    this.sharing = new SharedCounting(redis, log, () =>
+      this.redis!.eval(INCREMENT, 1 + this.watched.length, `${this.prefix}rl:probe`, ...this.watched, '1000'),
+    );
+  }
 
   /** Local counts held (the bound of MAX_LOCAL_ENTRIES). */
   get localSize(): number {
@@ -74,7 +93,12 @@ export class Counter {
 
   /** True while counts go to Redis (shared by every instance); false when local. */
   get shared(): boolean {
-    return isReady(this.redis);
+    return this.sharing.shared;
+  }
+
+  /** The app is closing: its disconnect from Redis is no fallback to log. */
+  close(): void {
+    this.sharing.close();
   }
 
   /**
@@ -85,8 +109,10 @@ export class Counter {
     key = boundedKey(key);
     const window = Math.floor(now / windowMs);
     const resetMs = (window + 1) * windowMs - now;
-    if (isReady(this.redis)) {
+    if (this.redis && this.sharing.shared) {
       const counted = `${this.prefix}rl:${key}:${window}`;
+      const generation = this.sharing.generation;
+      if (watch.length > 0) this.watched = watch;
       // One key: the count; more: the count followed by their values.
       const counting = this.redis.eval(
         INCREMENT,
@@ -100,7 +126,10 @@ export class Counter {
           typeof reply === 'number'
             ? { count: reply, resetMs }
             : { count: reply[0], resetMs, watched: reply.slice(1) as (string | null)[] },
-        () => this.localHit(key, window, windowMs, now),
+        (error: unknown) => {
+          this.sharing.failed(error, generation);
+          return this.localHit(key, window, windowMs, now);
+        },
       );
     }
     return this.localHit(key, window, windowMs, now);
@@ -131,7 +160,7 @@ export class Counter {
   undo(key: string, windowMs: number, now = Date.now()): void {
     key = boundedKey(key);
     const window = Math.floor(now / windowMs);
-    if (isReady(this.redis)) {
+    if (this.redis && this.sharing.shared) {
       this.redis.eval(DECREMENT, 1, `${this.prefix}rl:${key}:${window}`).catch(() => {});
       return;
     }
@@ -168,30 +197,65 @@ export interface LimiterOptions {
   identity?: (request: FastifyRequest) => string;
 }
 
+/** The window of every limit: one second (the `w` of RateLimit-Policy). */
+const WINDOW_MS = 1000;
+
+/** What a request was counted as, so that a 304 can give its count back. */
+interface Counted {
+  key: string;
+  now: number;
+  hit: Hit;
+}
+
 /**
  * The limiter of the REST scope; it runs after authentication, so keys are known. It counts and
  * answers 429 past the limit; the values of the watched keys go to `watch.seen`, and the answer
- * waits for what it returns.
+ * waits for what it returns. `refund` gives a request's count back (a 304: issue 30, a client that
+ * polls with ETags spends nothing while nothing changed; it still needed a valid key and a place
+ * under the limit to be answered).
  */
 export function createLimiter({ limit, counter, watch, clock = Date.now, identity = keyOrAddress }: LimiterOptions) {
   const watched = watch?.keys ?? [];
-  const apply = ({ count, resetMs }: Hit, reply: FastifyReply) => {
-    const headers = {
+  // draft-ietf-httpapi-ratelimit-headers: the policy (quota q per window of w seconds) and the state (r left, t
+  // seconds to the window's end), beside the older RateLimit-Limit/-Remaining/-Reset that existing clients read.
+  const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
+  const headersOf = (count: number, resetMs: number) => {
+    const remaining = String(Math.max(0, limit - count));
+    const reset = String(Math.max(1, Math.ceil(resetMs / 1000)));
+    return {
       'ratelimit-limit': String(limit),
-      'ratelimit-remaining': String(Math.max(0, limit - count)),
-      'ratelimit-reset': String(Math.max(1, Math.ceil(resetMs / 1000))),
+      'ratelimit-remaining': remaining,
+      'ratelimit-reset': reset,
+      'ratelimit-policy': policy,
+      ratelimit: `"default";r=${remaining};t=${reset}`,
     };
-    if (count > limit) throw new TooManyRequestsError(1, headers);
+  };
+  const counted = new WeakMap<FastifyRequest, Counted>();
+  const apply = (entry: Counted, request: FastifyRequest, reply: FastifyReply) => {
+    const headers = headersOf(entry.hit.count, entry.hit.resetMs);
+    if (entry.hit.count > limit) throw new TooManyRequestsError(1, headers);
+    counted.set(request, entry);
     reply.headers(headers);
   };
-  const settle = (hit: Hit, request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
-    const waiting = hit.watched && watch ? watch.seen(hit.watched, request) : undefined;
-    if (waiting) return waiting.then(() => apply(hit, reply));
-    apply(hit, reply);
+  const settle = (entry: Counted, request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
+    const waiting = entry.hit.watched && watch ? watch.seen(entry.hit.watched, request) : undefined;
+    if (waiting) return waiting.then(() => apply(entry, request, reply));
+    apply(entry, request, reply);
   };
-  return (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
-    const hit = counter.hit(identity(request), 1000, clock(), watched);
-    if (hit instanceof Promise) return hit.then((h) => settle(h, request, reply));
-    apply(hit, reply);
+  const count = (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
+    const key = identity(request);
+    const now = clock();
+    const hit = counter.hit(key, WINDOW_MS, now, watched);
+    if (hit instanceof Promise) return hit.then((h) => settle({ key, now, hit: h }, request, reply));
+    apply({ key, now, hit }, request, reply);
   };
+  /** Gives back the count of a request answered 304, and says so in its headers. */
+  const refund = (request: FastifyRequest, reply: FastifyReply): void => {
+    const entry = counted.get(request);
+    if (!entry) return;
+    counted.delete(request);
+    counter.undo(entry.key, WINDOW_MS, entry.now);
+    reply.headers(headersOf(entry.hit.count - 1, entry.hit.resetMs));
+  };
+  return Object.assign(count, { refund });
 }

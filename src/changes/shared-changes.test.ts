@@ -1,0 +1,39 @@
+// SharedChanges.noticed: every request that read a moved data-change counter waits for the new data version, not only
+// the first of those answered at the same time (found by test/replicas.test.ts: two requests of one instance saw the
+// same new value, the second was answered from the response cache of before).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import { createTestDb, type TestDatabase } from '../../test/helpers.ts';
+import { bumpDataVersion } from './counters.queries.ts';
+import { SharedChanges } from './shared-changes.ts';
+
+let database: TestDatabase;
+
+before(async () => {
+  database = await createTestDb();
+});
+
+after(async () => {
+  await database.drop();
+});
+
+test('requests that read the same moved counter at once all wait for the version it announced', async () => {
+  const changes = new SharedChanges(database.db, pino({ level: 'silent' }), undefined, 'test:');
+  await changes.start();
+  try {
+    changes.noticed(['0', '1']);
+    await changes.noticed(['0', '1']).refreshing;
+    const before = changes.dataVersion.version;
+    await bumpDataVersion(database.db);
+    const first = changes.noticed(['0', '2']);
+    const second = changes.noticed(['0', '2']);
+    assert.ok(first.refreshing, 'the first sees the counter move');
+    assert.ok(second.refreshing, 'the second, at the same time, waits for the same reading');
+    await second.refreshing;
+    assert.equal(changes.dataVersion.version, before + 1);
+    assert.equal(changes.noticed(['0', '2']).refreshing, undefined, 'once read, nothing to wait for');
+  } finally {
+    await changes.stop();
+  }
+});

@@ -1,0 +1,110 @@
+// DATABASE_POOL_MODE=transaction: what each statement and transaction sends (pool-mode.ts), and on a PostgreSQL server
+// that the settings hold inside each transaction and nowhere else. (Through a real PgBouncer: test/pgbouncer.test.ts.)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { createTestDb, serverUrl, type TestDatabase } from '../../test/helpers.ts';
+import { openDatabase, type Database } from './index.ts';
+import { TRIGRAM_START_PARAMS } from './migrations/0011_fulltext_search.ts';
+import { sessionSettings, settingsPerTransaction, startupParameters } from './pool-mode.ts';
+
+const SET_LOCAL =
+  "SET LOCAL statement_timeout = '3000'; SET LOCAL pg_trgm.word_similarity_threshold = '0.4'; " +
+  "SET LOCAL pg_trgm.similarity_threshold = '0.2'";
+
+/** A client's query that records what it is sent; `fail` rejects the statements it matches. */
+function recorder(fail?: RegExp) {
+  const sent: string[] = [];
+  const query = async (text: string) => {
+    sent.push(text);
+    if (fail?.test(text))
+      throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    return text.includes(';') ? [{ command: 'BEGIN' }, { command: 'SET' }] : { command: 'SELECT', rows: [] };
+  };
+  return { sent, query };
+}
+
+test('session mode: the settings are start-up parameters, as before', () => {
+  assert.deepEqual(startupParameters(sessionSettings(3_000)), {
+    statement_timeout: 3_000,
+    options: TRIGRAM_START_PARAMS.join(' '),
+  });
+  assert.deepEqual(startupParameters(sessionSettings(undefined)), { options: TRIGRAM_START_PARAMS.join(' ') });
+});
+
+test('transaction mode: a statement alone runs in a transaction of its own that sets them first', async () => {
+  const { sent, query } = recorder();
+  const client = settingsPerTransaction(query, sessionSettings(3_000));
+  assert.deepEqual(await client.query('select $1', [1]), { command: 'SELECT', rows: [] });
+  assert.deepEqual(sent, [`BEGIN; ${SET_LOCAL}`, 'select $1', 'COMMIT']);
+  assert.equal(client.inTransaction, false);
+});
+
+test('transaction mode: a failed statement is rolled back and its error passed on', async () => {
+  const { sent, query } = recorder(/pg_sleep/);
+  const client = settingsPerTransaction(query, sessionSettings(3_000));
+  await assert.rejects(client.query('select pg_sleep(10)', []), { code: '57014' });
+  assert.deepEqual(sent, [`BEGIN; ${SET_LOCAL}`, 'select pg_sleep(10)', 'ROLLBACK']);
+});
+
+test("transaction mode: Kysely's begin carries them in the same round trip; the transaction's statements pass", async () => {
+  const { sent, query } = recorder();
+  const client = settingsPerTransaction(query, sessionSettings(3_000));
+  assert.deepEqual(await client.query('begin', []), { command: 'BEGIN' }, "begin's own result");
+  assert.equal(client.inTransaction, true);
+  await client.query('savepoint s1', []);
+  await client.query('rollback to s1', []);
+  await client.query('select 1', []);
+  assert.equal(client.inTransaction, true, '`rollback to` a savepoint does not end it');
+  await client.query('commit', []);
+  assert.equal(client.inTransaction, false);
+  await client.query('start transaction isolation level serializable', []);
+  await client.query('rollback', []);
+  assert.deepEqual(sent, [
+    `begin; ${SET_LOCAL}`,
+    'savepoint s1',
+    'rollback to s1',
+    'select 1',
+    'commit',
+    `start transaction isolation level serializable; ${SET_LOCAL}`,
+    'rollback',
+  ]);
+});
+
+const skip = serverUrl ? false : 'needs DATABASE_URL (pool modes are a PostgreSQL server’s)';
+let database: TestDatabase;
+let pooled: Database;
+
+before(async () => {
+  if (skip) return;
+  database = await createTestDb();
+  pooled = await openDatabase({ databaseUrl: database.url, poolMode: 'transaction', statementTimeoutMs: 300 });
+});
+
+after(async () => {
+  if (skip) return;
+  await pooled.close();
+  await database.drop();
+});
+
+test(
+  'transaction mode on a server: the timeout cancels, SET LOCAL holds in its transaction only',
+  { skip },
+  async () => {
+    const show = async (db: Database['db'], name: string) =>
+      (await sql<{ value: string }>`SELECT current_setting(${name}) AS value`.execute(db)).rows[0]!.value;
+    assert.equal(await show(pooled.db, 'statement_timeout'), '300ms');
+    assert.equal(await show(pooled.db, 'pg_trgm.similarity_threshold'), '0.2');
+    await assert.rejects(sql`SELECT pg_sleep(5)`.execute(pooled.db), { code: '57014' });
+    await pooled.db.transaction().execute(async (trx) => {
+      assert.equal(await show(trx, 'statement_timeout'), '300ms');
+      await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+      assert.equal(await show(trx, 'statement_timeout'), '0');
+    });
+    assert.equal(await show(pooled.db, 'statement_timeout'), '300ms', 'the transaction’s own SET LOCAL ended with it');
+    // Nothing was set for the session (start-up parameters would be: the value RESET goes back to).
+    const { rows } = await sql<{ reset_val: string }>`
+    SELECT reset_val FROM pg_settings WHERE name = 'statement_timeout'`.execute(pooled.db);
+    assert.equal(rows[0]!.reset_val, '0');
+  },
+);

@@ -1,0 +1,89 @@
+// How a pool of a PostgreSQL server gives each session what it needs (DATABASE_POOL_MODE, issue 29).
+// `session`: a connection is one server session, so its settings are start-up parameters, sent once.
+// `transaction`: a pooler in transaction mode (PgBouncer's `pool_mode = transaction`) hands each transaction to
+// whichever server connection is free, so nothing may outlive a transaction: PgBouncer refuses the start-up
+// parameters (`unsupported startup parameter: statement_timeout`), and a session SET would leak to the next client of
+// that server connection. Every statement then runs in a transaction that begins with SET LOCAL of the settings.
+// The rest of the service holds no session state either: its locks are transaction locks or leases (migrate.ts,
+// data/sync/scheduler.ts), it never LISTENs, and it names no prepared statement (node-postgres prepares one only
+// when given a name, which Kysely never gives), so PgBouncer 1.18's lack of prepared statements does not matter.
+import type pg from 'pg';
+import type { PoolMode } from '../config.ts';
+import { TRIGRAM_SETTINGS } from './migrations/0011_fulltext_search.ts';
+
+export type { PoolMode };
+
+/** A query function of one client, as Kysely's dialect calls it (text, parameters). */
+export type Query = (text: string, parameters: readonly unknown[]) => Promise<unknown>;
+
+/** The settings every session of a pool needs: its statement timeout (serving pools), pg_trgm's thresholds (search). */
+export function sessionSettings(statementTimeoutMs: number | undefined): Record<string, string> {
+  return {
+    ...(statementTimeoutMs ? { statement_timeout: String(statementTimeoutMs) } : {}),
+    ...TRIGRAM_SETTINGS,
+  };
+}
+
+/** In session mode, the settings as start-up parameters of each connection. */
+export function startupParameters(settings: Record<string, string>): pg.PoolConfig {
+  const { statement_timeout: statementTimeout, ...rest } = settings;
+  const options = Object.entries(rest).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  return {
+    ...(statementTimeout ? { statement_timeout: Number(statementTimeout) } : {}),
+    ...(options.length > 0 ? { options: options.join(' ') } : {}),
+  };
+}
+
+const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
+
+/** Kysely's `begin` and `start transaction …`; the end of one is `commit` or `rollback` (not `rollback to …`). */
+const BEGINS = /^\s*(begin|start\s+transaction)\b/i;
+const ENDS = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i;
+
+export interface PerTransaction {
+  query: Query;
+  /** True between a `begin` and its end: a client released then must not be reused (its transaction is open). */
+  readonly inTransaction: boolean;
+}
+
+/**
+ * `query` of a client behind a pooler in transaction mode: a transaction's `begin` is sent together with SET LOCAL of
+ * `settings` (one round trip: a simple query of several statements), and a statement outside a transaction runs in
+ * one of its own, `BEGIN; SET LOCAL …`, the statement, `COMMIT`: two round trips more, the price of a statement
+ * timeout that PgBouncer cannot carry from the start-up. A statement that fails is rolled back and its error
+ * (a cancelled statement's 57014, hence a 503) passed on unchanged.
+ */
+export function settingsPerTransaction(query: Query, settings: Record<string, string>): PerTransaction {
+  const setLocal = Object.entries(settings)
+    .map(([name, value]) => `SET LOCAL ${name} = ${literal(value)}`)
+    .join('; ');
+  let open = false;
+  const first = (results: unknown) => (Array.isArray(results) ? results[0] : results);
+  return {
+    get inTransaction() {
+      return open;
+    },
+    async query(text, parameters) {
+      if (open) {
+        if (ENDS.test(text)) open = false;
+        return query(text, parameters);
+      }
+      if (BEGINS.test(text) && parameters.length === 0) {
+        const results = await query(setLocal ? `${text}; ${setLocal}` : text, []);
+        open = true;
+        return first(results);
+      }
+      if (!setLocal) return query(text, parameters);
+      await query(`BEGIN; ${setLocal}`, []);
+      try {
+        const result = await query(text, parameters);
+        await query('COMMIT', []);
+        return result;
+      } catch (error) {
+        // (A COMMIT that failed has ended the transaction already; the ROLLBACK then only warns.)
+        await query('ROLLBACK', []).catch(() => {});
+        throw error;
+      }
+    },
+  };
+}
