@@ -22,6 +22,9 @@ import * as m0012 from './migrations/0012_nearest.ts';
 import * as m0013 from './migrations/0013_key_lifecycle.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
+// There is no 0008: no commit ever added one (the list went from 0007 to 0009 when 0009_list_indexes was written). The
+// gap stays: Kysely records each applied migration by name, so renumbering would make every existing database run one
+// again. A new migration takes the next number after the last.
 const migrations: Record<string, Migration> = {
   '0001_data_model': m0001,
   '0002_accounts': m0002,
