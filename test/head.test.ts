@@ -66,7 +66,9 @@ test('HEAD carries the length and headers of GET, cold and warm, for every list 
       assert.equal(Number(get.headers.get('content-length')), body.length, `GET ${url}`);
       for (const name of SAME)
         assert.equal(warm.headers.get(name), get.headers.get(name), `${round} HEAD ${url}: ${name}`);
-      if (round === 'warm') assert.equal(warm.headers.get('x-cache'), 'HIT', `${url} was served from the cache`);
+      // The dumps' manifest moves with builds, not with the data version: never kept by the response cache.
+      if (round === 'warm' && !url.startsWith('/api/v0/dumps/'))
+        assert.equal(warm.headers.get('x-cache'), 'HIT', `${url} was served from the cache`);
     }
   }
 });

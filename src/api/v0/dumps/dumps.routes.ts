@@ -13,6 +13,7 @@ import { readDatabaseId } from './dumps.queries.ts';
 import { byteRange, notModified, rangeStillValid } from './dumps.range.ts';
 
 export const DUMPS_PATH = '/api/v0/dumps/';
+export const DUMPS_OPERATION_ID = 'get_dump_manifest';
 const FILE = /^([a-z][a-z-]{0,60})\.ndjson\.gz$/;
 
 export function dumpsRoutes(app: FastifyInstance): void {
@@ -29,7 +30,22 @@ export function dumpsRoutes(app: FastifyInstance): void {
 
   app.get(
     '/dumps/',
-    { schema: { hide: true, response: { 200: DumpManifest, ...ERROR_RESPONSES } } },
+    {
+      schema: {
+        operationId: DUMPS_OPERATION_ID,
+        summary: 'Get the manifest of the bulk dumps',
+        description:
+          'One gzipped NDJSON file per resource, each line `{"params": …, "record": …}`: the path parameters of the ' +
+          "record's detail and the record as the detail answers it. Download a file at its `url` with the same key " +
+          '(one download is one request of the rate limit); it is served with `ETag`, `Content-Length` and byte ' +
+          'ranges (`Range`, `If-Range`), so a broken download resumes, and `sha256` checks it. The files are built ' +
+          'after every import and sync; `items` is empty until the first build.',
+        tags: ['Dumps'],
+        response: { 200: DumpManifest, ...ERROR_RESPONSES },
+      },
+      // Documented as one record (an ETag, 304), which it is: the manifest of the last build.
+      config: { openapi: { kind: 'detail', noun: 'DumpManifest' } },
+    },
     async (request: FastifyRequest) => {
       notCached(request);
       const manifest = await currentManifest();

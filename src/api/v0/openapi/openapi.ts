@@ -37,6 +37,7 @@ declare module 'fastify' {
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   Chapters: 'OWASP chapters: local groups, with their location and leaders.',
   Committees: 'OWASP committees.',
+  Dumps: 'Every record of a resource in one file, for those who need all of it: no paging.',
   Community:
     'The community around the projects: GitHub members and organizations, monthly snapshots, and the feed of records that left their lists.',
   Events: 'OWASP events: conferences, AppSec Days, partner events.',
