@@ -1,5 +1,6 @@
 // Builds the real app on a fresh test database, the way server.ts does, minus the listening.
 import crypto from 'node:crypto';
+import { once } from 'node:events';
 import { loadConfig, type Config } from '../src/config.ts';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -75,4 +76,21 @@ export async function buildTestApp(
       if (!options.sharedDatabase) await database.drop();
     },
   };
+}
+
+/**
+ * Adds `count` instances built by `build` (the same Redis in their env) to `instances` (closed by the caller, even
+ * when one fails to start), and waits until each one's Redis connection is ready: from then on what one instance
+ * announces the other sees.
+ */
+export async function addInstancesOnRedis(
+  instances: TestApp[],
+  count: number,
+  build: () => Promise<TestApp>,
+): Promise<void> {
+  for (let i = 0; i < count; i++) instances.push(await build());
+  for (const instance of instances) {
+    const connection = instance.app.shared.redis!;
+    if (connection.status !== 'ready') await once(connection, 'ready');
+  }
 }

@@ -3,8 +3,7 @@
 // moved by the test instead of waited for.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { buildTestApp, type TestApp } from './app.ts';
+import { addInstancesOnRedis, buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, type Browser } from './auth.ts';
 import { chapter } from './factories.ts';
 import { tickingTimers } from './fake-clock.ts';
@@ -189,12 +188,9 @@ test('with Redis, two instances: the rotated key stops on the other one at once 
   try {
     redis = await startPrivateRedis();
     const env = { ...ENV, REDIS_URL: redis.url, REDIS_PREFIX: 'rotation-test:' };
-    for (let i = 0; i < 2; i++)
-      instances.push(await buildTestApp({ env, sharedDatabase: t.database, clock, timers: tickingTimers() }));
-    for (const instance of instances) {
-      const connection = instance.app.shared.redis!;
-      if (connection.status !== 'ready') await once(connection, 'ready');
-    }
+    await addInstancesOnRedis(instances, 2, () =>
+      buildTestApp({ env, sharedDatabase: t.database, clock, timers: tickingTimers() }),
+    );
     const [one, two] = instances as [TestApp, TestApp];
     const user = await devSignIn(one, 'two-instances');
     const immediate = await createKey(one, user, 'immediate');

@@ -8,7 +8,7 @@ import crypto, { type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { buildTestApp, type TestApp } from './app.ts';
+import { addInstancesOnRedis, buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, type Browser } from './auth.ts';
 import { chapter } from './factories.ts';
 import { tickingTimers } from './fake-clock.ts';
@@ -230,12 +230,9 @@ test('with Redis, a report received by one instance revokes the key on the other
   try {
     redis = await startPrivateRedis();
     const env = { ...ENV, GITHUB_API_URL: github.url, REDIS_URL: redis.url, REDIS_PREFIX: 'scanning-test:' };
-    for (let i = 0; i < 2; i++)
-      instances.push(await buildTestApp({ env, sharedDatabase: t.database, clock, timers: tickingTimers() }));
-    for (const instance of instances) {
-      const connection = instance.app.shared.redis!;
-      if (connection.status !== 'ready') await once(connection, 'ready');
-    }
+    await addInstancesOnRedis(instances, 2, () =>
+      buildTestApp({ env, sharedDatabase: t.database, clock, timers: tickingTimers() }),
+    );
     const [one, two] = instances as [TestApp, TestApp];
     const user = await devSignIn(one, 'leaker-two');
     const key = await newKey(one, user, 'everywhere');
