@@ -59,6 +59,13 @@ log.info(
   },
   'ready',
 );
+// Node 20 still runs the service, but its V8 now and then traps inside the embedded database (docs/decisions.md,
+// "pglite-trap"): the query fails with a 503 and the database restarts (db/pglite-worker.ts); say so once.
+if (database.kind === 'pglite' && Number(process.versions.node.split('.')[0]) < 22)
+  log.warn(
+    { node: process.version },
+    'Node 20 is end-of-life and its V8 now and then fails inside the embedded database (a 503, then a restart): use Node 22 or 24',
+  );
 const scheduler = startSyncScheduler({ database, config, log });
 // The bulk dumps, rebuilt in the background whenever the data version moves (GET /api/v0/dumps/).
 const dumps = config.dumpsDir

@@ -56,7 +56,13 @@ export async function buildTestApp(
         { level: 'trace', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
         new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
       )
-    : undefined;
+    : // TEST_LOG_FILE (README, Tests): warnings and errors to a file, to read what a 500 in a run was.
+      process.env.TEST_LOG_FILE
+      ? pino(
+          { level: 'warn', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+          pino.destination({ dest: process.env.TEST_LOG_FILE, sync: true, append: true }),
+        )
+      : undefined;
   const app = await buildApp({
     config,
     database,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { clearTimeout, setTimeout } from 'node:timers';
 
 const build = process.env.CDS_TEST_BUILD;
 if (!build) throw new Error('test/group.js runs under test/run.js (CDS_TEST_BUILD is not set)');
@@ -46,6 +47,21 @@ function cpuSeconds() {
 const t0 = Number(process.env.CDS_TEST_T0) || performance.timeOrigin;
 const since = (ms) => ((ms - t0) / 1000).toFixed(1);
 
+// A file still running after TEST_FILE_TIMEOUT_S seconds (default 300; the longest takes ~30 s) ends this worker with
+// a line naming it, and `npm test` fails: a test that waits forever (an embedded database that stopped answering) is
+// a failure to read at once, not a CI run that ends at its time limit. The files left in the queue go to a spare worker.
+const fileTimeoutMs = (Number(process.env.TEST_FILE_TIMEOUT_S) || 300) * 1000;
+function watchdog(source) {
+  const timer = setTimeout(() => {
+    process.stderr.write(
+      `\n${source}: still running after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_S); ending its worker (pid ${process.pid})\n`,
+    );
+    process.exit(1);
+  }, fileTimeoutMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
 const limit = Number(process.env.TEST_FILES_PER_PROCESS) || Infinity;
 const maxRss = (Number(process.env.TEST_WORKER_MAX_RSS) || 1500) * 2 ** 20; // (1500: a worker run alone)
 const more = (done) => done < limit && process.memoryUsage.rss() < maxRss;
@@ -53,9 +69,11 @@ for (let done = 0, next = take(); next; next = more(++done) ? take() : undefined
   const { source, compiled } = next;
   const before = cpuSeconds();
   const startedAt = Date.now();
+  const done = watchdog(source);
   await describe(source, async () => {
     await import(pathToFileURL(compiled).href);
   });
+  done();
   if (cpuLog) {
     const rss = Math.round(process.memoryUsage.rss() / 2 ** 20);
     // test/spare-db.ts: the embedded test databases this worker reused so far, and those it could not.

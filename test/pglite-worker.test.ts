@@ -334,3 +334,58 @@ test(
     }
   },
 );
+
+test(
+  'an exception inside PGlite in the middle of a query (a stack overflow) fails that query at once and restarts the database, instead of spinning forever',
+  embeddedSkip,
+  async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-pglite-trap-'));
+    await seedDataDir(dir);
+    const time = manualClock();
+    try {
+      const database = await openDatabase({
+        ...EMBEDDED,
+        dataDir: path.join(dir, 'pglite'),
+        restart: { clock: time.clock },
+      });
+      await chapter(database.db, { key: 'london', name: 'OWASP London' });
+      const app = await buildApp({
+        config: loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
+        database,
+      });
+      try {
+        // Each level of this recursion takes more of the worker thread's native stack than of PostgreSQL's own
+        // (max_stack_depth): the thread's stack overflows first, a RangeError out of the backend's step, not the ERROR
+        // PostgreSQL would raise. PGlite swallows it and runs the same step again, forever (PGlite #1058): without
+        // the guard in pglite-worker.ts this statement never answers and the thread spins at 100 % of a core.
+        await sql`CREATE FUNCTION deep(n int) RETURNS int LANGUAGE sql
+          AS 'SELECT CASE WHEN n = 0 THEN 0 ELSE deep(n - 1) + 1 END'`.execute(database.db);
+        assert.deepEqual((await sql<{ v: number }>`SELECT deep(100) AS v`.execute(database.db)).rows, [{ v: 100 }]);
+        const crashed = once(database.embedded!, 'crashed');
+        await assert.rejects(sql`SELECT deep(100000)`.execute(database.db), (error: Error & { code?: string }) => {
+          assert.equal(error.code, 'ECONNRESET');
+          assert.match(error.message, /the embedded database failed in a query: Maximum call stack size exceeded/);
+          return true;
+        });
+        await crashed;
+        const meanwhile = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+        assert.equal(meanwhile.statusCode, 503, meanwhile.body);
+
+        const restarted = once(database.embedded!, 'restarted');
+        time.advance(500);
+        await restarted;
+        const again = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+        assert.equal(again.statusCode, 200, again.body);
+        assert.deepEqual(
+          again.json().items.map((c: { key: string }) => c.key),
+          ['london'],
+        );
+      } finally {
+        await app.close();
+        await database.close();
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -12,10 +12,14 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { onCurrentNode } from './current-node.js';
 
 /** When `npm test` began (test/group.js logs the files' times from it). */
 const STARTED = Date.now();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// On Node 20 with the embedded database, the run goes on on a current Node (test/current-node.js).
+const elsewhere = await onCurrentNode(ROOT);
+if (elsewhere !== undefined) process.exit(elsewhere);
 const args = process.argv.slice(2);
 const files = (args.length > 0 ? args.map((file) => path.resolve(file)) : findTests()).sort();
 const concurrency = process.env.TEST_CONCURRENCY || '2';

@@ -30,10 +30,46 @@ try {
       ...(start.sharedBuffersMb ? ['-c', `shared_buffers=${start.sharedBuffersMb}MB`] : []),
     ],
   });
+  stopOnStepFailure(pglite);
   port.postMessage({ ready: true } satisfies WorkerReply);
 } catch (error) {
   port.postMessage({ ready: false, message: describeError(error) } satisfies WorkerReply);
   process.exit(1);
+}
+
+/** The request being answered, whose answer a failed step of the backend becomes (stopOnStepFailure). */
+let answering: number | undefined;
+
+/**
+ * PGlite runs a query by calling the backend's step (`_PostgresMainLoopOnce`) until its input is consumed, and swallows
+ * every exception of a step but its own long jump: after a WebAssembly trap or a stack overflow in the middle of a
+ * query, the step fails again on the same input forever, at 100 % of a core, and no query is answered again (PGlite
+ * issue #1058). Seen in our test runs on Node 20, whose V8 now and then traps in pg_trgm ("null function or function
+ * signature mismatch", never on Node 22 or 24: docs/decisions.md, "pglite-trap"), and with a recursion deep enough to
+ * overflow this thread's stack (test/pglite-worker.test.ts). Such an
+ * exception ends this thread instead, as any exception out of PGlite does (handle() below): the pending query and every
+ * later one fail at once (503), and the supervisor restarts the database on a data folder (pglite-supervisor.ts).
+ */
+function stopOnStepFailure(instance: PGlite): void {
+  const internals = instance as unknown as {
+    mod?: { _PostgresMainLoopOnce: () => void };
+    POSTGRES_MAIN_LONGJMP?: number;
+  };
+  const mod = internals.mod;
+  if (!mod) return;
+  const longJump = internals.POSTGRES_MAIN_LONGJMP ?? 100;
+  const step = mod._PostgresMainLoopOnce.bind(mod);
+  mod._PostgresMainLoopOnce = () => {
+    try {
+      step();
+    } catch (error) {
+      // PGlite's long jump (an ERROR: the backend recovers and answers it) is PGlite's to handle.
+      if ((error as { status?: unknown } | null)?.status === longJump) throw error;
+      const message = `the embedded database failed in a query: ${describeError(error) || 'an exception without a message'}`;
+      if (answering !== undefined) port!.postMessage({ id: answering, message } satisfies WorkerReply);
+      process.exit(1);
+    }
+  };
 }
 
 /** A new client takes over the one session: a transaction a gone client left open is rolled back first. */
@@ -42,6 +78,7 @@ async function resetSession(): Promise<void> {
 }
 
 async function handle(request: WorkerRequest): Promise<void> {
+  answering = request.id;
   try {
     switch (request.op) {
       case 'exec': {
