@@ -132,8 +132,9 @@ async function measureService(
   key: string,
   rows: Row[],
   ceilings: Map<string, number>,
+  modes: boolean[] = [true, false],
 ) {
-  for (const cached of [true, false]) {
+  for (const cached of modes) {
     const port = portOf(rows.length + 10);
     const server = start(['--import', 'tsx', 'src/server.ts'], {
       ...env,
@@ -231,7 +232,14 @@ async function main(): Promise<void> {
       await prepare(server.db);
       await server.close();
       const pgEnv = { DATABASE_URL: pgUrl };
-      await measureService('PostgreSQL', pgEnv, await userAndKey(pgEnv), rows, ceilings);
+      const pgKey = await userAndKey(pgEnv);
+      await measureService('PostgreSQL', pgEnv, pgKey, rows, ceilings);
+      // The uncached rows again without prepared statements (DATABASE_PREPARED_STATEMENTS=false), then with them once
+      // more, so that their ratio is not the order's (issue 32, item 2).
+      const unprepared = { ...pgEnv, DATABASE_PREPARED_STATEMENTS: 'false' };
+      await measureService('PostgreSQL unprepared', unprepared, pgKey, rows, ceilings, [false]);
+      await measureService('PostgreSQL, round 2', pgEnv, pgKey, rows, ceilings, [false]);
+      await measureService('PostgreSQL unprepared, round 2', unprepared, pgKey, rows, ceilings, [false]);
     }
   } finally {
     if (pgAvailable) await admin.query(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`).catch(() => {});

@@ -82,6 +82,11 @@ export interface Config {
    */
   readonly databasePoolMode: PoolMode;
   /**
+   * PostgreSQL server only: the serving pools' reads as named prepared statements (DATABASE_PREPARED_STATEMENTS, on;
+   * db/prepared.ts). Always off with DATABASE_POOL_MODE=transaction.
+   */
+  readonly databasePreparedStatements: boolean;
+  /**
    * PostgreSQL server only: read replicas of DATABASE_URL (DATABASE_REPLICA_URLS, docs/replicas.md). REST reads and
    * dump builds run on one that has replayed the newest data version this instance knows, else on the primary
    * (db/replicas.ts).
@@ -289,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     databasePoolMode: oneOf(env, 'DATABASE_POOL_MODE', ['session', 'transaction'] as const, 'session'),
+    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     databaseReplicaUrls: replicaUrls(env),
     replicaMaxLagMs: integer(env, 'REPLICA_MAX_LAG_MS', 30_000, 100, 86_400_000),
     lists: {

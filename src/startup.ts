@@ -26,13 +26,20 @@ export async function openConfiguredDatabase(
     sharedBuffersMb: config.pgliteSharedBuffersMb,
     statementTimeoutMs,
     poolMode: config.databasePoolMode,
+    preparedStatements: config.databasePreparedStatements,
     lists,
   });
   // Read replicas serve the REST reads, so only the serving database (the one given a list budget, server.ts) has them;
   // each opened like the primary, with the same pools, timeouts and pool mode.
   if (!lists || config.databaseReplicaUrls.length === 0) return database;
   const open = (databaseUrl: string) =>
-    openDatabase({ databaseUrl, statementTimeoutMs, poolMode: config.databasePoolMode, lists });
+    openDatabase({
+      databaseUrl,
+      statementTimeoutMs,
+      poolMode: config.databasePoolMode,
+      preparedStatements: config.databasePreparedStatements,
+      lists,
+    });
   return withReplicas(database, config.databaseReplicaUrls, open, { maxLagMs: config.replicaMaxLagMs });
 }
 

@@ -65,7 +65,13 @@ export async function createTestDb(
   const name = `cds_test_${crypto.randomBytes(6).toString('hex')}`;
   const template = migrate ? await serverTemplate(options.importBundled ? 'bundled' : 'migrated') : undefined;
   await adminQuery(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  const database = await openDatabase({ databaseUrl: databaseUrl(name), poolSize: 5, ...log });
+  // Reads as named prepared statements, as the server opens its serving pools (DATABASE_PREPARED_STATEMENTS).
+  const database = await openDatabase({
+    databaseUrl: databaseUrl(name),
+    poolSize: 5,
+    preparedStatements: true,
+    ...log,
+  });
   if (migrate && !template) await migrateToLatest(database.db);
   if (options.importBundled && !template) await importDataset(database.db);
   return {

@@ -10,7 +10,8 @@ import type { PgliteWorker } from './pglite-host.ts';
 import { PgliteSupervisor, type EmbeddedHealth, type RestartOptions } from './pglite-supervisor.ts';
 import { timestampParser } from './timestamps.ts';
 import { TransactionLockDialect } from './migration-lock.ts';
-import { sessionSettings, settingsPerTransaction, startupParameters, type PoolMode } from './pool-mode.ts';
+import { sessionSettings, settingsPerTransaction, startupParameters, type PoolMode, type Query } from './pool-mode.ts';
+import { namingReads } from './prepared.ts';
 
 // `date` columns stay `YYYY-MM-DD` strings: turning them into Date objects would shift them by
 // the process's time zone.
@@ -62,6 +63,11 @@ export interface OpenOptions {
    * start-up parameters, the statement timeout and the search's settings made per transaction. Default `session`.
    */
   poolMode?: PoolMode;
+  /**
+   * PostgreSQL server only, session mode: reads as named prepared statements (DATABASE_PREPARED_STATEMENTS,
+   * prepared.ts). Default off: the serving pools turn it on (startup.ts).
+   */
+  preparedStatements?: boolean;
   /** Kysely's query log (bench/search.ts captures the SQL the app sends). */
   log?: KyselyConfig['log'];
   /** PostgreSQL server only: give list queries a pool of their own (`Database.lists`). */
@@ -85,6 +91,8 @@ export interface ListBudget {
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
     const mode = options.poolMode ?? 'session';
+    // Named reads (prepared.ts), never through a pooler in transaction mode.
+    const prepare = (options.preparedStatements ?? false) && mode === 'session';
     // No request may hold a connection for long; a cancelled statement becomes a 503.
     const connection = serverConnection(options.statementTimeoutMs, mode);
     const pool = new pg.Pool({
@@ -95,12 +103,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     });
     survivePoolErrors(pool);
     const db = new Kysely<DB>({
-      dialect: new TransactionLockDialect({ pool: closingTimedOut(pool, connection.perTransaction) }),
+      dialect: new TransactionLockDialect({ pool: closingTimedOut(pool, connection.perTransaction, prepare) }),
       log: options.log,
     });
     const ping = (timeoutMs: number) => pingWithin(pool, timeoutMs);
     if (!options.lists) return { db, kind: 'postgres', ping, close: () => db.destroy() };
-    const lists = openListPool(options.databaseUrl, options.lists, mode, options.log);
+    const lists = openListPool(options.databaseUrl, options.lists, mode, options.log, prepare);
     return {
       db,
       lists,
@@ -179,7 +187,13 @@ export class ListQueueFullError extends Error {
  * `statementTimeoutMs`, and at most `queueLength` queries waiting for one of them. A list query
  * beyond that is refused at once rather than waiting (and holding its request) for seconds.
  */
-function openListPool(databaseUrl: string, budget: ListBudget, mode: PoolMode, log: KyselyConfig['log']): Db {
+function openListPool(
+  databaseUrl: string,
+  budget: ListBudget,
+  mode: PoolMode,
+  log: KyselyConfig['log'],
+  prepare: boolean,
+): Db {
   const connection = serverConnection(budget.statementTimeoutMs, mode);
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -201,7 +215,7 @@ function openListPool(databaseUrl: string, budget: ListBudget, mode: PoolMode, l
     end: () => pool.end(),
   };
   return new Kysely<DB>({
-    dialect: new TransactionLockDialect({ pool: closingTimedOut(bounded, connection.perTransaction) }),
+    dialect: new TransactionLockDialect({ pool: closingTimedOut(bounded, connection.perTransaction, prepare) }),
     log,
   });
 }
@@ -261,6 +275,7 @@ const QUERY_READ_TIMEOUT = 'Query read timeout';
 function closingTimedOut(
   pool: { connect(): Promise<pg.PoolClient>; end(): Promise<void> },
   perTransaction?: Record<string, string>,
+  prepare = false,
 ): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
@@ -268,7 +283,7 @@ function closingTimedOut(
       const client = await pool.connect();
       let wrapper = wrapped.get(client);
       if (!wrapper) {
-        wrapper = releasingTimedOut(client, perTransaction);
+        wrapper = releasingTimedOut(client, perTransaction, prepare);
         wrapped.set(client, wrapper);
       }
       return wrapper;
@@ -277,15 +292,32 @@ function closingTimedOut(
   };
 }
 
+/** Whether a session is in a transaction after `sql`, given whether it was before (Kysely's begin, commit, rollback). */
+function transactionAfter(sql: string, before: boolean): boolean {
+  if (/^\s*(begin|start\s+transaction)\b/i.test(sql)) return true;
+  if (/^\s*(commit|rollback|end|abort)\s*(;|$)/i.test(sql)) return false;
+  return before;
+}
+
 /** A client inside a transaction when released (never by Kysely): closed, its server session is not reusable. */
 const RELEASED_IN_TRANSACTION = new Error('connection released inside a transaction');
 
-function releasingTimedOut(client: pg.PoolClient, perTransaction?: Record<string, string>): PostgresPoolClient {
+function releasingTimedOut(
+  client: pg.PoolClient,
+  perTransaction?: Record<string, string>,
+  prepare = false,
+): PostgresPoolClient {
   let timedOut: Error | undefined;
+  // Session mode only (prepared.ts): whether Kysely's begin has no commit or rollback yet.
+  let inTransaction = false;
+  const send: Query = prepare
+    ? namingReads(client, () => inTransaction)
+    : (sql, parameters) => client.query(sql, parameters as unknown[]);
   const query = async (sql: string, parameters: readonly unknown[]) => {
     if (timedOut) throw new Error('Client has encountered a connection error and is not queryable (query timeout)');
+    if (prepare) inTransaction = transactionAfter(sql, inTransaction);
     try {
-      return await client.query(sql, parameters as unknown[]);
+      return await send(sql, parameters);
     } catch (error) {
       if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) timedOut = error;
       throw error;
