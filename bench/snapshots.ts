@@ -6,7 +6,7 @@
 //   ISSUES=200000 npx tsx bench/snapshots.ts                                           # an in-memory PGlite
 import { sql } from 'kysely';
 import { createTestDb } from '../test/helpers.ts';
-import { rebuildSnapshots } from '../src/data/snapshots/snapshots.queries.ts';
+import { rebuildSnapshots } from '../src/data/snapshots/monthly-snapshots.queries.ts';
 
 const ISSUES = Number(process.env.ISSUES ?? 1_000_000);
 const database = await createTestDb();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
 import { ROOT, runCli, runCliProcess } from './process.ts';
 import { USAGE } from '../src/commands/usage.ts';
-import type { ResourceCount } from '../src/commands/status.queries.ts';
+import type { ResourceCount } from '../src/commands/cds-status.queries.ts';
 
 let env: Record<string, string | undefined>;
 let tmp: string;

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { exchangeCode, GithubAuthError } from './github.client.ts';
+import { exchangeCode, GithubAuthError } from './github-sign-in.client.ts';
 import { signInWithGithubToken } from './sign-in.ts';
 import { endSession, startSession } from './sessions.queries.ts';
 import { upsertLocalUser } from './users.queries.ts';

@@ -2,7 +2,7 @@
 // local user and a server-side session.
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
-import { fetchProfile, GithubAuthError } from './github.client.ts';
+import { fetchProfile, GithubAuthError } from './github-sign-in.client.ts';
 import { startSession, type SessionUser } from './sessions.queries.ts';
 import { upsertGithubUser } from './users.queries.ts';
 

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { analyze, importDataset, importFromDumps, sourcesFrom, type ImportReport } from '../data/import.ts';
 import { announceDataChanged } from '../changes/announce.ts';
-import { countRecords, type ResourceCount } from './status.queries.ts';
+import { countRecords, type ResourceCount } from './cds-status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';

@@ -11,12 +11,12 @@ import type { OwaspReport } from './owasp/owasp.types.ts';
 import { changedRows } from './report.ts';
 import { readGithubData } from './github/github.read.ts';
 import { writeGithubData, type GithubReport } from './github/github.write.ts';
-import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './snapshots/snapshots.queries.ts';
+import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './snapshots/monthly-snapshots.queries.ts';
 import { NO_PROGRESS, type SyncProgress } from './sync/sync-log.ts';
 import { loadDumps } from './dumps/dumps.load.ts';
-import { ROW_DUMPS, firstNonEmptyTable } from './dumps/dumps.queries.ts';
+import { ROW_DUMPS, firstNonEmptyTable } from './dumps/dump-rows.queries.ts';
 import type { DumpSourceOptions } from './dumps/dumps.source.ts';
-import { ImportError } from './errors.ts';
+import { ImportError } from './import-error.ts';
 
 export const BUNDLED_DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data');
 

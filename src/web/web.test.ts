@@ -123,7 +123,7 @@ test('static files are served from memory with their content types and a short p
   const expected = {
     'site.css': 'text/css; charset=utf-8',
     'api-keys.js': 'text/javascript; charset=utf-8',
-    'server.js': 'text/javascript; charset=utf-8',
+    'graphql-client.js': 'text/javascript; charset=utf-8',
     'messages.js': 'text/javascript; charset=utf-8',
     'key-list.js': 'text/javascript; charset=utf-8',
     'favicon.svg': 'image/svg+xml',
@@ -146,7 +146,7 @@ test('static files are served from memory with their content types and a short p
 });
 
 test('the page script sends the client GraphQL documents unchanged', async () => {
-  const { body } = await t.app.inject({ method: 'GET', url: '/static/server.js' });
+  const { body } = await t.app.inject({ method: 'GET', url: '/static/graphql-client.js' });
   for (const document of Object.values(CLIENT_DOCUMENTS)) assert.ok(body.includes(`'${document}'`), document);
 });
 

@@ -3,7 +3,7 @@
 // those it refers to; the releases the snapshots count are marked, and the chapters' country codes derived.
 import type { Db } from '../../db/index.ts';
 import { countryCode } from '../../geo/countries.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { emptyCounts, type ResourceCounts } from '../report.ts';
 import { GITHUB_RESOURCES, type GithubReport } from '../github/github.records.ts';
 import type { OwaspReport, OwaspResource } from '../owasp/owasp.types.ts';
@@ -17,7 +17,7 @@ import {
   ROW_DUMPS,
   setCountryCodes,
   settleReleases,
-} from './dumps.queries.ts';
+} from './dump-rows.queries.ts';
 import { readDumpLines, readSourceManifest, type DumpSourceOptions } from './dumps.source.ts';
 
 /** The dump of the releases each snapshot counts: it only marks releases (settleReleases). */

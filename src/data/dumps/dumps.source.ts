@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { VERSION } from '../../version.ts';
 
 export interface DumpSourceOptions {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
 import type { Db } from '../../db/index.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
 import { readGithubData } from './github.read.ts';
 import { writeGithubData } from './github.write.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BUNDLED_DATA_DIR } from '../import.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { GithubCollector } from './github.collect.ts';
 import { mapIssue, mapLabel, mapMember, mapRepository } from './github.mapping.ts';
 import { collectResponse } from './github.responses.ts';

@@ -4,7 +4,7 @@
 // number of accounts, those never asked first, then the ones asked longest ago; with the ETag of the
 // last answer, so a profile that did not change costs a 304 (which GitHub does not count).
 import type { Db } from '../../db/index.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { GithubCollector } from './github.collect.ts';
 import { collectPages, writeBatch, type BatchResult } from './github.batch.ts';
 import type { GithubClient } from './github.client.ts';

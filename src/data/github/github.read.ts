@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../../db/index.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { GithubCollector } from './github.collect.ts';
 import { isApiObject } from './github.fields.ts';
 import type { GithubData } from './github.records.ts';

@@ -1,7 +1,7 @@
 // `cds sync github`: mirrors organizations from the GitHub API, one organization and then one repository
 // per transaction, with conditional requests so that an unchanged repository costs only 304s.
 import type { Db } from '../../db/index.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { readDataVersion } from '../../changes/counters.queries.ts';
 import { emptyCounts } from '../report.ts';
 import { GITHUB_RESOURCES, type RepositoryRecord } from './github.records.ts';

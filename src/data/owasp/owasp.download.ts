@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { VERSION } from '../../version.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import type { RequestState } from '../sync/sync-state.queries.ts';
 
 /** The OWASP website's `_data` folder, where `cds sync owasp` reads when no source is given. */

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
 import type { Db } from '../../db/index.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { changedRows } from '../report.ts';
 import { distanceKm } from '../geocode/geocode.gazetteer.ts';
 import { readOwaspData } from './owasp.read.ts';

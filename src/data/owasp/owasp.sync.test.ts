@@ -11,7 +11,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
 import type { Db } from '../../db/index.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { distanceKm } from '../geocode/geocode.gazetteer.ts';
 import { BUNDLED_DATA_DIR } from '../import.ts';
 import { readDataVersion } from '../../changes/counters.queries.ts';

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../db/index.ts';
-import { ImportError } from '../errors.ts';
+import { ImportError } from '../import-error.ts';
 import { bumpDataVersion, readDataVersion } from '../../changes/counters.queries.ts';
 import { changedRows } from '../report.ts';
 import { readOwaspData } from './owasp.read.ts';
@@ -12,7 +12,7 @@ import { writeOwaspData } from './owasp.write.ts';
 import type { OwaspData, OwaspReport } from './owasp.types.ts';
 import { downloadFile, OWASP_FILES, type Download, type DownloadLimits } from './owasp.download.ts';
 import { NO_PROGRESS, type SyncProgress } from '../sync/sync-log.ts';
-import { rebuildSnapshots, snapshotsChanged } from '../snapshots/snapshots.queries.ts';
+import { rebuildSnapshots, snapshotsChanged } from '../snapshots/monthly-snapshots.queries.ts';
 import { lockWrites, readRequestStates, replaceRequestStates, type RequestState } from '../sync/sync-state.queries.ts';
 
 export interface OwaspSyncOptions extends Partial<DownloadLimits> {

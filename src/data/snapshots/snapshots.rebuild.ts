@@ -3,7 +3,7 @@
 import type { Db } from '../../db/index.ts';
 import { bumpDataVersion, readDataVersion } from '../../changes/counters.queries.ts';
 import { lockWrites } from '../sync/sync-state.queries.ts';
-import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './snapshots.queries.ts';
+import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './monthly-snapshots.queries.ts';
 
 /** Where "now" comes from: the completed months are those before the month of `now()`. */
 export type Clock = () => Date;

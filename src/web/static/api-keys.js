@@ -2,7 +2,7 @@
 // The behaviour of /settings/api-keys: creating, copying and revoking keys, and signing out.
 // No framework and no build step. Text from the server is only ever set with textContent or value,
 // never parsed as HTML.
-import { DOCUMENTS, UiError, graphql, post } from './server.js';
+import { DOCUMENTS, UiError, graphql, post } from './graphql-client.js';
 import { $, FOCUS_AFTER_RELOAD, MESSAGES, announce, clearFieldErrors, showError, showFieldError } from './messages.js';
 import { refresh } from './key-list.js';
 

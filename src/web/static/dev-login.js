@@ -1,6 +1,6 @@
 /* global document, location, sessionStorage */
 // The local sign-in form of /settings/api-keys, shown only with AUTH_DEV_LOGIN=true: POST /auth/dev/login, then reload.
-import { post } from './server.js';
+import { post } from './graphql-client.js';
 import { $, FOCUS_AFTER_RELOAD } from './messages.js';
 
 $('dev-sign-in').addEventListener('submit', async (event) => {

@@ -1,8 +1,8 @@
 /* global document, fetch, React, ReactDOM, GraphiQL */
 // The GraphiQL page (/graphiql, outside production). React, ReactDOM and GraphiQL are the UMD builds of their npm
-// packages, loaded by the page's deferred scripts before this module runs. Requests go through post() of server.js:
+// packages, loaded by the page's deferred scripts before this module runs. Requests go through post() of graphql-client.js:
 // same origin, with the session cookie, and the X-CSRFToken header that a signed-in mutation needs.
-import { post } from './server.js';
+import { post } from './graphql-client.js';
 
 const inAYear = new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10);
 const DEFAULT_QUERY = `# GraphQL of the OWASP community data: your account and your API keys.

@@ -1,6 +1,6 @@
 /* global document */
 // The table of active keys, filled from GetApiKeys plus the lastUsedAt of each key.
-import { DOCUMENTS, graphql } from './server.js';
+import { DOCUMENTS, graphql } from './graphql-client.js';
 import { $, MAX_KEYS, showError } from './messages.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });

@@ -1,6 +1,6 @@
 /* global document */
 // Messages for the user: the live regions, field errors, and one plain sentence per error code.
-import { UiError } from './server.js';
+import { UiError } from './graphql-client.js';
 
 export const MAX_KEYS = 3;
 /** sessionStorage: the id of the element a page that reloads itself gives the focus to once it is back. */

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
-import { stripPrefix } from '../common/keys.ts';
+import { stripPrefix } from '../common/id-prefix.ts';
 import type { CommitteeFilters } from './committees.schemas.ts';
 
 // The contract: lists and details show active committees only; an inactive one is 404 like a missing one.

@@ -29,7 +29,7 @@ import {
 } from './pagination.ts';
 import { normalizeQuery } from './query.ts';
 import { strictIntegerParams } from './params.ts';
-import { changeFilter, changeParams, type ChangeWindow } from './changes.ts';
+import { changeFilter, changeParams, type ChangeWindow } from './updated-window.ts';
 import { referenceTag } from '../openapi/openapi.ts';
 import { FeatureCollectionBody, featureCollectionJson, type GeoColumns } from './geojson.ts';
 import {

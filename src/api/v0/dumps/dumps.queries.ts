@@ -8,7 +8,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { itemColumns, type ListQuery } from '../common/pagination.ts';
 import { tablesOf } from '../common/counts.ts';
-import { NEW_RECORDS } from '../../../data/snapshots/snapshots.queries.ts';
+import { NEW_RECORDS } from '../../../data/snapshots/monthly-snapshots.queries.ts';
 import { listChapters } from '../chapters/chapters.queries.ts';
 import { ChapterDetail } from '../chapters/chapters.schemas.ts';
 import { listCommittees } from '../committees/committees.queries.ts';

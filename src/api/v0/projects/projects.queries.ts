@@ -4,7 +4,7 @@ import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
-import { stripPrefix } from '../common/keys.ts';
+import { stripPrefix } from '../common/id-prefix.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';

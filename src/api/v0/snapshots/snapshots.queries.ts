@@ -4,7 +4,7 @@ import { firstOf } from '../common/examples.queries.ts';
 import { NotFoundError } from '../../../errors.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { ListQuery } from '../common/pagination.ts';
-import { NEW_RECORDS } from '../../../data/snapshots/snapshots.queries.ts';
+import { NEW_RECORDS } from '../../../data/snapshots/monthly-snapshots.queries.ts';
 
 /** A stored snapshot, by id: its bounds are read in SQL, where they keep their microseconds. */
 export interface Period {
