@@ -64,3 +64,33 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     message,
   );
 }
+
+// The HTTP errors of the REST API's gate and content negotiation (401, 406, 429).
+
+export const UNAUTHORIZED_BODY = { detail: "Missing or invalid API key in 'X-API-Key' header" };
+const CHALLENGE = 'ApiKey realm="api", header="X-API-Key"';
+
+export class UnauthorizedError extends AppError {
+  constructor() {
+    super(401, UNAUTHORIZED_BODY, { 'www-authenticate': CHALLENGE });
+  }
+}
+
+export class NotAcceptableError extends AppError {
+  constructor(offered: readonly string[]) {
+    super(
+      406,
+      {
+        message: 'Not acceptable',
+        errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${offered.join(', ')}` }],
+      },
+      { vary: 'Accept' },
+    );
+  }
+}
+
+export class TooManyRequestsError extends AppError {
+  constructor(retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    super(429, { detail: 'Too many requests.' }, { ...headers, 'retry-after': String(retryAfterSeconds) });
+  }
+}

@@ -6,7 +6,6 @@
 // query parameter (`format=csv`) names the type instead and wins over Accept: tools such as GDAL send an Accept of
 // their own that the user cannot change (docs/decisions.md, formats).
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -29,19 +28,6 @@ export const FORMATS = {
 } as const;
 
 export type Format = keyof typeof FORMATS;
-
-export class NotAcceptableError extends AppError {
-  constructor(offered: readonly string[]) {
-    super(
-      406,
-      {
-        message: 'Not acceptable',
-        errors: [{ loc: ['header', 'accept'], msg: `must allow one of: ${offered.join(', ')}` }],
-      },
-      { vary: 'Accept' },
-    );
-  }
-}
 
 interface Range {
   type: string;

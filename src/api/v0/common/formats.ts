@@ -9,10 +9,10 @@ import {
   FORMATS,
   GEOJSON_TYPE,
   JSON_TYPE,
-  NotAcceptableError,
   requestMediaType,
   type Format,
 } from '../../../http/negotiate.ts';
+import { NotAcceptableError } from '../../../errors.ts';
 
 /** The formats of a list, the default first; also the order in which a tie of `Accept` qualities is decided. */
 export function listFormats(options: { geo: boolean; calendar: boolean }): Format[] {

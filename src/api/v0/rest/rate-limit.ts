@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../../errors.ts';
+import { TooManyRequestsError } from '../../../errors.ts';
 import type { RedisClient } from '../../../redis.ts';
 import { SharedCounting } from './shared-counting.ts';
 
@@ -166,12 +166,6 @@ export class Counter {
     }
     const entry = this.current.get(key) ?? this.previous.get(key);
     if (entry && entry.window === window && entry.count > 0) entry.count--;
-  }
-}
-
-export class TooManyRequestsError extends AppError {
-  constructor(retryAfterSeconds: number, headers: Record<string, string> = {}) {
-    super(429, { detail: 'Too many requests.' }, { ...headers, 'retry-after': String(retryAfterSeconds) });
   }
 }
 
