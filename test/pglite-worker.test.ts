@@ -13,7 +13,9 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { embeddedWorker, openDatabase } from '../src/db/index.ts';
+import type { FastifyInstance } from 'fastify';
+import { embeddedWorker, openDatabase, type Database } from '../src/db/index.ts';
+import type { RestartOptions } from '../src/db/pglite-supervisor.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { chapter } from './factories.ts';
 import { EMBEDDED, seedDataDir, serverUrl } from './helpers.ts';
@@ -271,121 +273,118 @@ test(
   },
 );
 
+/**
+ * An embedded database on a data folder of its own (seeded, with London), restarted on `time`'s clock with `restart`'s
+ * other options, and an app on it: `run` gets them; all of it is closed and removed afterwards.
+ */
+async function onDataFolder(
+  prefix: string,
+  restart: Omit<RestartOptions, 'clock'>,
+  run: (ctx: {
+    database: Database;
+    app: FastifyInstance;
+    dataDir: string;
+    time: ReturnType<typeof manualClock>;
+  }) => Promise<void>,
+): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  await seedDataDir(dir);
+  const dataDir = path.join(dir, 'pglite');
+  const time = manualClock();
+  try {
+    const database = await openDatabase({ ...EMBEDDED, dataDir, restart: { clock: time.clock, ...restart } });
+    await chapter(database.db, { key: 'london', name: 'OWASP London' });
+    const app = await buildApp({
+      config: loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
+      database,
+    });
+    try {
+      await run({ database, app, dataDir, time });
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
 test(
   'a restart that cannot open the folder is retried with a longer delay; after too many /livez is 503 until one succeeds',
   embeddedSkip,
-  async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-pglite-restart-'));
-    await seedDataDir(dir);
-    const dataDir = path.join(dir, 'pglite');
-    const time = manualClock();
-    try {
-      const database = await openDatabase({ ...EMBEDDED, dataDir, restart: { clock: time.clock, maxFailedStarts: 2 } });
-      await chapter(database.db, { key: 'london', name: 'OWASP London' });
-      const app = await buildApp({
-        config: loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
-        database,
-      });
-      try {
-        const embedded = database.embedded!;
-        const crashed = once(embedded, 'crashed');
-        await embeddedWorker(database)!.crash();
-        await crashed;
-        // The folder is out of the way and another stands in its place, of a PostgreSQL version this one cannot
-        // open: the new worker fails at once. (A file in its place fails too, but only after an initdb's worth of
-        // work, about 2 s of CPU per attempt.)
-        await fs.rename(dataDir, `${dataDir}.aside`);
-        await fs.mkdir(dataDir);
-        await fs.writeFile(path.join(dataDir, 'PG_VERSION'), '99\n');
+  () =>
+    onDataFolder('cds-pglite-restart-', { maxFailedStarts: 2 }, async ({ database, app, dataDir, time }) => {
+      const embedded = database.embedded!;
+      const crashed = once(embedded, 'crashed');
+      await embeddedWorker(database)!.crash();
+      await crashed;
+      // The folder is out of the way and another stands in its place, of a PostgreSQL version this one cannot
+      // open: the new worker fails at once. (A file in its place fails too, but only after an initdb's worth of
+      // work, about 2 s of CPU per attempt.)
+      await fs.rename(dataDir, `${dataDir}.aside`);
+      await fs.mkdir(dataDir);
+      await fs.writeFile(path.join(dataDir, 'PG_VERSION'), '99\n');
 
-        let failed = once(embedded, 'restart-failed');
-        time.advance(500);
-        const [first] = await failed;
-        assert.equal(first.attempt, 1);
-        assert.equal(first.restartInMs, 1000);
-        assert.equal(first.state, 'restarting');
-        assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 200);
+      let failed = once(embedded, 'restart-failed');
+      time.advance(500);
+      const [first] = await failed;
+      assert.equal(first.attempt, 1);
+      assert.equal(first.restartInMs, 1000);
+      assert.equal(first.state, 'restarting');
+      assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 200);
 
-        failed = once(embedded, 'restart-failed');
-        time.advance(1000);
-        const [second] = await failed;
-        assert.deepEqual([second.attempt, second.restartInMs, second.state], [2, 2000, 'failed']);
-        assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 503);
-        assert.equal((await app.inject({ method: 'GET', url: '/api/v0/chapters/' })).statusCode, 503);
+      failed = once(embedded, 'restart-failed');
+      time.advance(1000);
+      const [second] = await failed;
+      assert.deepEqual([second.attempt, second.restartInMs, second.state], [2, 2000, 'failed']);
+      assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 503);
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v0/chapters/' })).statusCode, 503);
 
-        await fs.rm(dataDir, { recursive: true });
-        await fs.rename(`${dataDir}.aside`, dataDir);
-        const restarted = once(embedded, 'restarted');
-        time.advance(2000);
-        assert.deepEqual(await restarted, [{ attempt: 3 }]);
-        assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 200);
-        const list = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
-        assert.equal(list.statusCode, 200, list.body);
-        assert.deepEqual(
-          list.json().items.map((c: { key: string }) => c.key),
-          ['london'],
-        );
-      } finally {
-        await app.close();
-        await database.close();
-      }
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
-    }
-  },
+      await fs.rm(dataDir, { recursive: true });
+      await fs.rename(`${dataDir}.aside`, dataDir);
+      const restarted = once(embedded, 'restarted');
+      time.advance(2000);
+      assert.deepEqual(await restarted, [{ attempt: 3 }]);
+      assert.equal((await app.inject({ method: 'GET', url: '/livez' })).statusCode, 200);
+      const list = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+      assert.equal(list.statusCode, 200, list.body);
+      assert.deepEqual(
+        list.json().items.map((c: { key: string }) => c.key),
+        ['london'],
+      );
+    }),
 );
 
 test(
   'an exception inside PGlite in the middle of a query (a stack overflow) fails that query at once and restarts the database, instead of spinning forever',
   embeddedSkip,
-  async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-pglite-trap-'));
-    await seedDataDir(dir);
-    const time = manualClock();
-    try {
-      const database = await openDatabase({
-        ...EMBEDDED,
-        dataDir: path.join(dir, 'pglite'),
-        restart: { clock: time.clock },
-      });
-      await chapter(database.db, { key: 'london', name: 'OWASP London' });
-      const app = await buildApp({
-        config: loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
-        database,
-      });
-      try {
-        // Each level of this recursion takes more of the worker thread's native stack than of PostgreSQL's own
-        // (max_stack_depth): the thread's stack overflows first, a RangeError out of the backend's step, not the ERROR
-        // PostgreSQL would raise. PGlite swallows it and runs the same step again, forever (PGlite #1058): without
-        // the guard in pglite-worker.ts this statement never answers and the thread spins at 100 % of a core.
-        await sql`CREATE FUNCTION deep(n int) RETURNS int LANGUAGE sql
+  () =>
+    onDataFolder('cds-pglite-trap-', {}, async ({ database, app, time }) => {
+      // Each level of this recursion takes more of the worker thread's native stack than of PostgreSQL's own
+      // (max_stack_depth): the thread's stack overflows first, a RangeError out of the backend's step, not the ERROR
+      // PostgreSQL would raise. PGlite swallows it and runs the same step again, forever (PGlite #1058): without
+      // the guard in pglite-worker.ts this statement never answers and the thread spins at 100 % of a core.
+      await sql`CREATE FUNCTION deep(n int) RETURNS int LANGUAGE sql
           AS 'SELECT CASE WHEN n = 0 THEN 0 ELSE deep(n - 1) + 1 END'`.execute(database.db);
-        assert.deepEqual((await sql<{ v: number }>`SELECT deep(100) AS v`.execute(database.db)).rows, [{ v: 100 }]);
-        const crashed = once(database.embedded!, 'crashed');
-        await assert.rejects(sql`SELECT deep(100000)`.execute(database.db), (error: Error & { code?: string }) => {
-          assert.equal(error.code, 'ECONNRESET');
-          assert.match(error.message, /the embedded database failed in a query: Maximum call stack size exceeded/);
-          return true;
-        });
-        await crashed;
-        const meanwhile = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
-        assert.equal(meanwhile.statusCode, 503, meanwhile.body);
+      assert.deepEqual((await sql<{ v: number }>`SELECT deep(100) AS v`.execute(database.db)).rows, [{ v: 100 }]);
+      const crashed = once(database.embedded!, 'crashed');
+      await assert.rejects(sql`SELECT deep(100000)`.execute(database.db), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'ECONNRESET');
+        assert.match(error.message, /the embedded database failed in a query: Maximum call stack size exceeded/);
+        return true;
+      });
+      await crashed;
+      const meanwhile = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+      assert.equal(meanwhile.statusCode, 503, meanwhile.body);
 
-        const restarted = once(database.embedded!, 'restarted');
-        time.advance(500);
-        await restarted;
-        const again = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
-        assert.equal(again.statusCode, 200, again.body);
-        assert.deepEqual(
-          again.json().items.map((c: { key: string }) => c.key),
-          ['london'],
-        );
-      } finally {
-        await app.close();
-        await database.close();
-      }
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
-    }
-  },
+      const restarted = once(database.embedded!, 'restarted');
+      time.advance(500);
+      await restarted;
+      const again = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+      assert.equal(again.statusCode, 200, again.body);
+      assert.deepEqual(
+        again.json().items.map((c: { key: string }) => c.key),
+        ['london'],
+      );
+    }),
 );

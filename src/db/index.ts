@@ -10,7 +10,14 @@ import type { PgliteWorker } from './pglite-host.ts';
 import { PgliteSupervisor, type EmbeddedHealth, type RestartOptions } from './pglite-supervisor.ts';
 import { timestampParser } from './timestamps.ts';
 import { TransactionLockDialect } from './migration-lock.ts';
-import { sessionSettings, settingsPerTransaction, startupParameters, type PoolMode, type Query } from './pool-mode.ts';
+import {
+  sessionSettings,
+  settingsPerTransaction,
+  startupParameters,
+  transactionAfter,
+  type PoolMode,
+  type Query,
+} from './pool-mode.ts';
 import { namingReads } from './prepared.ts';
 
 // `date` columns stay `YYYY-MM-DD` strings: turning them into Date objects would shift them by
@@ -290,13 +297,6 @@ function closingTimedOut(
     },
     end: () => pool.end(),
   };
-}
-
-/** Whether a session is in a transaction after `sql`, given whether it was before (Kysely's begin, commit, rollback). */
-function transactionAfter(sql: string, before: boolean): boolean {
-  if (/^\s*(begin|start\s+transaction)\b/i.test(sql)) return true;
-  if (/^\s*(commit|rollback|end|abort)\s*(;|$)/i.test(sql)) return false;
-  return before;
 }
 
 /** A client inside a transaction when released (never by Kysely): closed, its server session is not reusable. */

@@ -40,6 +40,13 @@ const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
 const BEGINS = /^\s*(begin|start\s+transaction)\b/i;
 const ENDS = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i;
 
+/** Whether a session is in a transaction after `text`, given whether it was before (Kysely's begin, commit, rollback). */
+export function transactionAfter(text: string, before: boolean): boolean {
+  if (BEGINS.test(text)) return true;
+  if (ENDS.test(text)) return false;
+  return before;
+}
+
 export interface PerTransaction {
   query: Query;
   /** True between a `begin` and its end: a client released then must not be reused (its transaction is open). */

@@ -4,8 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createTestDb, serverUrl, type TestDatabase } from '../../test/helpers.ts';
-import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { buildTestApp } from '../../test/app.ts';
 import { openDatabase, type Database } from './index.ts';
 import { MAX_PER_CONNECTION } from './prepared.ts';
 
@@ -29,16 +28,14 @@ const preparedOn = async (database: Database) =>
 const single = (options: { preparedStatements?: boolean; poolMode?: 'session' | 'transaction' }) =>
   openDatabase({ databaseUrl: base.url!, poolSize: 1, ...options });
 
-const app = (database: Database) =>
-  buildApp({
-    config: loadConfig({
-      LOG_LEVEL: 'silent',
-      REST_AUTH: 'optional',
-      RATE_LIMIT_PER_SECOND: '1000000',
-      RESPONSE_CACHE: 'false',
-    }),
-    database,
-  });
+/** The test app on that one connection, without the response cache: every request reads. */
+const app = async (database: Database) =>
+  (
+    await buildTestApp({
+      sharedDatabase: { ...database, url: base.url, drop: () => database.close() },
+      env: { RESPONSE_CACHE: 'false' },
+    })
+  ).app;
 
 test(
   'the reads of a request are named prepared statements, one per text, used again; writes are not',
