@@ -8,6 +8,8 @@ import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 import { authenticateApiKey } from '../src/api-keys/api-keys.service.ts';
+import { revokePublishedKeys } from '../src/api-keys/leaks.ts';
+import pino from 'pino';
 import { createTestDb, EMBEDDED, seedDataDir, type TestDatabase } from './helpers.ts';
 import { runCli } from './process.ts';
 
@@ -115,6 +117,17 @@ test('rotate prints the new key once; the old one works for the grace period (0:
     'not after it',
   );
 
+  const states = new Map(
+    (await runCli(['keys', 'list', '--user', 'operator-user'], env)).stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((row) => row.split(/\s{2,}/))
+      .map(([uuid, state]) => [uuid, state]),
+  );
+  assert.equal(states.get(old.uuid), 'rotated', 'list: rotated with no grace');
+  assert.equal(states.get(graceful.uuid), 'rotated, in grace', 'list: rotated, still working');
+
   assert.equal((await runCli(['keys', 'rotate', graceful.uuid, '--grace-hours', '169'], env)).code, 2);
   assert.equal((await runCli(['keys', 'rotate', graceful.uuid], env)).code, 2, '--grace-hours is required');
   assert.equal((await runCli(['keys', 'rotate', 'not-a-uuid', '--grace-hours', '1'], env)).code, 2);
@@ -122,4 +135,21 @@ test('rotate prints the new key once; the old one works for the grace period (0:
     (await runCli(['keys', 'rotate', '00000000-0000-4000-8000-000000000000', '--grace-hours', '1'], env)).code,
     1,
   );
+});
+
+test('list says which key was revoked because GitHub reported it published', async () => {
+  await withDb((db) => upsertLocalUser(db, 'leaky-user'));
+  const created = await runCli(
+    ['keys', 'create', '--user', 'leaky-user', '--name', 'pushed', '--expires-in', '30'],
+    env,
+  );
+  assert.equal(created.code, 0, created.stderr);
+  const uuid = /created key ([0-9a-f-]{36})/.exec(created.stderr)![1]!;
+  const quiet = { revocation: async () => {}, dataChanged: async () => {} };
+  const report = [
+    { token: created.stdout.trim(), type: 'cds_api_key', url: 'https://example.test/x', source: 'content' },
+  ];
+  await withDb((db) => revokePublishedKeys(db, report, quiet, pino({ level: 'silent' }), new Date()));
+  const listed = (await runCli(['keys', 'list', '--user', 'leaky-user'], env)).stdout;
+  assert.match(listed, new RegExp(`${uuid}\\s+revoked \\(leaked\\)\\s`));
 });

@@ -102,8 +102,15 @@ export async function recordLastUsed(db: Db, uses: Map<string, Date>): Promise<v
   `.execute(db);
 }
 
+/** Every key of the user, oldest first, with whether it was replaced by a rotation (for `cds keys list`). */
 export function findKeysOfUser(db: Db, userId: string) {
-  return db.selectFrom('api_keys').select(PUBLIC_COLUMNS).where('user_id', '=', userId).orderBy('id').execute();
+  return db
+    .selectFrom('api_keys')
+    .select(PUBLIC_COLUMNS)
+    .select(sql<boolean>`replaced_by IS NOT NULL`.as('is_rotated'))
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute();
 }
 
 /** The user's keys that GitHub's secret scanning reported published since `since` (and that were revoked for it). */

@@ -70,7 +70,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           }
           const rows = keys.map((key) => [
             key.uuid,
-            key.is_revoked ? 'revoked' : key.expires_at.getTime() <= now ? 'expired' : 'active',
+            keyState(key, now),
             key.expires_at.toISOString(),
             key.last_used_at ? key.last_used_at.toISOString() : 'never',
             key.name,
@@ -121,4 +121,18 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
     err(`cds: ${error.message}\n`);
     return 1;
   }
+}
+
+/**
+ * A key's state in `cds keys list`: a leaked key says so (it was revoked for it), a rotated one that it was replaced
+ * (during its grace period it still works: "rotated, in grace"), before the plain revoked, expired and active.
+ */
+function keyState(
+  key: { is_revoked: boolean; is_rotated: boolean; expires_at: Date; leak_reported_at: Date | null },
+  now: number,
+): string {
+  const expired = key.expires_at.getTime() <= now;
+  if (key.leak_reported_at) return 'revoked (leaked)';
+  if (key.is_rotated) return key.is_revoked || expired ? 'rotated' : 'rotated, in grace';
+  return key.is_revoked ? 'revoked' : expired ? 'expired' : 'active';
 }
