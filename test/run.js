@@ -27,7 +27,7 @@ const concurrency = process.env.TEST_CONCURRENCY || '2';
  * The resident memory (MB) after which a worker takes no further file (test/group.js): a third of the machine's
  * memory shared by the workers running at once, at most 4 GB. Fewer, longer-lived workers pay their start (Node,
  * the test runner, the embedded database's WebAssembly) and warm up V8's compilers fewer times: on 2 cores and
- * 24 GiB, 2 workers for the 82 files took 139 s against 167 s for 8 (docs/decisions.md, test-workers).
+ * 24 GiB, 2 workers for the 82 files took 139 s against 167 s for 8 (docs/decisions.md, Tests).
  */
 const MAX_RSS =
   process.env.TEST_WORKER_MAX_RSS ||
