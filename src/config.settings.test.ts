@@ -1,5 +1,6 @@
 // One list of settings in three places: what the code reads (config.ts, and any process.env.X elsewhere in src/), the
-// README's settings tables and .env.example. A setting added to one and forgotten in another fails here, by name.
+// settings tables of docs/operating.md and .env.example. A setting added to one and forgotten in another fails here,
+// by name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -26,10 +27,10 @@ function readByCode(): Set<string> {
   return names;
 }
 
-/** The first cell of every row of the README's tables that names settings: `| `PORT`, `HOST` | …`. */
-function inReadme(): Set<string> {
+/** The first cell of every row of docs/operating.md's tables that names settings: `| `PORT`, `HOST` | …`. */
+function inDocs(): Set<string> {
   const names = new Set<string>();
-  for (const [, cell] of read('README.md').matchAll(/^\| ((?:`[A-Z][A-Z0-9_]+`(?:, )?)+) \|/gm))
+  for (const [, cell] of read('docs/operating.md').matchAll(/^\| ((?:`[A-Z][A-Z0-9_]+`(?:, )?)+) \|/gm))
     for (const [, name] of cell!.matchAll(/`([^`]+)`/g)) if (NAME.test(name!)) names.add(name!);
   return names;
 }
@@ -41,13 +42,13 @@ function inEnvExample(): Set<string> {
 
 const missing = (from: Set<string>, to: Set<string>) => [...from].filter((name) => !to.has(name)).sort();
 
-test('every setting the code reads is in the README and in .env.example, and neither names one it does not read', () => {
+test('every setting the code reads is in docs/operating.md and in .env.example, and neither names one it does not read', () => {
   const code = readByCode();
-  const readme = inReadme();
+  const documented = inDocs();
   const example = inEnvExample();
   assert.ok(code.size > 30 && code.has('PORT') && code.has('DATABASE_URL'), [...code].join(' '));
-  assert.deepEqual(missing(code, readme), [], 'read by the code, not in the README');
+  assert.deepEqual(missing(code, documented), [], 'read by the code, not in docs/operating.md');
   assert.deepEqual(missing(code, example), [], 'read by the code, not in .env.example');
-  assert.deepEqual(missing(readme, code), [], 'in the README, never read');
+  assert.deepEqual(missing(documented, code), [], 'in docs/operating.md, never read');
   assert.deepEqual(missing(example, code), [], 'in .env.example, never read');
 });

@@ -56,7 +56,7 @@ export async function buildTestApp(
         { level: 'trace', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
         new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
       )
-    : // TEST_LOG_FILE (README, Tests): warnings and errors to a file, to read what a 500 in a run was.
+    : // TEST_LOG_FILE (docs/development.md, Tests): warnings and errors to a file, to read what a 500 in a run was.
       process.env.TEST_LOG_FILE
       ? pino(
           { level: 'warn', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },

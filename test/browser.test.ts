@@ -2,7 +2,7 @@
 // the GitHub stand-in, create a key, copy it, use it on the REST API, revoke it, sign out; and a page on
 // another origin reading the REST API through CORS.
 // Takes a screenshot of the page; with UPDATE_SCREENSHOT=1 it replaces docs/api-keys-page.png (the
-// README's picture), otherwise it goes to a temporary file so test runs leave the tree clean.
+// picture in docs/api.md), otherwise it goes to a temporary file so test runs leave the tree clean.
 // Never downloads a browser; without Chromium the test fails.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

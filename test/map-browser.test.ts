@@ -3,7 +3,7 @@
 // markers are counted against the API's GeoJSON (with REST_AUTH=required: the page itself needs no
 // key), a country and a region filter change them as the API's filters do, and a click, Enter and
 // Space show a record with its API link.
-// With UPDATE_SCREENSHOT=1 it replaces docs/map.png (the README's picture); otherwise the screenshot
+// With UPDATE_SCREENSHOT=1 it replaces docs/map.png (the picture in docs/api.md); otherwise the screenshot
 // goes to a temporary file. Never downloads a browser; without Chromium the test fails.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -98,7 +98,7 @@ export function clientProgram(doc: OpenApi, values: Map<string, Record<string, s
     // The one thing of Node's it uses, declared: checked without @types/node (two thirds of tsc's parsing).
     'declare const process: { env: Record<string, string | undefined> };',
     // The JSON answers: the chapters and events lists also document application/geo+json, which openapi-fetch
-    // would otherwise union into their response types (README, GeoJSON).
+    // would otherwise union into their response types (docs/api.md, GeoJSON).
     "const client = createClient<paths, 'application/json'>({ baseUrl: process.env.BASE_URL!, headers: { 'X-API-Key': process.env.API_KEY! } });",
     'const results: Record<string, { status: number; body: unknown }> = {};',
     '',

@@ -17,6 +17,7 @@ ${details}
  */
 export const GITHUB_NOT_CONFIGURED = `<p>Sign-in with GitHub is not configured on this server. Its operator enables it by
   setting <code>GITHUB_CLIENT_ID</code> and <code>GITHUB_CLIENT_SECRET</code> (a GitHub OAuth app whose callback is
-  <code>/auth/github/callback</code> on this server); see the README, "API keys, sign-in and GraphQL".</p>
+  <code>/auth/github/callback</code> on this server); see the repository's docs/api.md, "API keys, sign-in and
+  GraphQL".</p>
   <p>Meanwhile an operator creates a user and a key from the command line:
   <code>npx cds users create LOGIN --key NAME</code> prints the key once.</p>`;

@@ -1,6 +1,7 @@
 // The keyless documents of the web side (/map/*.geojson, /calendar/events.ics): each built once per data version and
 // UTC day (what "upcoming" means), kept in memory and served with an ETag, so that anyone may read them without a key
-// and without any way to page through the API or to load the database (README, "The map" and "Calendar").
+// and without any way to page through the API or to load the database (docs/api.md, "The map" and "CSV, `format=`
+// and the events calendar").
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/index.ts';

@@ -4,7 +4,7 @@
 // which the page filters on). Public whatever REST_AUTH says: the page is for anyone, the records are
 // the public lists the API gives, and each answer is one fixed document per data version and UTC day,
 // built once and served from memory with an ETag (daily-document.ts), so it offers no way to page through
-// the API or load the database (README, "The map").
+// the API or load the database (docs/api.md, "The map").
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/index.ts';
 import { listMapChapters, listMapEvents } from './map.queries.ts';
