@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { sql, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import { importDataset } from '../src/data/import.ts';
-import { openDatabase, pgliteDir, type Database } from '../src/db/index.ts';
+import { openDatabase, pgliteDir, type Database, type ListBudget } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { noteFresh, recycle, takeSpare } from './spare-db.ts';
 
@@ -38,12 +38,14 @@ export async function createTestDb(
     importBundled?: boolean;
     /** Kysely's query log, to capture the SQL the app sends (such a database is not kept for the next file). */
     log?: KyselyConfig['log'];
+    /** Embedded database only: open it with a list budget (`Database.lists`, its bounded queue). */
+    lists?: ListBudget;
   } = {},
 ): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   const log = options.log ? { log: options.log } : {};
   if (!serverUrl) {
-    if (migrate && !options.importBundled && !options.log) {
+    if (migrate && !options.importBundled && !options.log && !options.lists) {
       // The worker process's kept database (test/spare-db.ts), emptied and checked, or a new one from the template.
       let database = takeSpare();
       if (!database) {
@@ -58,6 +60,7 @@ export async function createTestDb(
           ...EMBEDDED,
           loadDataDir: (await pgliteTemplate(options.importBundled ? 'bundled' : 'migrated')).tarball,
           ...log,
+          ...(options.lists ? { lists: options.lists } : {}),
         })
       : await openDatabase({ ...EMBEDDED, dataDir: 'memory://', ...log });
     return { ...database, url: undefined, drop: () => database.close() };

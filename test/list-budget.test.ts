@@ -1,7 +1,8 @@
 // On a PostgreSQL server list queries have a budget of their own (LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS,
 // LIST_QUEUE_LENGTH): a slow list is cancelled sooner than other statements, and lists holding every
 // connection of their pool leave details and the rest of the service their own connections.
-// Slow statements are made deterministic by another session holding a lock on a table.
+// Slow statements are made deterministic by another session holding a lock on a table. On the embedded database, whose
+// one session every query shares, the list queries waiting for it are bounded by LIST_QUEUE_LENGTH the same way.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -147,3 +148,46 @@ async function waitForLockWaits(n: number): Promise<void> {
   }
   throw new Error(`fewer than ${n} list sessions waiting for the lock`);
 }
+
+test(
+  'on the embedded database, list queries waiting for its one session are bounded: one more gets a 503 at once',
+  { skip: serverUrl ? 'the embedded database only (a server has the list pool above)' : false },
+  async () => {
+    const embedded = await createTestDb({ lists: { poolSize: 1, statementTimeoutMs: 60_000, queueLength: 1 } });
+    await chapter(embedded.db, { key: 'london' });
+    const app = await buildApp({ config, database: embedded });
+    await app.ready();
+    // The one session, held by a transaction-like piece of work until the test lets it go.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const acquired = new Promise<void>((resolve) => (holding = resolve));
+    const held = embedded.db.connection().execute(async () => {
+      holding();
+      await gate;
+    });
+    try {
+      await acquired;
+      // One list query waits for the session (the queue's one place); a detail waits too, unbounded.
+      const waiting = embedded.lists!.selectFrom('chapters').select('key').execute();
+      const detail = app.inject({ method: 'GET', url: '/api/v0/chapters/london' });
+      await new Promise((resolve) => setImmediate(resolve));
+      const refused = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+      assert.equal(refused.statusCode, 503, refused.body);
+      assert.deepEqual(refused.json(), { message: 'Service unavailable', error_id: refused.headers['x-request-id'] });
+      assert.equal(refused.headers['retry-after'], '5');
+      release();
+      await held;
+      assert.deepEqual(await waiting, [{ key: 'london' }], 'the list query that waited is answered');
+      assert.equal((await detail).statusCode, 200, 'the detail that waited is answered');
+      const served = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
+      assert.equal(served.statusCode, 200, served.body);
+      assert.equal(served.json().count, 1);
+    } finally {
+      release();
+      await held.catch(() => undefined);
+      await app.close();
+      await embedded.drop();
+    }
+  },
+);

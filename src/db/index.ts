@@ -37,7 +37,8 @@ export interface Database {
   /**
    * Where paged list queries run (listRoute), when they have a budget of their own: on a PostgreSQL
    * server a separate pool with a tighter statement timeout and a bounded queue (openListPool), so that
-   * slow lists cannot take the connections of details, key checks and everything else. Unset: `db`.
+   * slow lists cannot take the connections of details, key checks and everything else; on the embedded database
+   * its one session, with at most LIST_QUEUE_LENGTH list queries waiting for it. Unset: `db`.
    */
   readonly lists?: Db;
   readonly kind: DbKind;
@@ -77,7 +78,10 @@ export interface OpenOptions {
   preparedStatements?: boolean;
   /** Kysely's query log (bench/search.ts captures the SQL the app sends). */
   log?: KyselyConfig['log'];
-  /** PostgreSQL server only: give list queries a pool of their own (`Database.lists`). */
+  /**
+   * Give list queries a budget of their own (`Database.lists`): on a PostgreSQL server a pool, timeout and queue of
+   * their own; on the embedded database a bound on how many of them wait for its one session.
+   */
   lists?: ListBudget;
   /** Embedded database only: the backoff of the worker's restarts (tests inject a clock). */
   restart?: RestartOptions;
@@ -151,9 +155,20 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
     { dataDir, sharedBuffersMb: options.sharedBuffersMb, ...(loadDataDir ? { loadDataDir } : {}) },
     options.restart,
   );
-  const db = embeddedDb(worker, options.log);
+  const pool = embeddedPool(worker);
+  const db = new Kysely<DB>({ dialect: new TransactionLockDialect({ pool }), log: options.log });
   const database: Database = {
     db,
+    // List queries wait for the one session in the same queue as every other query, but at most `queueLength` of
+    // them: one more is refused at once (503 with Retry-After) instead of holding its request behind the others.
+    ...(options.lists
+      ? {
+          lists: new Kysely<DB>({
+            dialect: new TransactionLockDialect({ pool: boundedPool(pool, 1, options.lists.queueLength) }),
+            log: options.log,
+          }),
+        }
+      : {}),
     kind: 'pglite',
     embedded: worker,
     dumpDataDir: () => worker.dumpDataDir(),
@@ -175,9 +190,30 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
  * whose worker died is dropped (its socket is destroyed); the next one connects to the worker in place.
  */
 export function embeddedDb(worker: PgliteSupervisor, log?: KyselyConfig['log']): Db {
+  return new Kysely<DB>({ dialect: new TransactionLockDialect({ pool: embeddedPool(worker) }), log });
+}
+
+function embeddedPool(worker: PgliteSupervisor): pg.Pool {
   const pool = new pg.Pool({ max: 1, stream: () => worker.socket() });
   survivePoolErrors(pool);
-  return new Kysely<DB>({ dialect: new TransactionLockDialect({ pool }), log });
+  return pool;
+}
+
+/**
+ * `pool` for queries that must not wait behind more than `queueLength` others: with every one of its `size`
+ * connections busy and that many queries already in its queue (the pool's own, shared with whoever else uses it), the
+ * next one is refused with ListQueueFullError instead of waiting.
+ */
+function boundedPool(pool: pg.Pool, size: number, queueLength: number) {
+  return {
+    connect(): Promise<pg.PoolClient> {
+      if (pool.waitingCount >= queueLength && pool.idleCount === 0 && pool.totalCount >= size) {
+        return Promise.reject(new ListQueueFullError());
+      }
+      return pool.connect();
+    },
+    end: () => pool.end(),
+  };
 }
 
 /** Raised instead of queueing a list query behind `queueLength` others: a 503 (errors.ts). */
@@ -211,16 +247,7 @@ function openListPool(
     application_name: 'cds lists',
   });
   survivePoolErrors(pool);
-  const bounded = {
-    connect(): Promise<pg.PoolClient> {
-      // The pool's own queue holds those waiting; its connections are all busy when it has any.
-      if (pool.waitingCount >= budget.queueLength && pool.idleCount === 0 && pool.totalCount >= budget.poolSize) {
-        return Promise.reject(new ListQueueFullError());
-      }
-      return pool.connect();
-    },
-    end: () => pool.end(),
-  };
+  const bounded = boundedPool(pool, budget.poolSize, budget.queueLength);
   return new Kysely<DB>({
     dialect: new TransactionLockDialect({ pool: closingTimedOut(bounded, connection.perTransaction, prepare) }),
     log,
