@@ -53,70 +53,72 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     requests: [] as string[],
   };
 
-  const server = http.createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://standin');
-    standIn.requests.push(`${req.method} ${url.pathname}`);
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    };
-    if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') {
-      const q = url.searchParams;
-      const redirect = new URL(q.get('redirect_uri') ?? '');
-      redirect.searchParams.set('state', q.get('state') ?? '');
-      if (q.get('client_id') !== standIn.clientId || q.get('code_challenge_method') !== 'S256') {
-        redirect.searchParams.set('error', 'invalid_request');
-      } else if (!standIn.user) {
-        redirect.searchParams.set('error', 'access_denied');
-      } else {
-        const code = crypto.randomBytes(10).toString('hex');
-        codes.set(code, {
-          user: standIn.user,
-          challenge: q.get('code_challenge') ?? '',
-          redirectUri: q.get('redirect_uri') ?? '',
+  const server = http.createServer((req, res) => {
+    (async () => {
+      const url = new URL(req.url ?? '/', 'http://standin');
+      standIn.requests.push(`${req.method} ${url.pathname}`);
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      };
+      if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') {
+        const q = url.searchParams;
+        const redirect = new URL(q.get('redirect_uri') ?? '');
+        redirect.searchParams.set('state', q.get('state') ?? '');
+        if (q.get('client_id') !== standIn.clientId || q.get('code_challenge_method') !== 'S256') {
+          redirect.searchParams.set('error', 'invalid_request');
+        } else if (!standIn.user) {
+          redirect.searchParams.set('error', 'access_denied');
+        } else {
+          const code = crypto.randomBytes(10).toString('hex');
+          codes.set(code, {
+            user: standIn.user,
+            challenge: q.get('code_challenge') ?? '',
+            redirectUri: q.get('redirect_uri') ?? '',
+          });
+          redirect.searchParams.set('code', code);
+        }
+        res.writeHead(302, { location: redirect.toString() }).end();
+        return;
+      }
+      if (req.method === 'POST' && url.pathname === '/login/oauth/access_token') {
+        let raw = '';
+        for await (const chunk of req) raw += chunk;
+        const body = JSON.parse(raw || '{}') as Record<string, string>;
+        const grant = codes.get(body.code ?? '');
+        codes.delete(body.code ?? '');
+        const verifierOk =
+          grant &&
+          crypto
+            .createHash('sha256')
+            .update(body.code_verifier ?? '')
+            .digest('base64url') === grant.challenge;
+        if (
+          body.client_id !== standIn.clientId ||
+          body.client_secret !== standIn.clientSecret ||
+          !grant ||
+          !verifierOk ||
+          body.redirect_uri !== grant.redirectUri
+        ) {
+          return send(200, { error: 'bad_verification_code' });
+        }
+        const token = `gho_${crypto.randomBytes(16).toString('hex')}`;
+        standIn.tokens.set(token, grant.user);
+        return send(200, { access_token: token, token_type: 'bearer', scope: 'read:user,user:email' });
+      }
+      const user = standIn.tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+      if (req.method === 'GET' && (url.pathname === '/user' || url.pathname === '/user/emails')) {
+        if (!user) return send(401, { message: 'Bad credentials' });
+        if (url.pathname === '/user/emails') return send(200, user.emails);
+        return send(200, {
+          id: user.id,
+          login: user.login,
+          name: user.name,
+          avatar_url: `https://avatars.example/${user.id}`,
+          type: 'User',
         });
-        redirect.searchParams.set('code', code);
       }
-      res.writeHead(302, { location: redirect.toString() }).end();
-      return;
-    }
-    if (req.method === 'POST' && url.pathname === '/login/oauth/access_token') {
-      let raw = '';
-      for await (const chunk of req) raw += chunk;
-      const body = JSON.parse(raw || '{}') as Record<string, string>;
-      const grant = codes.get(body.code ?? '');
-      codes.delete(body.code ?? '');
-      const verifierOk =
-        grant &&
-        crypto
-          .createHash('sha256')
-          .update(body.code_verifier ?? '')
-          .digest('base64url') === grant.challenge;
-      if (
-        body.client_id !== standIn.clientId ||
-        body.client_secret !== standIn.clientSecret ||
-        !grant ||
-        !verifierOk ||
-        body.redirect_uri !== grant.redirectUri
-      ) {
-        return send(200, { error: 'bad_verification_code' });
-      }
-      const token = `gho_${crypto.randomBytes(16).toString('hex')}`;
-      standIn.tokens.set(token, grant.user);
-      return send(200, { access_token: token, token_type: 'bearer', scope: 'read:user,user:email' });
-    }
-    const user = standIn.tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
-    if (req.method === 'GET' && (url.pathname === '/user' || url.pathname === '/user/emails')) {
-      if (!user) return send(401, { message: 'Bad credentials' });
-      if (url.pathname === '/user/emails') return send(200, user.emails);
-      return send(200, {
-        id: user.id,
-        login: user.login,
-        name: user.name,
-        avatar_url: `https://avatars.example/${user.id}`,
-        type: 'User',
-      });
-    }
-    send(404, { message: 'Not Found' });
+      send(404, { message: 'Not Found' });
+    })().catch((error: unknown) => res.destroy(error as Error));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

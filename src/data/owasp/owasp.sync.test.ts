@@ -145,19 +145,21 @@ describe('from a URL', () => {
   before(async () => {
     database = await createTestDb();
     dir = await copyOfBundledFiles();
-    server = http.createServer(async (req, res) => {
-      const file = path.basename(req.url ?? '');
-      const answer = (status: number, body?: Buffer, headers: Record<string, string> = {}) => {
-        served.push({ path: file, status });
-        res.writeHead(status, headers).end(body);
-      };
-      if (broken.get(file) === 'hang') return void served.push({ path: file, status: 0 });
-      if (broken.get(file) === 'error') return answer(500);
-      const body = await fs.readFile(path.join(dir, file)).catch(() => undefined);
-      if (!body) return answer(404);
-      const etag = `"${crypto.createHash('sha1').update(body).digest('hex')}"`;
-      if (req.headers['if-none-match'] === etag) return answer(304, undefined, { etag });
-      answer(200, body, { etag, 'content-type': 'text/plain; charset=utf-8' });
+    server = http.createServer((req, res) => {
+      (async () => {
+        const file = path.basename(req.url ?? '');
+        const answer = (status: number, body?: Buffer, headers: Record<string, string> = {}) => {
+          served.push({ path: file, status });
+          res.writeHead(status, headers).end(body);
+        };
+        if (broken.get(file) === 'hang') return void served.push({ path: file, status: 0 });
+        if (broken.get(file) === 'error') return answer(500);
+        const body = await fs.readFile(path.join(dir, file)).catch(() => undefined);
+        if (!body) return answer(404);
+        const etag = `"${crypto.createHash('sha1').update(body).digest('hex')}"`;
+        if (req.headers['if-none-match'] === etag) return answer(304, undefined, { etag });
+        answer(200, body, { etag, 'content-type': 'text/plain; charset=utf-8' });
+      })().catch((error: unknown) => res.destroy(error as Error));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/_data/`;

@@ -178,7 +178,12 @@ async function withSchedulerLease(
     }
   };
   let renewing: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => (renewing = renewing.then(renew)), Math.max(1, Math.floor(lease.ms / 3)));
+  const timer = setInterval(
+    () => {
+      renewing = renewing.then(renew);
+    },
+    Math.max(1, Math.floor(lease.ms / 3)),
+  );
   timer.unref();
   try {
     return { outcome: await work(AbortSignal.any([stop, lost.signal])) };
