@@ -2,8 +2,9 @@
 // repositories, 100,000 members, 1,000,000 issues and 50,000 releases with INSERT … SELECT over
 // generate_series into a fresh database on the PostgreSQL server, starts the real server on it
 // (listening, a real API key, response cache off), and reports p50/p99 of:
-//   - the first page of /issues/, page 5,000, the page of the big repository filtered by state,
-//     a `q` search of /repositories/, each requested one after the other by one client;
+//   - the first page of /issues/, page 5,000, the same two at 30 a page (page 16,667: between two boundaries), the
+//     page of the big repository filtered by state, a `q` search of /repositories/, each requested one after the
+//     other by one client, with the database's CPU per request (its backends' /proc over CPU_REQUESTS more requests);
 //   - an issue detail while 20 other clients walk deep pages of /issues/, with the count of 5xx;
 //   - the SQL the app sends for each of those lists, run by pgbench (one client) as the ceiling.
 //   - the ranked search GET /api/v0/search/ (bench/search-scale.ts): 2–3-word queries, half with a typo, over the
@@ -60,6 +61,7 @@ const WARM_UP = 3;
 const CLIENTS = 20;
 const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 10);
 const PGBENCH_SECONDS = Number(process.env.PGBENCH_SECONDS ?? 5);
+
 /** One issue in BIG_EVERY goes to the big repository: 56k of 1M. */
 const BIG_EVERY = 18;
 const ORGANIZATIONS = 200;
@@ -218,6 +220,9 @@ interface Case {
 const CASES: Case[] = [
   { name: 'first page', path: '/api/v0/issues/?limit=100' },
   { name: 'page 5,000', path: '/api/v0/issues/?limit=100&page=5000' },
+  // A page size that does not divide the boundaries' STEP: page 16,667 starts 80 rows after one (issue 32, item 5).
+  { name: 'first page of 30', path: '/api/v0/issues/?limit=30' },
+  { name: 'page 16,667 of 30', path: '/api/v0/issues/?limit=30&page=16667' },
   {
     name: 'big repository, open, first page',
     path: '/api/v0/issues/?organization=org-0&repository=big&state=open&limit=100',
@@ -392,6 +397,41 @@ async function timeRequests(base: string, key: string, pathOf: () => string, ite
     samples.push(performance.now() - started);
   }
   return timing(samples);
+}
+
+const CPU_REQUESTS = Number(process.env.CPU_REQUESTS ?? 1000);
+
+/** CPU time (ms) the server's backends on this database have used so far: /proc of each (the server runs here). */
+async function backendCpuMs(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    let ticks = 0;
+    for (const { pid } of rows) {
+      const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      if (!stat) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    }
+    return (ticks * 1000) / CLOCK_TICKS;
+  } finally {
+    await client.end();
+  }
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** The database's CPU per request of `path` (µs): CPU_REQUESTS requests one after the other, the backends' CPU. */
+async function databaseCpuPerRequest(base: string, key: string, url: string, path: string): Promise<number> {
+  const before = await backendCpuMs(url);
+  for (let i = 0; i < CPU_REQUESTS; i++) {
+    const res = await fetch(`${base}${path}`, { headers: { 'x-api-key': key } });
+    await res.arrayBuffer();
+  }
+  return ((await backendCpuMs(url)) - before) * (1000 / CPU_REQUESTS);
 }
 
 // The walkers run in a worker thread of their own: on the bench's event loop, reading 200 pages/s would
@@ -571,23 +611,38 @@ async function main(): Promise<void> {
 
     if (PHASES.has('lists')) {
       console.log(
-        `One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s.\n`,
+        `One client, one request after the other, ${ITERATIONS} after ${WARM_UP} warm-up; pgbench: the app's SQL for the same request, one client, ${PGBENCH_SECONDS} s; database CPU: the server's backends over ${CPU_REQUESTS} more requests (/proc).\n`,
       );
-      console.log('| request | HTTP p50 ms | HTTP p99 ms | pgbench p50 ms | pgbench p99 ms | statements |');
-      console.log('|---|---:|---:|---:|---:|---:|');
+      console.log(
+        `| request | HTTP p50 ms | HTTP p99 ms | pgbench p50 ms | pgbench p99 ms | statements | database CPU µs/request (${CPU_REQUESTS}) |`,
+      );
+      console.log('|---|---:|---:|---:|---:|---:|---:|');
+      const cpu = new Map<string, { p50: number }>();
       const results = new Map<string, Timing>();
+      const databaseResults = new Map<string, Timing>();
       for (const c of CASES) {
         const http = await timeRequests(base, key, () => c.path, ITERATIONS);
         results.set(c.name, http);
         const queries = statements.get(c.name) ?? [];
         const db = await pgbench(url, queries.map(inline));
+        databaseResults.set(c.name, db);
+        const perRequest = await databaseCpuPerRequest(base, key, url, c.path);
+        cpu.set(c.name, { p50: perRequest });
         console.log(
-          `| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} |`,
+          `| ${c.name}: \`${c.path}\` | ${ms(http.p50)} | ${ms(http.p99)} | ${ms(db.p50)} | ${ms(db.p99)} | ${queries.length} | ${Math.round(perRequest)} |`,
         );
       }
-      const first = results.get('first page')!;
-      const deep = results.get('page 5,000')!;
-      console.log(`\nPage 5,000 / first page (p50): ${(deep.p50 / first.p50).toFixed(1)}×\n`);
+      // The database's time per page (pgbench p50) is the goal of issue 32, item 5: a deep page ≤ 1.2× the first.
+      for (const [deepName, firstName] of [
+        ['page 5,000', 'first page'],
+        ['page 16,667 of 30', 'first page of 30'],
+      ] as const) {
+        const ratio = (of: Map<string, { p50: number }>) => (of.get(deepName)!.p50 / of.get(firstName)!.p50).toFixed(2);
+        console.log(
+          `\n${deepName} / ${firstName} (p50): HTTP ${ratio(results)}×, pgbench ${ratio(databaseResults)}×, database CPU per request ${ratio(cpu)}×`,
+        );
+      }
+      console.log();
     }
 
     if (PHASES.has('load')) {

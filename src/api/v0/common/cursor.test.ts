@@ -149,18 +149,36 @@ test('deep pages (past remembered boundaries) are the pages OFFSET would give, i
       assert.equal(body.count, ISSUES);
     }
   }
+  // Past the last page, after the boundaries: no row to seek to, an empty page (as OFFSET gives).
+  for (const [page, limit] of [
+    [18, 77],
+    [100, 77],
+  ] as const) {
+    const res = await get(`/api/v0/issues/?limit=${limit}&page=${page}`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().items, [], `page ${page} of ${limit}`);
+    assert.equal(res.json().count, ISSUES);
+  }
   for (const ordering of ['published_at', '-published_at']) {
     const all = await expected(
       'releases',
       'tag_name',
       ordering.startsWith('-') ? 'published_at desc, id desc' : 'published_at, id',
     );
-    for (const page of [6, 10, 11, 12]) {
-      const res = await get(`/api/v0/releases/?limit=100&page=${page}&ordering=${ordering}`);
+    // Pages of 70 start between boundaries: the rest of the way is sought through the key (NULLs among them).
+    for (const [page, limit] of [
+      [6, 100],
+      [10, 100],
+      [11, 100],
+      [12, 100],
+      [9, 70],
+      [15, 70],
+    ] as const) {
+      const res = await get(`/api/v0/releases/?limit=${limit}&page=${page}&ordering=${ordering}`);
       assert.deepEqual(
         res.json().items.map((i: { tag_name: string }) => i.tag_name),
-        all.slice((page - 1) * 100, page * 100),
-        `releases page ${page}, ${ordering}`,
+        all.slice((page - 1) * limit, page * limit),
+        `releases page ${page} of ${limit}, ${ordering}`,
       );
     }
   }

@@ -1,7 +1,8 @@
 // Seeking by the ordering key (keyset pagination), for deep pages and for the opaque `cursor` (issue 12).
 // A position in a list is the key of its last row: the values of the ordering terms, tie-breaker last.
-// "After this key" is written so that the first term is also an index bound (`created_at <= $1`): the
-// index is entered at the key instead of being read from its start and filtered.
+// "After this key" is written so that the index is entered at the key instead of being read from its start and
+// filtered: one row comparison (`(created_at, updated_at, id) < ($1, $2, $3)`) where every term has one direction and
+// no NULL, otherwise an OR of one branch per term with the first term also a bound (`created_at <= $1`).
 import crypto from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { invalidParam } from '../../../errors.ts';
@@ -40,6 +41,13 @@ function bound(term: OrderTerm, value: Key[number]): RawBuilder<boolean> | undef
 
 /** The rows that come after `key` in the order of `terms`. */
 export function after(terms: OrderTerm[], key: Key): RawBuilder<boolean> {
+  // One direction and no NULL anywhere: a single row comparison, which the index of the ordering takes as its bound.
+  const direction = terms[0]!.direction;
+  if (terms.every((t) => t.direction === direction && !t.nullable && !t.expression) && key.every((v) => v !== null)) {
+    const columns = sql.join(terms.map((t) => termSql(t)));
+    const values = sql.join(key.map((v) => sql`${v}`));
+    return sql<boolean>`(${columns}) ${sql.raw(direction === 'desc' ? '<' : '>')} (${values})`;
+  }
   const branches = terms.map((term, i) =>
     sql.join([...terms.slice(0, i).map((t, j) => equal(t, key[j]!)), beyond(term, key[i]!)], sql` and `),
   );
@@ -92,18 +100,33 @@ export function decodeCursor(terms: OrderTerm[], cursor: string, scope: string):
   return k;
 }
 
-/** Rows between remembered page boundaries: one key every STEP rows of a list in one ordering. */
-export const STEP = 500;
+/**
+ * Rows between remembered page boundaries: one key every STEP rows of a list in one ordering. A page of 100 (or of
+ * 10, 20, 25 or 50) starts exactly at one; any other starts fewer than STEP rows after one (issue 32, item 5).
+ */
+export const STEP = 100;
+
+interface Entry {
+  keys: Promise<Key[]>;
+  tables: string[];
+  /** Keys held, once computed (0 until then). */
+  size: number;
+}
 
 /**
  * Remembered boundaries, by count query and ordering, dropped when a table they read changes; the least
- * recently used entry goes first beyond `max`. A promise is kept, so concurrent deep pages compute them once.
+ * recently used entry goes first beyond `max` entries or `maxKeys` keys in all (a million-row list holds 10,000). A
+ * promise is kept, so concurrent deep pages compute them once.
  */
 export class BoundaryCache {
-  private entries = new Map<string, { keys: Promise<Key[]>; tables: string[] }>();
+  private entries = new Map<string, Entry>();
   private pending: Promise<void> | undefined;
+  private keys = 0;
 
-  constructor(private readonly max = 200) {}
+  constructor(
+    private readonly max = 200,
+    private readonly maxKeys = 200_000,
+  ) {}
 
   hold(reading: Promise<void>): void {
     const held: Promise<void> = reading.finally(() => {
@@ -119,24 +142,51 @@ export class BoundaryCache {
       this.entries.delete(key);
     } else {
       const keys = compute();
-      entry = { keys, tables };
-      // A failure is not remembered.
-      keys.catch(() => this.entries.get(key)?.keys === keys && this.entries.delete(key));
+      const created: Entry = { keys, tables, size: 0 };
+      entry = created;
+      keys.then(
+        (list) => {
+          if (this.entries.get(key) !== created) return;
+          created.size = list.length;
+          this.keys += list.length;
+          this.trim();
+        },
+        // A failure is not remembered.
+        () => this.entries.get(key) === created && this.remove(key),
+      );
     }
     this.entries.set(key, entry);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.trim();
     return entry.keys;
+  }
+
+  /** The least recently used entries out until both bounds hold (the newest one stays, whatever its size). */
+  private trim(): void {
+    while (this.entries.size > this.max || (this.keys > this.maxKeys && this.entries.size > 1))
+      this.remove(this.entries.keys().next().value!);
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.keys -= entry.size;
+    this.entries.delete(key);
   }
 
   invalidate(changed: ReadonlySet<string>, versioned: ReadonlySet<string>): void {
     for (const [key, entry] of this.entries) {
-      if (entry.tables.length === 0 || entry.tables.some((t) => changed.has(t) || !versioned.has(t)))
-        this.entries.delete(key);
+      if (entry.tables.length === 0 || entry.tables.some((t) => changed.has(t) || !versioned.has(t))) this.remove(key);
     }
   }
 
   clear(): void {
     this.entries.clear();
+    this.keys = 0;
+  }
+
+  /** Keys held in all (metrics, tests). */
+  get keyCount(): number {
+    return this.keys;
   }
 
   get size(): number {
