@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDatabase, pgliteDir, type Db } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { analyze, importDataset } from '../src/data/import.ts';
+import { analyze, importDataset } from '../src/data/import/dataset.import.ts';
 import { seedIssues } from './seed.ts';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
 

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { importDataset, analyze } from '../src/data/import.ts';
+import { importDataset, analyze } from '../src/data/import/dataset.import.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 

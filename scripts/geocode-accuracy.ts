@@ -5,7 +5,7 @@
 // that name is the error. Run: npx tsx scripts/geocode-accuracy.ts
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { BUNDLED_DATA_DIR } from '../src/data/import.ts';
+import { BUNDLED_DATA_DIR } from '../src/data/import/dataset.import.ts';
 import { readOwaspData } from '../src/data/owasp/owasp.read.ts';
 import { CHAPTER_PLACES, placeChapter } from '../src/data/geocode/chapter-places.ts';
 import { distanceKm } from '../src/data/geocode/geocode.gazetteer.ts';

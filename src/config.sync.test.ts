@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig, parseDuration } from './config.ts';
-import { DEFAULT_REQUESTS_PER_MINUTE } from './data/github/github.client.ts';
+import { DEFAULT_REQUESTS_PER_MINUTE } from './data/sync/github/github.client.ts';
 
 test('durations: seconds, minutes, hours, days; anything else is refused', () => {
   assert.equal(parseDuration('90'), 90_000);

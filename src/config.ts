@@ -66,6 +66,8 @@ export interface Config {
   readonly staffLogins: readonly string[];
   /** Load the bundled dataset into an empty database on start. */
   readonly autoImport: boolean;
+  /** IMPORT_TRACE=1: a dataset import (`cds import`, the first start's) prints each phase's seconds and memory to stderr. */
+  readonly importTrace: boolean;
   /** Scheduled GitHub and website syncs (docs/sync.md); off unless SYNC_INTERVAL is set. */
   readonly sync: SyncSettings;
   readonly shutdownTimeoutMs: number;
@@ -285,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 24 * 365),
     staffLogins: list(env, 'OWASP_STAFF_LOGINS').map((login) => login.toLowerCase()),
     autoImport: bool(env, 'AUTO_IMPORT', true),
+    importTrace: text(env, 'IMPORT_TRACE') === '1',
     sync: {
       intervalMs: duration(env, 'SYNC_INTERVAL', 60_000),
       githubOrgs: list(env, 'SYNC_GITHUB_ORGS'),

@@ -5,7 +5,7 @@ import { availableCores } from './cores.ts';
 import { releaseGazetteer } from './data/geocode/geocode.gazetteer.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
-import { startSyncScheduler } from './data/sync/scheduler.ts';
+import { startSyncScheduler } from './data/scheduler/sync.scheduler.ts';
 import { startDumpBuilds } from './api/v0/dumps/dumps.background.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';

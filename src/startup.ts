@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { openDatabase, pgliteDir, type Database, type ListBudget } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { withReplicas } from './db/replicas.ts';
-import { importIfEmpty } from './data/import.ts';
+import { importIfEmpty } from './data/import/dataset.import.ts';
 import { ensureDatabaseExists } from './startup.queries.ts';
 
 /**
@@ -53,7 +53,7 @@ export async function prepareDatabase(database: Database, config: Config, log: L
     const applied = await migrateToLatest(setup.db);
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
     if (!config.autoImport) return;
-    const report = await importIfEmpty(setup.db);
+    const report = await importIfEmpty(setup.db, undefined, { trace: config.importTrace });
     if (report)
       log.info({ durationMs: report.durationMs, dataVersion: report.dataVersion }, 'bundled dataset imported');
   } finally {

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { buildApp, REDACTED_PATHS } from '../src/app.ts';
 import type { Timers } from '../src/api/v0/rest/known-keys.ts';
 import type { Every } from '../src/auth/session-sweep.ts';
-import { importDataset } from '../src/data/import.ts';
+import { importDataset } from '../src/data/import/dataset.import.ts';
 import { createTestDb, type TestDatabase } from './helpers.ts';
 
 export interface TestApp {

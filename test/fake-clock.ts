@@ -1,7 +1,7 @@
 // A clock for the syncs whose time moves only when someone sleeps: a sleep returns at once (on the next turn
 // of the event loop) with the time moved to its deadline. Tests see every wait, to the millisecond, and never
 // wait for it. Concurrent sleepers each move the time to their own deadline, never back.
-import type { SyncClock } from '../src/data/github/github.gate.ts';
+import type { SyncClock } from '../src/data/sync/github/github.gate.ts';
 
 export interface FakeClock extends SyncClock {
   /** Every sleep asked for, in milliseconds, in order. */

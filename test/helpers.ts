@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql, type KyselyConfig } from 'kysely';
 import pg from 'pg';
-import { importDataset } from '../src/data/import.ts';
+import { importDataset } from '../src/data/import/dataset.import.ts';
 import { openDatabase, pgliteDir, type Database, type ListBudget } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { noteFresh, recycle, takeSpare } from './spare-db.ts';

@@ -5,12 +5,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from './app.ts';
-import { BUNDLED_DATA_DIR } from '../src/data/import.ts';
+import { BUNDLED_DATA_DIR } from '../src/data/import/dataset.import.ts';
 import { bumpDataVersion } from '../src/changes/counters.queries.ts';
 import { readOwaspData } from '../src/data/owasp/owasp.read.ts';
 import { writeOwaspData } from '../src/data/owasp/owasp.write.ts';
 import type { OwaspData } from '../src/data/owasp/owasp.types.ts';
-import { readGithubData } from '../src/data/github/github.read.ts';
+import { readGithubData } from '../src/data/import/github/github.read.ts';
 import { writeGithubData } from '../src/data/github/github.write.ts';
 import type { GithubData } from '../src/data/github/github.records.ts';
 

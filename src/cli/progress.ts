@@ -1,6 +1,6 @@
 // A progress bar on stderr when it is a terminal; nothing when output goes to a file or a log.
 import cliProgress from 'cli-progress';
-import { NO_PROGRESS, type SyncProgress } from '../data/sync/sync-log.ts';
+import { NO_PROGRESS, type SyncProgress } from '../data/base/sync-log.ts';
 
 export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): SyncProgress {
   if (!stream.isTTY) return NO_PROGRESS;

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { analyze, importDataset, importFromDumps, sourcesFrom, type ImportReport } from '../data/import.ts';
+import {
+  analyze,
+  importDataset,
+  importFromDumps,
+  sourcesFrom,
+  type ImportReport,
+} from '../data/import/dataset.import.ts';
 import { announceDataChanged } from '../changes/announce.ts';
 import { countRecords, type ResourceCount } from './cds-status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
@@ -55,7 +61,7 @@ export async function runCommand(
         const progress = progressOn(progressBar);
         const report = dumps
           ? await importFromDumps(db, { baseUrl: dumps, apiKey: config.sourceApiKey }, { progress })
-          : await importDataset(db, sourcesFrom(from), { progress });
+          : await importDataset(db, sourcesFrom(from), { progress, trace: config.importTrace });
         if (report.changed) {
           await analyze(db);
           await announceDataChanged(config);

@@ -2,7 +2,7 @@
 // 0 success, 1 failure, 2 usage error. The terminal CLI and the server's admin channel both call it.
 import type { Config } from '../config.ts';
 import { ConfigError } from '../config.ts';
-import { ImportError } from '../data/import-error.ts';
+import { ImportError } from '../data/base/import-error.ts';
 import { runCommand } from './commands.ts';
 import { helpFor, UsageError, USAGE } from './usage.ts';
 import { err, out, type ProgressBar } from './output.ts';

@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/index.ts';
 import { openConfiguredDatabase } from '../startup.ts';
-import { NO_PROGRESS, type SyncProgress } from '../data/sync/sync-log.ts';
+import { NO_PROGRESS, type SyncProgress } from '../data/base/sync-log.ts';
 
 export interface CliContext {
   stdout(text: string): void;

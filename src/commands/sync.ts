@@ -5,15 +5,15 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { announceDataChanged } from '../changes/announce.ts';
-import { SyncStopped, syncGithub, type GithubSyncReport } from '../data/github/github.sync.ts';
-import { syncOwasp } from '../data/owasp/owasp.sync.ts';
-import { OWASP_DATA_URL } from '../data/owasp/owasp.download.ts';
-import { githubSummary, owaspSummary } from '../data/sync/summary.ts';
-import type { SyncLog } from '../data/sync/sync-log.ts';
+import { SyncStopped, syncGithub, type GithubSyncReport } from '../data/sync/github/github.sync.ts';
+import { syncOwasp } from '../data/sync/owasp/owasp.sync.ts';
+import { OWASP_DATA_URL } from '../data/sync/owasp/owasp.download.ts';
+import { githubSummary, owaspSummary } from '../data/sync/sync.summary.ts';
+import type { SyncLog } from '../data/base/sync-log.ts';
 import { UsageError } from './usage.ts';
 import { err, isTerminal, out, progressOn, withDatabase, type ProgressBar } from './output.ts';
 import { countsTable, wantsJson } from './tables.ts';
-import type { ResourceCounts } from '../data/report.ts';
+import type { ResourceCounts } from '../data/base/resource-counts.ts';
 
 const stderrLog: SyncLog = {
   info: (message) => err(`${message}\n`),

@@ -1,5 +1,5 @@
 // Human-readable output of the CLI: aligned tables with a header line, and the summary of an import.
-import type { ResourceCounts } from '../data/report.ts';
+import type { ResourceCounts } from '../data/base/resource-counts.ts';
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
 export function table(headers: string[], rows: string[][]): string {

@@ -1,7 +1,7 @@
-// SQL of what the syncs remember (migration 0004), and of the lock and the lease that keep them apart.
+// SQL of what the syncs remember (migration 0004), and of the lease that keeps scheduled runs apart (the write lock
+// that keeps writers apart is write-lock.queries.ts).
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
-import { IMPORT_LOCK } from '../import.ts';
 
 /** What the last fetch of one URL told us, for a conditional request next time. */
 export interface RequestState {
@@ -13,9 +13,6 @@ export interface RequestState {
   /** GitHub ids of the records on the page (organization repository listings only). */
   githubIds: number[];
 }
-
-// The same key as import.ts's lock: an import and a sync batch never write at the same time.
-const WRITE_LOCK = IMPORT_LOCK;
 
 export async function readRequestStates(db: Db, scope: string): Promise<Map<string, RequestState>> {
   const { rows } = await sql<{
@@ -88,11 +85,6 @@ export async function claimRun(db: Db, key: string, minGapMs: number): Promise<b
     WHERE t.value::timestamptz <= now() - make_interval(secs => ${minGapMs / 1000})
     RETURNING key`.execute(db);
   return rows.length > 0;
-}
-
-/** Waits for imports and other sync batches; released when the caller's transaction ends. */
-export async function lockWrites(db: Db): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`.execute(db);
 }
 
 /** A lease: who holds it and until when (the database's clock, ISO 8601). */

@@ -1,6 +1,6 @@
 // Validated reading of GitHub REST objects. Every refusal names the source (a file, or a request for
 // the sync) and the record, so a bad response is reported where it is.
-import { ImportError } from '../import-error.ts';
+import { ImportError } from '../base/import-error.ts';
 
 export type ApiObject = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // The GitHub records as the reader produces them and the writer stores them. Fields carry the column
 // names; references to other records are GitHub ids (`*_github_id`), which the writer turns into row ids.
 
-import type { ResourceCounts } from '../report.ts';
+import type { ResourceCounts } from '../base/resource-counts.ts';
 
 export interface OrganizationRecord {
   github_id: number;

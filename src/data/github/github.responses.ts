@@ -1,6 +1,6 @@
 // Which records a recorded response holds, told by the request it answers (as listed in manifest.json):
 // the path says what the body is and, for issues and labels, which repository or issue it belongs to.
-import { ImportError } from '../import-error.ts';
+import { ImportError } from '../base/import-error.ts';
 import { Fields } from './github.fields.ts';
 import type { GithubCollector } from './github.collect.ts';
 

@@ -2,19 +2,16 @@
 // transaction. Nothing is ever deleted or deactivated (the tables have no is_active column), except
 // the labels and assignees an issue no longer has.
 import type { Db } from '../../db/index.ts';
-import { emptyCounts } from '../report.ts';
+import { emptyCounts } from '../base/resource-counts.ts';
 import {
   batches,
   rowIdsByGithubId,
   syncPairs,
-  tableIsEmpty,
   touchRows,
   upsertByGithubId,
-  withIndexesRebuilt,
   type PairTable,
   type Row,
 } from './github.queries.ts';
-import { tracePhase, type DatasetData } from './github.stage.ts';
 import {
   GITHUB_RESOURCES,
   type GithubData,
@@ -28,8 +25,8 @@ export type { GithubCounts, GithubReport } from './github.records.ts';
 type Ids = Map<number, string>;
 type Pair = [string, string];
 
-export async function writeGithubData(db: Db, data: GithubData | DatasetData): Promise<GithubReport> {
-  if ('staged' in data) return writeDataset(db, data);
+/** Stores records held in memory (a sync unit; a test's records); the dataset import's staged records: github-dataset.write.ts. */
+export async function writeGithubData(db: Db, data: GithubData): Promise<GithubReport> {
   const run = new WriteRun(db, data);
   const organizations = await run.store('organizations', data.organizations, (o) => ({ ...o }));
   const members = await run.store('members', data.members, (m) => ({ ...m }));
@@ -88,49 +85,6 @@ export async function writeGithubData(db: Db, data: GithubData | DatasetData): P
   return run.report;
 }
 
-/**
- * The dataset import: issues, labels, organizations, members and repositories are in TEMP tables
- * (github.stage.ts) and are upserted and linked in SQL, in the order and with the counts above.
- */
-async function writeDataset(db: Db, data: DatasetData): Promise<GithubReport> {
-  const { staged } = data;
-  const run = new WriteRun(db, data, { ...staged.totals, issues: staged.issues.total });
-  // A first load into empty tables: their secondary indexes and foreign keys are built and checked once at
-  // the end instead of row by row (withIndexesRebuilt); and issues that were all inserted now have no links to
-  // compare with, so links are only added.
-  const empty: string[] = [];
-  for (const table of REBUILT) if (await tableIsEmpty(db, table)) empty.push(table);
-  const firstLoad = empty.includes('issues');
-  for (const table of empty) staged.fresh.add(table);
-  await withIndexesRebuilt(
-    db,
-    empty,
-    async () => {
-      run.changed('organizations', await staged.writeAccounts('organizations', run.report.organizations, true));
-      await staged.writeAccounts('members', run.report.members);
-      await staged.writeRepositories(run.report.repositories);
-      tracePhase('accounts written');
-      await staged.writeScoped('milestones', run.report.milestones);
-      await staged.issues.write(run.report.issues);
-      tracePhase('issues written');
-      await staged.writeLabels(run.report.labels);
-      tracePhase('labels written');
-      await staged.issues.link(run.report.issues);
-      tracePhase('issues linked');
-    },
-    // On a first load the links are inserted once each (SELECT DISTINCT): their primary key is built at the end too.
-    firstLoad ? ['issue_labels', 'issue_assignees'] : [],
-  );
-  tracePhase('indexes built');
-  await run.link('organizations', 'organization_members', await staged.membershipPairs(data.organizationMembers));
-  await staged.writeScoped('releases', run.report.releases);
-  tracePhase('memberships, releases written');
-  return run.report;
-}
-
-/** The tables whose indexes and foreign keys a first load builds at the end (rows are only inserted into them). */
-const REBUILT = ['members', 'repositories', 'labels', 'issues', 'issue_labels', 'issue_assignees'];
-
 type InRepository = (githubId: number, row: Row) => Row | null;
 
 // A record whose repository is not stored cannot be (repository_id is NOT NULL): it is skipped.
@@ -155,7 +109,8 @@ async function storeReleases(run: WriteRun, data: GithubData, people: Ids, inRep
   });
 }
 
-class WriteRun {
+/** One write of GitHub records: the report, the rows changed per table, and how rows and links are stored. */
+export class WriteRun {
   readonly report: GithubReport;
   /** Row ids inserted or updated in this run, per table. */
   readonly #changed = new Map<GithubResource, Set<string>>();

@@ -2,23 +2,26 @@
 // (the GitHub issues are staged in it as they are read), so a bad file changes nothing.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from '../db/index.ts';
-import { bumpDataVersion, readDataVersion } from '../changes/counters.queries.ts';
-import { analyzeAll, lockForTransaction, noStatementTimeout } from './import.queries.ts';
-import { readOwaspData } from './owasp/owasp.read.ts';
-import { writeOwaspData } from './owasp/owasp.write.ts';
-import type { OwaspReport } from './owasp/owasp.types.ts';
-import { changedRows } from './report.ts';
+import type { Db } from '../../db/index.ts';
+import { bumpDataVersion, readDataVersion } from '../../changes/counters.queries.ts';
+import { analyzeAll, noStatementTimeout } from './dataset.queries.ts';
+import { lockWrites } from '../base/write-lock.queries.ts';
+import { readOwaspData } from '../owasp/owasp.read.ts';
+import { writeOwaspData } from '../owasp/owasp.write.ts';
+import type { OwaspReport } from '../owasp/owasp.types.ts';
+import { changedRows } from '../base/resource-counts.ts';
 import { readGithubData } from './github/github.read.ts';
-import { writeGithubData, type GithubReport } from './github/github.write.ts';
-import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './snapshots/monthly-snapshots.queries.ts';
-import { NO_PROGRESS, type SyncProgress } from './sync/sync-log.ts';
+import type { GithubReport } from '../github/github.records.ts';
+import { writeGithubDataset } from './github/github-dataset.write.ts';
+import { phaseTrace } from './import.trace.ts';
+import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from '../snapshots/monthly-snapshots.queries.ts';
+import { NO_PROGRESS, type SyncProgress } from '../base/sync-log.ts';
 import { loadDumps } from './dumps/dumps.load.ts';
 import { ROW_DUMPS, firstNonEmptyTable } from './dumps/dump-rows.queries.ts';
 import type { DumpSourceOptions } from './dumps/dumps.source.ts';
-import { ImportError } from './import-error.ts';
+import { ImportError } from '../base/import-error.ts';
 
-export const BUNDLED_DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data');
+export const BUNDLED_DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../data');
 
 export interface ImportSources {
   /** Folder with the OWASP website's data files (chapters.json, …). */
@@ -44,14 +47,13 @@ export function sourcesFrom(dir: string = BUNDLED_DATA_DIR): ImportSources {
   return { owaspDir: path.join(dir, 'owasp'), githubDir: path.join(dir, 'github') };
 }
 
-// Serializes imports and syncs across processes and instances sharing one database.
-export const IMPORT_LOCK = 727_001;
-
 export interface ImportOptions {
   /** The clock that decides which months are complete (snapshots); the system's by default. */
   now?: () => Date;
   /** Told of each step of the import as it ends (`cds import` draws a bar on a terminal); nothing by default. */
   progress?: SyncProgress;
+  /** Print each phase's seconds and memory to stderr (IMPORT_TRACE, config.ts); off by default. */
+  trace?: boolean;
 }
 
 /** The steps reported to ImportOptions.progress, in order: one advance() at the end of each. */
@@ -77,10 +79,14 @@ export async function analyze(db: Db): Promise<void> {
 }
 
 /** Imports only into a database that has never been loaded (first start); null when it had data. */
-export async function importIfEmpty(db: Db, sources: ImportSources = sourcesFrom()): Promise<ImportReport | null> {
+export async function importIfEmpty(
+  db: Db,
+  sources: ImportSources = sourcesFrom(),
+  options: ImportOptions = {},
+): Promise<ImportReport | null> {
   // The usual case, a database loaded before, costs one query instead of reading every file.
   if ((await readDataVersion(db)) > 0) return null;
-  const report = await runImport(db, sources, true);
+  const report = await runImport(db, sources, true, options);
   if (report) await analyze(db);
   return report;
 }
@@ -93,6 +99,7 @@ async function runImport(
 ): Promise<ImportReport | null> {
   const started = performance.now();
   const progress = options.progress ?? NO_PROGRESS;
+  const trace = phaseTrace(options.trace ?? false);
   // Each step's result passes through, so the hook cannot change what the import does.
   const step = <T>(result: T, index: number): T => {
     progress.advance(IMPORT_STEPS[index]!);
@@ -102,15 +109,15 @@ async function runImport(
   try {
     const owaspData = step(await readOwaspData(sources.owaspDir), 0);
     return await db.transaction().execute(async (trx) => {
-      await lockForTransaction(trx, IMPORT_LOCK);
+      await lockWrites(trx);
       if (onlyIfEmpty && (await readDataVersion(trx)) > 0) return null;
       // A bulk load: its set-based statements (a million issues at once) may take longer than a request's budget.
       await noStatementTimeout(trx);
       // The GitHub responses are read inside the transaction: their issues are staged in its TEMP tables
-      // (github.stage.ts), so memory does not grow with their number; a bad file still changes nothing.
-      const githubData = step(await readGithubData(sources.githubDir, trx), 1);
+      // (github/github-dataset.stage.ts), so memory does not grow with their number; a bad file still changes nothing.
+      const githubData = step(await readGithubData(sources.githubDir, trx, trace), 1);
       // GitHub first: leaders may link to the members it stores.
-      const github = step(await writeGithubData(trx, githubData), 2);
+      const github = step(await writeGithubDataset(trx, githubData, trace), 2);
       const owasp = step(await writeOwaspData(trx, owaspData), 3);
       // Every import, changed or not: a month may have completed since the last one.
       const snapshots = step(await rebuildSnapshots(trx, options.now?.() ?? new Date()), 4);
@@ -137,7 +144,7 @@ export async function importFromDumps(
   progress.start(ROW_DUMPS.length + 2, 'import');
   try {
     return await db.transaction().execute(async (trx) => {
-      await lockForTransaction(trx, IMPORT_LOCK);
+      await lockWrites(trx);
       await noStatementTimeout(trx);
       const found = await firstNonEmptyTable(trx);
       if (found)

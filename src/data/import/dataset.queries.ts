@@ -1,15 +1,10 @@
-// SQL of the dataset import (src/data/import.ts) that is not about one kind of record.
+// SQL of the dataset import (dataset.import.ts) that is not about one kind of record.
 import { sql } from 'kysely';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../../db/index.ts';
 
 /** Refreshes the planner's statistics of every table. */
 export async function analyzeAll(db: Db): Promise<void> {
   await sql`ANALYZE`.execute(db);
-}
-
-/** Waits for, then holds until the transaction ends, the lock `lock` that serializes imports and syncs. */
-export async function lockForTransaction(trx: Db, lock: number): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${lock})`.execute(trx);
 }
 
 /** Lifts the statement timeout for the rest of the transaction (a bulk load's set-based statements). */

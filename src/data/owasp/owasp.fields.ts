@@ -1,6 +1,6 @@
 // Typed access to the fields of one raw record; every problem becomes an ImportError that names
 // the file and the record.
-import { ImportError } from '../import-error.ts';
+import { ImportError } from '../base/import-error.ts';
 import { cleanText } from './owasp.placeholders.ts';
 
 export class RecordFields {

@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
-import { ImportError } from '../import-error.ts';
+import { ImportError } from '../base/import-error.ts';
 
 /** The records of a file, or undefined when an optional file is absent. */
 export async function loadList(

@@ -1,6 +1,6 @@
 // The OWASP website data after reading and validation: what the importer writes, per table.
 import type { EventCategory, ProjectLevel, ProjectType } from '../../db/schema.ts';
-import type { ResourceCounts } from '../report.ts';
+import type { ResourceCounts } from '../base/resource-counts.ts';
 
 interface Dated {
   /** ISO timestamp at midnight UTC. */

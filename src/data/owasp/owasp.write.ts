@@ -3,7 +3,7 @@
 import type { Db } from '../../db/index.ts';
 import { geocode, type Point } from '../geocode/geocode.ts';
 import { placeChapter } from '../geocode/chapter-places.ts';
-import { emptyCounts, type ResourceCounts } from '../report.ts';
+import { emptyCounts, type ResourceCounts } from '../base/resource-counts.ts';
 import {
   deactivateMissing,
   deleteOtherLeaderLinks,

@@ -12,8 +12,8 @@ import { createTestDb, serverUrl, type TestDatabase } from '../../../test/helper
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/index.ts';
 import { dataChangesKey } from '../../changes/announce.ts';
-import { BUNDLED_DATA_DIR } from '../import.ts';
-import { SCHEDULER_LEASE, startSyncScheduler, type SyncJob } from './scheduler.ts';
+import { BUNDLED_DATA_DIR } from '../import/dataset.import.ts';
+import { SCHEDULER_LEASE, startSyncScheduler, type SyncJob } from './sync.scheduler.ts';
 
 const config = loadConfig({});
 const log = pino({ level: 'silent' });

@@ -9,11 +9,11 @@ import type { Logger } from 'pino';
 import type { Config, SyncSettings } from '../../config.ts';
 import type { Database, Db } from '../../db/index.ts';
 import { announceDataChanged } from '../../changes/announce.ts';
-import { syncGithub } from '../github/github.sync.ts';
-import { syncOwasp } from '../owasp/owasp.sync.ts';
-import { githubSummary, owaspSummary } from './summary.ts';
-import type { SyncLog } from './sync-log.ts';
-import { claimRun, releaseLease, takeLease, type Lease } from './sync-state.queries.ts';
+import { syncGithub } from '../sync/github/github.sync.ts';
+import { syncOwasp } from '../sync/owasp/owasp.sync.ts';
+import { githubSummary, owaspSummary } from '../sync/sync.summary.ts';
+import type { SyncLog } from '../base/sync-log.ts';
+import { claimRun, releaseLease, takeLease, type Lease } from '../base/sync-state.queries.ts';
 
 export interface SyncJob {
   name: string;

@@ -2,7 +2,7 @@
 // commit one by one): under the write lock, with a new data version when a snapshot changed.
 import type { Db } from '../../db/index.ts';
 import { bumpDataVersion, readDataVersion } from '../../changes/counters.queries.ts';
-import { lockWrites } from '../sync/sync-state.queries.ts';
+import { lockWrites } from '../base/write-lock.queries.ts';
 import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './monthly-snapshots.queries.ts';
 
 /** Where "now" comes from: the completed months are those before the month of `now()`. */

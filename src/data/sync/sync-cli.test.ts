@@ -11,7 +11,7 @@ import {
   type GithubApiStandIn,
 } from '../../../test/github-api-standin.ts';
 import { runCli } from '../../../test/process.ts';
-import { BUNDLED_DATA_DIR } from '../import.ts';
+import { BUNDLED_DATA_DIR } from '../import/dataset.import.ts';
 
 let tmp: string;
 let database: TestDatabase | undefined;

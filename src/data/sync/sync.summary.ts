@@ -1,7 +1,7 @@
 // The one line a sync prints (or logs) when it ends, whatever happened.
-import type { ResourceCounts } from '../report.ts';
-import type { GithubSyncReport } from '../github/github.sync.ts';
-import type { OwaspSyncReport } from '../owasp/owasp.sync.ts';
+import type { ResourceCounts } from '../base/resource-counts.ts';
+import type { GithubSyncReport } from './github/github.sync.ts';
+import type { OwaspSyncReport } from './owasp/owasp.sync.ts';
 
 /** `issues 3 new, 1 updated; chapters 1 deactivated`, or `no record changed`. */
 export function describeCounts(counts: Record<string, ResourceCounts>): string {

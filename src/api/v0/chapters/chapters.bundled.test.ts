@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import { readOwaspData } from '../../../data/owasp/owasp.read.ts';
-import { BUNDLED_DATA_DIR } from '../../../data/import.ts';
+import { BUNDLED_DATA_DIR } from '../../../data/import/dataset.import.ts';
 import path from 'node:path';
 
 let api: TestApp;

@@ -6,7 +6,7 @@
 // dumps): GitHub ids (negative: none), a repository's language and topics, an event's category, descriptions that no
 // detail shows, and the like.
 import { sql } from 'kysely';
-import type { Db } from '../../db/index.ts';
+import type { Db } from '../../../db/index.ts';
 
 /** How a dump's lines become rows of one table. */
 interface Target {

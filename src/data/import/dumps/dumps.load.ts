@@ -1,12 +1,12 @@
 // Writes another instance's dumps into this (empty) database, inside the caller's import transaction: every dump of
 // ROW_DUMPS becomes rows of its table, batch by batch as its file is read (memory holds one batch), each record after
 // those it refers to; the releases the snapshots count are marked, and the chapters' country codes derived.
-import type { Db } from '../../db/index.ts';
-import { countryCode } from '../../geo/countries.ts';
-import { ImportError } from '../import-error.ts';
-import { emptyCounts, type ResourceCounts } from '../report.ts';
-import { GITHUB_RESOURCES, type GithubReport } from '../github/github.records.ts';
-import type { OwaspReport, OwaspResource } from '../owasp/owasp.types.ts';
+import type { Db } from '../../../db/index.ts';
+import { countryCode } from '../../../geo/countries.ts';
+import { ImportError } from '../../base/import-error.ts';
+import { emptyCounts, type ResourceCounts } from '../../base/resource-counts.ts';
+import { GITHUB_RESOURCES, type GithubReport } from '../../github/github.records.ts';
+import type { OwaspReport, OwaspResource } from '../../owasp/owasp.types.ts';
 import {
   chapterCountries,
   insertLeaders,

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { ImportError } from '../import-error.ts';
-import { VERSION } from '../../version.ts';
+import { ImportError } from '../../base/import-error.ts';
+import { VERSION } from '../../../version.ts';
 
 export interface DumpSourceOptions {
   /** The source's address (`https://data.example.org`): its manifest is `<base>/api/v0/dumps/`. */

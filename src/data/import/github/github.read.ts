@@ -2,14 +2,15 @@
 // written but the import's TEMP staging tables (with a transaction): a bad file leaves the data as it was.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../../db/index.ts';
-import { ImportError } from '../import-error.ts';
-import { GithubCollector } from './github.collect.ts';
-import { isApiObject } from './github.fields.ts';
-import type { GithubData } from './github.records.ts';
-import { labelOverrides, resolveMemberships, Skipped, skippedCounts } from './github.resolve.ts';
-import { collectResponse } from './github.responses.ts';
-import { DatasetStage, tracePhase, type DatasetData } from './github.stage.ts';
+import type { Db } from '../../../db/index.ts';
+import { ImportError } from '../../base/import-error.ts';
+import { GithubCollector } from '../../github/github.collect.ts';
+import { isApiObject } from '../../github/github.fields.ts';
+import type { GithubData } from '../../github/github.records.ts';
+import { labelOverrides, resolveMemberships, Skipped, skippedCounts } from '../../github/github.resolve.ts';
+import { collectResponse } from '../../github/github.responses.ts';
+import { DatasetStage, type DatasetData } from './github-dataset.stage.ts';
+import { NO_TRACE, type PhaseTrace } from '../import.trace.ts';
 
 const MANIFEST = 'manifest.json';
 
@@ -22,12 +23,16 @@ interface ManifestEntry {
 
 /**
  * With `db` (a transaction), issues, labels, accounts and repositories are staged in TEMP tables of that
- * transaction as they are read (github.stage.ts) instead of being kept: memory stays bounded whatever
+ * transaction as they are read (github-dataset.stage.ts) instead of being kept: memory stays bounded whatever
  * their number, and a bad file still changes nothing (the transaction is rolled back).
  */
 export async function readGithubData(dir: string): Promise<GithubData>;
-export async function readGithubData(dir: string, db: Db): Promise<DatasetData>;
-export async function readGithubData(dir: string, db?: Db): Promise<GithubData | DatasetData> {
+export async function readGithubData(dir: string, db: Db, tracePhase?: PhaseTrace): Promise<DatasetData>;
+export async function readGithubData(
+  dir: string,
+  db?: Db,
+  tracePhase: PhaseTrace = NO_TRACE,
+): Promise<GithubData | DatasetData> {
   const stage = db ? new DatasetStage(db) : undefined;
   if (stage) tracePhase('start');
   const collector = new GithubCollector(stage);
@@ -37,12 +42,16 @@ export async function readGithubData(dir: string, db?: Db): Promise<GithubData |
     collectResponse(collector, entry.requests[0]!, body, entry.file);
     await stage?.flush();
   }
-  return stage ? resolveStaged(collector, stage) : collector.finish();
+  return stage ? resolveStaged(collector, stage, tracePhase) : collector.finish();
 }
 
 // resolvePending's steps, in its order (so the same error is thrown first), in SQL; only memberships and
 // the label lists given per issue stay in memory, given the repositories and organizations they name.
-async function resolveStaged(collector: GithubCollector, stage: DatasetStage): Promise<DatasetData> {
+async function resolveStaged(
+  collector: GithubCollector,
+  stage: DatasetStage,
+  tracePhase: PhaseTrace,
+): Promise<DatasetData> {
   await stage.flush(true);
   tracePhase('read and staged');
   await stage.chooseAccounts();

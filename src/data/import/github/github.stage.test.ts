@@ -7,11 +7,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
-import type { Db } from '../../db/index.ts';
-import { BUNDLED_DATA_DIR } from '../import.ts';
+import { createTestDb, type TestDatabase } from '../../../../test/helpers.ts';
+import type { Db } from '../../../db/index.ts';
+import { BUNDLED_DATA_DIR } from '../dataset.import.ts';
 import { readGithubData } from './github.read.ts';
-import { writeGithubData, type GithubReport } from './github.write.ts';
+import type { GithubReport } from '../../github/github.records.ts';
+import { writeGithubDataset as writeGithubData } from './github-dataset.write.ts';
 import { githubRows, type Json } from './github.test-helpers.ts';
 
 const DIR = path.join(BUNDLED_DATA_DIR, 'github');

@@ -1,7 +1,7 @@
 // What the tests of the GitHub import share (github.import.test.ts, github.stage.test.ts).
 import { sql } from 'kysely';
-import type { Db } from '../../db/index.ts';
-import type { PairTable } from './github.queries.ts';
+import type { Db } from '../../../db/index.ts';
+import type { PairTable } from '../../github/github.queries.ts';
 
 export type Json = Record<string, unknown>;
 

@@ -1,17 +1,18 @@
 // One unit of a GitHub sync (an organization, or one repository with its issues, labels, milestones and
 // releases), committed in one transaction with what its requests returned: after a crash, a unit is
 // either wholly stored with its ETags and cursor, or not at all, and the next run redoes it.
-import type { Db } from '../../db/index.ts';
-import { bumpDataVersion } from '../../changes/counters.queries.ts';
-import { changedRows } from '../report.ts';
-import type { GithubCollector } from './github.collect.ts';
-import type { GithubData, MemberRecord, OrganizationRecord } from './github.records.ts';
-import { collectResponse } from './github.responses.ts';
-import { writeGithubData, type GithubReport } from './github.write.ts';
+import type { Db } from '../../../db/index.ts';
+import { bumpDataVersion } from '../../../changes/counters.queries.ts';
+import { changedRows } from '../../base/resource-counts.ts';
+import type { GithubCollector } from '../../github/github.collect.ts';
+import type { GithubData, MemberRecord, OrganizationRecord } from '../../github/github.records.ts';
+import { collectResponse } from '../../github/github.responses.ts';
+import { writeGithubData, type GithubReport } from '../../github/github.write.ts';
 import { storedAccounts, storedRepositories } from './github.stored.queries.ts';
 import { publicOnly } from './github.visibility.ts';
 import type { FetchedPage } from './github.listing.ts';
-import { lockWrites, replaceRequestStates, writeSyncValue, type RequestState } from '../sync/sync-state.queries.ts';
+import { lockWrites } from '../../base/write-lock.queries.ts';
+import { replaceRequestStates, writeSyncValue, type RequestState } from '../../base/sync-state.queries.ts';
 
 export interface Batch {
   /** The sync_requests scope whose states this unit replaces. */

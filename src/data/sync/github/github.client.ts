@@ -6,9 +6,9 @@
 // than maxRateLimitWaitS, or the run's own request budget spent, stops the run (the next run resumes).
 import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
-import { VERSION } from '../../version.ts';
+import { VERSION } from '../../../version.ts';
 import { RateLimitStop, RequestGate, SYSTEM_CLOCK, type SyncClock } from './github.gate.ts';
-import type { SyncLog } from '../sync/sync-log.ts';
+import type { SyncLog } from '../../base/sync-log.ts';
 
 const SyncOctokit = Octokit.plugin(retry);
 export type GithubClient = InstanceType<typeof SyncOctokit>;

@@ -2,7 +2,7 @@
 // one record (`per_page=1`): the number of the `last` page its Link header names is the count. They are asked
 // only when the repository was pushed since the counts were last taken (its `pushed_at` moved), so an
 // unchanged repository costs nothing; `anon=1` counts contributors without a GitHub account too.
-import type { RepositoryRecord } from './github.records.ts';
+import type { RepositoryRecord } from '../../github/github.records.ts';
 import type { GithubClient } from './github.client.ts';
 
 export interface RepositoryCounts {

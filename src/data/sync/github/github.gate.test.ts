@@ -2,7 +2,7 @@
 // no pacing (SYNC_GITHUB_REQUESTS_PER_MINUTE=0, as the CLI test runs against its local stand-in).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fakeClock } from '../../../test/fake-clock.ts';
+import { fakeClock } from '../../../../test/fake-clock.ts';
 import { RequestGate } from './github.gate.ts';
 
 async function starts(

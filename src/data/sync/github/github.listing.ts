@@ -1,7 +1,7 @@
 // Conditional GETs through octokit's paginator. Each page is asked with the ETag (and Last-Modified) its
 // URL answered last time; a 304 page carries no body, so the next page is the one remembered from then.
 import type { GithubClient } from './github.client.ts';
-import type { RequestState } from '../sync/sync-state.queries.ts';
+import type { RequestState } from '../../base/sync-state.queries.ts';
 
 export interface FetchedPage {
   url: string;

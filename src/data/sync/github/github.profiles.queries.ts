@@ -1,6 +1,6 @@
 // SQL of the profile step of the GitHub sync: which accounts to ask about next, and noting that they were asked.
 import { sql } from 'kysely';
-import type { Db } from '../../db/index.ts';
+import type { Db } from '../../../db/index.ts';
 
 export type AccountKind = 'member' | 'organization';
 

@@ -4,16 +4,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { buildTestApp, type TestApp } from '../../../test/app.ts';
-import { fakeClock } from '../../../test/fake-clock.ts';
+import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { fakeClock } from '../../../../test/fake-clock.ts';
 import {
   loadFixtureOrganizations,
   startGithubApiStandIn,
   type GithubApiStandIn,
   type LoggedRequest,
-} from '../../../test/github-api-standin.ts';
-import { readDataVersion } from '../../changes/counters.queries.ts';
-import { changedRows } from '../report.ts';
+} from '../../../../test/github-api-standin.ts';
+import { readDataVersion } from '../../../changes/counters.queries.ts';
+import { changedRows } from '../../base/resource-counts.ts';
 import { syncGithub, type GithubSyncReport } from './github.sync.ts';
 
 let t: TestApp;

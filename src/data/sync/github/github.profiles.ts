@@ -3,15 +3,15 @@
 // published until it has one. Each run asks `GET /users/{login}` or `GET /orgs/{login}` for a bounded
 // number of accounts, those never asked first, then the ones asked longest ago; with the ETag of the
 // last answer, so a profile that did not change costs a 304 (which GitHub does not count).
-import type { Db } from '../../db/index.ts';
-import { ImportError } from '../import-error.ts';
-import { GithubCollector } from './github.collect.ts';
+import type { Db } from '../../../db/index.ts';
+import { ImportError } from '../../base/import-error.ts';
+import { GithubCollector } from '../../github/github.collect.ts';
 import { collectPages, writeBatch, type BatchResult } from './github.batch.ts';
 import type { GithubClient } from './github.client.ts';
 import { fetchConditional } from './github.listing.ts';
 import { markProfileChecked, profileCandidates, type ProfileCandidate } from './github.profiles.queries.ts';
-import { readRequestStates } from '../sync/sync-state.queries.ts';
-import type { SyncLog } from '../sync/sync-log.ts';
+import { readRequestStates } from '../../base/sync-state.queries.ts';
+import type { SyncLog } from '../../base/sync-log.ts';
 
 /** Profile requests per run unless the caller says otherwise. */
 export const PROFILE_REQUESTS = 100;

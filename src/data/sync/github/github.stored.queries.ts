@@ -1,8 +1,8 @@
 // Stored GitHub rows read back as the records the writer takes. A page answered 304 carries no body,
 // yet the writer needs the repository (or organization) its records hang from: the stored row is it.
 import { sql } from 'kysely';
-import type { Db } from '../../db/index.ts';
-import type { MemberRecord, OrganizationRecord, RepositoryRecord } from './github.records.ts';
+import type { Db } from '../../../db/index.ts';
+import type { MemberRecord, OrganizationRecord, RepositoryRecord } from '../../github/github.records.ts';
 
 type Raw = Record<string, unknown>;
 

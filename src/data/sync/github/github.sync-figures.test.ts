@@ -2,8 +2,8 @@
 // recorded fixtures, at GitHub's page size of 100. Run with --test-reporter=spec to see them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useFixtureSync } from '../../../test/github-api-standin.ts';
-import { changedRows } from '../report.ts';
+import { useFixtureSync } from '../../../../test/github-api-standin.ts';
+import { changedRows } from '../../base/resource-counts.ts';
 import { syncGithub } from './github.sync.ts';
 
 const fixture = useFixtureSync();

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { servedRecords, storedRecords, useFixtureSync } from '../../../test/github-api-standin.ts';
-import { changedRows } from '../report.ts';
+import { servedRecords, storedRecords, useFixtureSync } from '../../../../test/github-api-standin.ts';
+import { changedRows } from '../../base/resource-counts.ts';
 import { SyncStopped, syncGithub } from './github.sync.ts';
 
 const fixture = useFixtureSync();

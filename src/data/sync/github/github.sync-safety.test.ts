@@ -4,8 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { servedRecords, storedRecords, useFixtureSync, type LoggedRequest } from '../../../test/github-api-standin.ts';
-import { readDataVersion } from '../../changes/counters.queries.ts';
+import {
+  servedRecords,
+  storedRecords,
+  useFixtureSync,
+  type LoggedRequest,
+} from '../../../../test/github-api-standin.ts';
+import { readDataVersion } from '../../../changes/counters.queries.ts';
 import { retryAfterMs } from './github.client.ts';
 import { SyncStopped, syncGithub, type GithubSyncOptions } from './github.sync.ts';
 

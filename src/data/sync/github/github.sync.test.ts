@@ -2,9 +2,14 @@
 // GitHub's failures injected: secondary and primary rate limits, a 500, a dropped connection.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { servedRecords, storedRecords, useFixtureSync, type LoggedRequest } from '../../../test/github-api-standin.ts';
-import { readDataVersion } from '../../changes/counters.queries.ts';
-import { changedRows } from '../report.ts';
+import {
+  servedRecords,
+  storedRecords,
+  useFixtureSync,
+  type LoggedRequest,
+} from '../../../../test/github-api-standin.ts';
+import { readDataVersion } from '../../../changes/counters.queries.ts';
+import { changedRows } from '../../base/resource-counts.ts';
 import { syncGithub, type GithubSyncReport } from './github.sync.ts';
 
 const ORGS = ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'];

@@ -1,17 +1,17 @@
 // `cds sync github`: mirrors organizations from the GitHub API, one organization and then one repository
 // per transaction, with conditional requests so that an unchanged repository costs only 304s.
-import type { Db } from '../../db/index.ts';
-import { ImportError } from '../import-error.ts';
-import { readDataVersion } from '../../changes/counters.queries.ts';
-import { emptyCounts } from '../report.ts';
-import { GITHUB_RESOURCES, type RepositoryRecord } from './github.records.ts';
-import type { GithubReport } from './github.write.ts';
+import type { Db } from '../../../db/index.ts';
+import { ImportError } from '../../base/import-error.ts';
+import { readDataVersion } from '../../../changes/counters.queries.ts';
+import { emptyCounts } from '../../base/resource-counts.ts';
+import { GITHUB_RESOURCES, type RepositoryRecord } from '../../github/github.records.ts';
+import type { GithubReport } from '../../github/github.write.ts';
 import { createGithubClient, type GithubClientOptions, type RequestStats } from './github.client.ts';
 import type { BatchResult } from './github.batch.ts';
 import { syncOrganization, syncRepository, type UnitContext } from './github.units.ts';
 import { PROFILE_REQUESTS, syncProfiles, type ProfileReport } from './github.profiles.ts';
-import { NO_PROGRESS, QUIET_LOG, type SyncLog, type SyncProgress } from '../sync/sync-log.ts';
-import { refreshSnapshots } from '../snapshots/snapshots.rebuild.ts';
+import { NO_PROGRESS, QUIET_LOG, type SyncLog, type SyncProgress } from '../../base/sync-log.ts';
+import { refreshSnapshots } from '../../snapshots/snapshots.rebuild.ts';
 
 export interface GithubSyncOptions extends Omit<GithubClientOptions, 'log'> {
   organizations: readonly string[];

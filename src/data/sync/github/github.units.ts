@@ -1,15 +1,15 @@
 // The two units of a GitHub sync. An organization: its profile, repository listing and public members.
 // A repository: its issues (incrementally, with `since`), labels, milestones and releases.
-import type { Db } from '../../db/index.ts';
-import { GithubCollector } from './github.collect.ts';
-import type { RepositoryRecord } from './github.records.ts';
+import type { Db } from '../../../db/index.ts';
+import { GithubCollector } from '../../github/github.collect.ts';
+import type { RepositoryRecord } from '../../github/github.records.ts';
 import { collectPages, writeBatch, type BatchResult } from './github.batch.ts';
 import type { GithubClient } from './github.client.ts';
 import { countsCursor, fetchRepositoryCounts } from './github.counts.ts';
 import { fetchConditional, freshItems, isUnchanged, type Fetched } from './github.listing.ts';
 import { storedOrganization, storedRepositories } from './github.stored.queries.ts';
 import { isPublicRecord, removeNonPublicRepositories } from './github.visibility.ts';
-import { readRequestStates, readSyncValue, type RequestState } from '../sync/sync-state.queries.ts';
+import { readRequestStates, readSyncValue, type RequestState } from '../../base/sync-state.queries.ts';
 
 export interface UnitContext {
   db: Db;

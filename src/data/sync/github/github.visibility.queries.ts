@@ -2,7 +2,7 @@
 // ON DELETE CASCADE, its issues, labels, milestones and releases (and their links); with them go the
 // sync's validators and cursors of that repository, so nothing remembers it.
 import { sql } from 'kysely';
-import type { Db } from '../../db/index.ts';
+import type { Db } from '../../../db/index.ts';
 
 export interface StoredRepositoryRef {
   githubId: number;

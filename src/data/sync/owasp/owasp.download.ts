@@ -2,9 +2,9 @@
 // Each file has a time limit and a size limit; a failure names the file and the address.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { VERSION } from '../../version.ts';
-import { ImportError } from '../import-error.ts';
-import type { RequestState } from '../sync/sync-state.queries.ts';
+import { VERSION } from '../../../version.ts';
+import { ImportError } from '../../base/import-error.ts';
+import type { RequestState } from '../../base/sync-state.queries.ts';
 
 /** The OWASP website's `_data` folder, where `cds sync owasp` reads when no source is given. */
 export const OWASP_DATA_URL = 'https://raw.githubusercontent.com/OWASP/owasp.github.io/main/_data/';

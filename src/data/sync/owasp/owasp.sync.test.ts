@@ -9,12 +9,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
-import type { Db } from '../../db/index.ts';
-import { ImportError } from '../import-error.ts';
-import { distanceKm } from '../geocode/geocode.gazetteer.ts';
-import { BUNDLED_DATA_DIR } from '../import.ts';
-import { readDataVersion } from '../../changes/counters.queries.ts';
+import { createTestDb, type TestDatabase } from '../../../../test/helpers.ts';
+import type { Db } from '../../../db/index.ts';
+import { ImportError } from '../../base/import-error.ts';
+import { distanceKm } from '../../geocode/geocode.gazetteer.ts';
+import { BUNDLED_DATA_DIR } from '../../import/dataset.import.ts';
+import { readDataVersion } from '../../../changes/counters.queries.ts';
 import { OWASP_FILES } from './owasp.download.ts';
 import { syncOwasp } from './owasp.sync.ts';
 

@@ -3,17 +3,18 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Db } from '../../db/index.ts';
-import { ImportError } from '../import-error.ts';
-import { bumpDataVersion, readDataVersion } from '../../changes/counters.queries.ts';
-import { changedRows } from '../report.ts';
-import { readOwaspData } from './owasp.read.ts';
-import { writeOwaspData } from './owasp.write.ts';
-import type { OwaspData, OwaspReport } from './owasp.types.ts';
+import type { Db } from '../../../db/index.ts';
+import { ImportError } from '../../base/import-error.ts';
+import { bumpDataVersion, readDataVersion } from '../../../changes/counters.queries.ts';
+import { changedRows } from '../../base/resource-counts.ts';
+import { readOwaspData } from '../../owasp/owasp.read.ts';
+import { writeOwaspData } from '../../owasp/owasp.write.ts';
+import type { OwaspData, OwaspReport } from '../../owasp/owasp.types.ts';
 import { downloadFile, OWASP_FILES, type Download, type DownloadLimits } from './owasp.download.ts';
-import { NO_PROGRESS, type SyncProgress } from '../sync/sync-log.ts';
-import { rebuildSnapshots, snapshotsChanged } from '../snapshots/monthly-snapshots.queries.ts';
-import { lockWrites, readRequestStates, replaceRequestStates, type RequestState } from '../sync/sync-state.queries.ts';
+import { NO_PROGRESS, type SyncProgress } from '../../base/sync-log.ts';
+import { rebuildSnapshots, snapshotsChanged } from '../../snapshots/monthly-snapshots.queries.ts';
+import { lockWrites } from '../../base/write-lock.queries.ts';
+import { readRequestStates, replaceRequestStates, type RequestState } from '../../base/sync-state.queries.ts';
 
 export interface OwaspSyncOptions extends Partial<DownloadLimits> {
   /** Base URL of the data files (…/_data/) or a folder holding them. */
