@@ -1,128 +1,48 @@
-// The GitHub records as the reader produces them and the writer stores them. Fields carry the column
-// names; references to other records are GitHub ids (`*_github_id`), which the writer turns into row ids.
+// The GitHub records as the reader produces them and the writer stores them. Their fields are the columns of
+// github.columns.ts, typed by src/db/schema.ts; references to other records are GitHub ids (`*_github_id`), which the
+// writer turns into row ids.
 
 import type { ResourceCounts } from '../base/resource-counts.ts';
+import type {
+  ISSUE_COLUMNS,
+  LABEL_COLUMNS,
+  MEMBER_COLUMNS,
+  MILESTONE_COLUMNS,
+  ORGANIZATION_COLUMNS,
+  RecordOf,
+  RELEASE_COLUMNS,
+  REPOSITORY_COLUMNS,
+} from './github.columns.ts';
 
-export interface OrganizationRecord {
-  github_id: number;
-  login: string;
-  name: string;
-  description: string;
-  company: string;
-  location: string;
-  email: string;
-  avatar_url: string;
-  url: string;
-  followers_count: number;
-  public_repositories_count: number;
-  created_at: string | null;
-  updated_at: string | null;
-}
+/** A GitHub id of another record (resolved to its row id by the writer); null: none. */
+type GithubIdOf = number | null;
 
-export interface MemberRecord {
-  github_id: number;
-  login: string;
-  name: string;
-  avatar_url: string;
-  url: string;
-  bio: string;
-  company: string;
-  location: string;
-  title: string;
-  twitter_username: string;
-  followers_count: number;
-  following_count: number;
-  public_repositories_count: number;
-  created_at: string | null;
-  updated_at: string | null;
-}
+export type OrganizationRecord = RecordOf<'organizations', typeof ORGANIZATION_COLUMNS>;
 
-export interface RepositoryRecord {
-  github_id: number;
-  owner_login: string;
-  owner_github_id: number;
-  name: string;
-  description: string;
-  homepage: string;
-  language: string;
-  default_branch: string;
-  url: string;
-  license: string;
-  topics: string[];
-  is_archived: boolean;
-  is_fork: boolean;
-  commits_count: number;
-  contributors_count: number;
-  forks_count: number;
-  stars_count: number;
-  watchers_count: number;
-  open_issues_count: number;
-  size: number;
-  pushed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type MemberRecord = RecordOf<'members', typeof MEMBER_COLUMNS>;
 
-export interface MilestoneRecord {
-  github_id: number;
+export type RepositoryRecord = RecordOf<'repositories', typeof REPOSITORY_COLUMNS> & { owner_github_id: number };
+
+export type MilestoneRecord = RecordOf<'milestones', typeof MILESTONE_COLUMNS> & {
   repository_github_id: number;
-  number: number;
-  title: string;
-  body: string;
-  state: 'open' | 'closed';
-  url: string;
-  author_github_id: number | null;
-  open_issues_count: number;
-  closed_issues_count: number;
-  due_on: string | null;
-  closed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+  author_github_id: GithubIdOf;
+};
 
-export interface IssueRecord {
-  github_id: number;
+export type IssueRecord = RecordOf<'issues', typeof ISSUE_COLUMNS> & {
   repository_github_id: number;
-  number: number;
-  title: string;
-  body: string;
-  state: 'open' | 'closed';
-  state_reason: string;
-  url: string;
-  author_github_id: number | null;
-  milestone_github_id: number | null;
-  comments_count: number;
-  is_locked: boolean;
-  closed_at: string | null;
-  created_at: string;
-  updated_at: string;
+  author_github_id: GithubIdOf;
+  milestone_github_id: GithubIdOf;
   /** The issue's labels and assignees: the writer makes the join tables match these lists. */
   label_github_ids: number[];
   assignee_github_ids: number[];
-}
+};
 
-export interface LabelRecord {
-  github_id: number;
-  repository_github_id: number;
-  name: string;
-  description: string;
-  color: string;
-  is_default: boolean;
-}
+export type LabelRecord = RecordOf<'labels', typeof LABEL_COLUMNS> & { repository_github_id: number };
 
-export interface ReleaseRecord {
-  github_id: number;
+export type ReleaseRecord = RecordOf<'releases', typeof RELEASE_COLUMNS> & {
   repository_github_id: number;
-  tag_name: string;
-  name: string;
-  description: string;
-  url: string;
-  author_github_id: number | null;
-  is_draft: boolean;
-  is_prerelease: boolean;
-  published_at: string | null;
-  created_at: string;
-}
+  author_github_id: GithubIdOf;
+};
 
 export interface OrganizationMemberRecord {
   organization_github_id: number;

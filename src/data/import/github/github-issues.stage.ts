@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/index.ts';
 import type { PendingIssue } from '../../github/github.pending.ts';
 import { BATCH_ROWS } from '../../github/github.queries.ts';
+import { ISSUE_COLUMNS } from '../../github/github.columns.ts';
 import type { GithubCounts } from '../../github/github.records.ts';
 import type { LabelOverride } from '../../github/github.resolve.ts';
 import {
@@ -24,22 +25,6 @@ import {
   updateWhereDifferent,
 } from './github-stage.queries.ts';
 import { takeRows } from './github-stage.rows.ts';
-/** The columns an issue row gets from its record (references are resolved in SQL). */
-const ISSUE_COLUMNS = [
-  'github_id',
-  'number',
-  'title',
-  'body',
-  'state',
-  'state_reason',
-  'url',
-  'comments_count',
-  'is_locked',
-  'closed_at',
-  'created_at',
-  'updated_at',
-] as const;
-
 export class IssueStage {
   #seq = 0;
   #created = false;
@@ -98,13 +83,14 @@ export class IssueStage {
   async create(): Promise<void> {
     if (this.#created) return;
     this.#created = true;
-    await sql`CREATE TEMP TABLE import_issue_stage (
-      seq integer, repository text, description text, fields integer, error integer,
-      github_id bigint, number integer, title text, body text, state text, state_reason text, url text,
-      author_github_id bigint, milestone_github_id bigint, comments_count integer, is_locked boolean,
-      closed_at timestamptz, created_at timestamptz, updated_at timestamptz,
-      label_github_ids bigint[], assignee_github_ids bigint[], id_less_labels text[], id_less_keys text[]
-    ) ON COMMIT DROP`.execute(this.db);
+    // The issue's columns (ISSUE_COLUMNS, the columns an issue row gets from its record; references are resolved in
+    // SQL) with their types in the issues table, beside the copy's place and what it refers to by GitHub id.
+    await sql`CREATE TEMP TABLE import_issue_stage ON COMMIT DROP AS
+      SELECT NULL::integer AS seq, NULL::text AS repository, NULL::text AS description, NULL::integer AS fields,
+        NULL::integer AS error, ${refs('i', ISSUE_COLUMNS)}, NULL::bigint AS author_github_id,
+        NULL::bigint AS milestone_github_id, NULL::bigint[] AS label_github_ids, NULL::bigint[] AS assignee_github_ids,
+        NULL::text[] AS id_less_labels, NULL::text[] AS id_less_keys
+      FROM issues i WITH NO DATA`.execute(this.db);
   }
 
   /**

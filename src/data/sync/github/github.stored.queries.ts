@@ -2,42 +2,10 @@
 // yet the writer needs the repository (or organization) its records hang from: the stored row is it.
 import { sql } from 'kysely';
 import type { Db } from '../../../db/index.ts';
+import { MEMBER_COLUMNS, ORGANIZATION_COLUMNS, REPOSITORY_COLUMNS } from '../../github/github.columns.ts';
 import type { MemberRecord, OrganizationRecord, RepositoryRecord } from '../../github/github.records.ts';
 
 type Raw = Record<string, unknown>;
-
-const ORGANIZATION_COLUMNS = [
-  'github_id',
-  'login',
-  'name',
-  'description',
-  'company',
-  'location',
-  'email',
-  'avatar_url',
-  'url',
-  'followers_count',
-  'public_repositories_count',
-  'created_at',
-  'updated_at',
-] as const;
-const MEMBER_COLUMNS = [
-  'github_id',
-  'login',
-  'name',
-  'avatar_url',
-  'url',
-  'bio',
-  'company',
-  'location',
-  'title',
-  'twitter_username',
-  'followers_count',
-  'following_count',
-  'public_repositories_count',
-  'created_at',
-  'updated_at',
-] as const;
 
 // node-postgres gives bigint as text and timestamptz as Date; records hold numbers and ISO text.
 function asRecord<T>(row: Raw): T {
@@ -82,14 +50,15 @@ export async function storedAccounts(
   );
 }
 
+/** The repository's columns after `github_id` and `owner_login`, which storedRepositories selects first. */
+const REPOSITORY_FIELDS = REPOSITORY_COLUMNS.filter((name) => name !== 'github_id' && name !== 'owner_login');
+
 export async function storedRepositories(db: Db, ids: number[]): Promise<RepositoryRecord[]> {
   if (ids.length === 0) return [];
   // The writer only uses the owner's id to find its organization row; 0 (no one) keeps it unset.
   const { rows } = await sql<Raw>`
-    SELECT r.github_id, r.owner_login, coalesce(o.github_id, m.github_id, 0) AS owner_github_id, r.name, r.description,
-      r.homepage, r.language, r.default_branch, r.url, r.license, r.topics, r.is_archived, r.is_fork, r.commits_count,
-      r.contributors_count, r.forks_count, r.stars_count, r.watchers_count, r.open_issues_count, r.size, r.pushed_at,
-      r.created_at, r.updated_at
+    SELECT r.github_id, r.owner_login, coalesce(o.github_id, m.github_id, 0) AS owner_github_id,
+      ${columns(REPOSITORY_FIELDS, 'r')}
     FROM repositories r
     LEFT JOIN organizations o ON o.id = r.organization_id
     LEFT JOIN members m ON r.organization_id IS NULL AND lower(m.login) = lower(r.owner_login)
