@@ -18,7 +18,6 @@ import { readTableVersions } from '../../../db/table-versions.queries.ts';
 import {
   batchBoundaries,
   createDatabaseId,
-  DUMP_SOURCES,
   exportSnapshot,
   joinSnapshot,
   lockDumpBuilds,
@@ -26,8 +25,8 @@ import {
   readOnlySnapshot,
   tablesRead,
   type Batch,
-  type DumpSource,
 } from './dumps.queries.ts';
+import { DUMP_SOURCES, type DumpSource } from './dumps.resources.ts';
 import {
   DUMP_FORMAT,
   dumpFileName,
