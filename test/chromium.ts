@@ -27,7 +27,7 @@ const SHARED = Symbol.for('cds-test-chromium');
 
 /**
  * The browser of a test file, given back with releaseChromium. Under `npm test` one Chromium serves every browser file
- * a worker process runs (test/group.js closes it after the worker's last file): a launch costs ~1.9 s of CPU.
+ * a worker process runs (test/runner/group.js closes it after the worker's last file): a launch costs ~1.9 s of CPU.
  */
 export async function openChromium(): Promise<Browser> {
   // (--disable-quic: no attempt at QUIC towards the hosts a page names; every such request is refused anyway.)

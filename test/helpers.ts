@@ -27,7 +27,7 @@ export const serverUrl = process.env.DATABASE_URL || undefined;
 
 /**
  * The options of the tests' own opens of an embedded database: PGLITE_SHARED_BUFFERS_MB as the service reads it
- * (test/run.js sets 16 for `npm test`: PGlite zeroes its buffers at every start, and 128 MB of them were half of
+ * (test/runner/run.js sets 16 for `npm test`: PGlite zeroes its buffers at every start, and 128 MB of them were half of
  * an open's CPU; the tests' databases are small). Unset (a file run alone): PostgreSQL's default.
  */
 export const EMBEDDED = { sharedBuffersMb: Number(process.env.PGLITE_SHARED_BUFFERS_MB) || undefined };
@@ -118,10 +118,10 @@ function databaseUrl(name: string): string {
   return url.toString();
 }
 
-// On the PostgreSQL server, under `npm test` (test/run.js, CDS_TEST_BUILD set): the first test database of each
+// On the PostgreSQL server, under `npm test` (test/runner/run.js, CDS_TEST_BUILD set): the first test database of each
 // kind in a run is migrated (and loaded with the bundled data) as a database of its own, `cds_template_<run>_<kind>`,
 // and every later one is a copy of it (CREATE DATABASE … TEMPLATE: ~0.1 s instead of ~0.4 s of migrations, ~1 s
-// with the import). test/run.js drops them at the end of the run. Each test database is still its own.
+// with the import). test/runner/run.js drops them at the end of the run. Each test database is still its own.
 // Run alone (`node --import tsx --test`), nothing drops them: each database is migrated the old way.
 const serverTemplates: Map<Template, Promise<string | undefined>> = ((globalThis as { [key: symbol]: unknown })[
   Symbol.for('cds-test-server-templates')
@@ -133,7 +133,7 @@ function serverTemplate(kind: 'migrated' | 'bundled'): Promise<string | undefine
   if (!run || !/^\d+$/.test(run)) return Promise.resolve(undefined);
   let template = serverTemplates.get(kind);
   if (!template) {
-    template = buildServerTemplate(`cds_template_${run}_${kind}`, kind); // test/run.js drops them by that name
+    template = buildServerTemplate(`cds_template_${run}_${kind}`, kind); // test/runner/run.js drops them by that name
     serverTemplates.set(kind, template);
     template.catch(() => serverTemplates.delete(kind));
   }

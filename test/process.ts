@@ -22,7 +22,7 @@ export function childEnv(env: Record<string, string | undefined>): NodeJS.Proces
   return { ...base, LOG_LEVEL: 'warn', ...env };
 }
 
-// Under `npm test` (test/run.js) the CLI and the server are also compiled to JavaScript, in CDS_TEST_BUILD:
+// Under `npm test` (test/runner/run.js) the CLI and the server are also compiled to JavaScript, in CDS_TEST_BUILD:
 // the same sources, started without tsx's loader (about half the CPU per start). Run alone, a test file
 // starts them the way a user does: bin/cds.js, and src/server.ts through tsx.
 const BUILD = process.env.CDS_TEST_BUILD || undefined;

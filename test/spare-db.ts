@@ -1,4 +1,4 @@
-// One embedded test database kept per worker process of `npm test` (test/group.js runs several test files in one
+// One embedded test database kept per worker process of `npm test` (test/runner/group.js runs several test files in one
 // process, one after another): a file that drops its migrated database hands it back emptied instead of closing it,
 // and the next file's createTestDb() takes it instead of opening a new one from the template (~0.6 s of CPU: a
 // worker thread, PGlite's start, the template's 43 MB). Each file still starts from what a fresh copy of the template

@@ -139,7 +139,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 /** The worker thread in place of an embedded database (fault tests end it to see what a crash does). */
 export function embeddedWorker(database: Database): PgliteWorker | undefined {
   // Not `instanceof`: under `npm test` a test file may be handed a database opened by another file's bundle (its own
-  // copy of this module and of PgliteSupervisor, test/spare-db.ts). PgliteSupervisor is the only EmbeddedHealth.
+  // copy of this module and of PgliteSupervisor, test/spare-db.ts; test/runner/README.md). PgliteSupervisor is the only
+  // EmbeddedHealth.
   return (database.embedded as PgliteSupervisor | undefined)?.current;
 }
 

@@ -47,7 +47,7 @@ interface CompiledWasm {
 // a restart after a crash) instantiates it instead of compiling its own ~9 MB of WebAssembly (~0.4 s of CPU each).
 // If it cannot be compiled here, each worker loads PGlite's files itself, as PGlite does by default.
 // Kept on globalThis, not in this module: under `npm test` each test file's bundle has its own copy of this file,
-// and one compile serves them all.
+// and one compile serves them all (test/runner/README.md, "Why src/ keeps three things on globalThis").
 const COMPILED = Symbol.for('cds.pglite-wasm');
 function compiledWasm(): Promise<CompiledWasm | undefined> {
   const shared = globalThis as { [COMPILED]?: Promise<CompiledWasm | undefined> };

@@ -70,6 +70,7 @@ const REGION_SUFFIX = / (prefecture|province|region|state|district|governorate|c
 
 // Kept on globalThis, not in this module: under `npm test` each test file's bundle has its own copy of this file, and
 // one build (~0.65 s of CPU, ~135,000 cities) serves every file a test process runs. It is never modified.
+// (test/runner/README.md, "Why src/ keeps three things on globalThis".)
 const LOADED = Symbol.for('cds.gazetteer');
 
 export function gazetteer(): Gazetteer {

@@ -1,4 +1,4 @@
-// One worker process of `npm test` (test/run.js): takes test files one at a time from the run's queue (a folder
+// One worker process of `npm test` (test/runner/run.js): takes test files one at a time from the run's queue (a folder
 // of numbered files, each holding the path of a compiled test file; taking one is renaming it, which only one
 // worker can do) and runs each inside a suite named after its source file, until the queue is empty. The
 // suite scopes the file's top-level hooks (before, after, beforeEach) to that file's tests, so files run one
@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
 
 const build = process.env.CDS_TEST_BUILD;
-if (!build) throw new Error('test/group.js runs under test/run.js (CDS_TEST_BUILD is not set)');
+if (!build) throw new Error('test/runner/group.js runs under test/runner/run.js (CDS_TEST_BUILD is not set)');
 const queue = path.join(build, 'queue');
 const taken = path.join(build, 'taken');
 
@@ -29,8 +29,8 @@ function take() {
 }
 
 // A worker takes no further file after TEST_FILES_PER_PROCESS files (default: no limit) or once its resident memory
-// passes TEST_WORKER_MAX_RSS megabytes (set by test/run.js): what a file leaves behind (its bundle's code, which an
-// ES module cannot unload, and heap not yet given back) grows with every file a worker runs. test/run.js starts
+// passes TEST_WORKER_MAX_RSS megabytes (set by test/runner/run.js): what a file leaves behind (its bundle's code, which an
+// ES module cannot unload, and heap not yet given back) grows with every file a worker runs. test/runner/run.js starts
 // spare workers for the files one that stopped early left in the queue.
 // TEST_CPU_LOG=<file>: appends each file's CPU seconds (user+sys of this process, its threads and the
 // children it waited for, from /proc), the worker's RSS after it, its pid and its reused test databases so far

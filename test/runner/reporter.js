@@ -1,8 +1,8 @@
 // The reporter of `npm test`: the runner's own spec output (with its counts), then the slowest test files
 // and one summary line (`N passed, N failed, …`). The exit code stays the runner's own.
 // TEST_DURATIONS=all lists every file's duration instead of the slowest ten.
-// Under test/run.js (CDS_TEST_BUILD set), each test file is a suite named after it in a worker process
-// (test/group.js): those suites are the files here, and the workers themselves are not.
+// Under test/runner/run.js (CDS_TEST_BUILD set), each test file is a suite named after it in a worker process
+// (test/runner/group.js): those suites are the files here, and the workers themselves are not.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,11 +11,11 @@ import { spec } from 'node:test/reporters';
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const build = process.env.CDS_TEST_BUILD;
 const isWorker = (file) =>
   build !== undefined && path.dirname(file) === build && /^worker-\d+\.mjs$/.test(path.basename(file));
-/** Where test/run.js finds the durations of earlier runs, to start the longest files first. */
+/** Where test/runner/run.js finds the durations of earlier runs, to start the longest files first. */
 const DURATIONS = path.join(ROOT, 'node_modules/.cache/cds-test/durations.json');
 
 function saveDurations(files) {
@@ -46,7 +46,7 @@ export default async function* summaryReporter(source) {
   for await (const event of source) {
     const data = event.data;
     const worker = data?.nesting === 0 && data.file !== undefined && isWorker(data.file);
-    // A test file: a file entry of the runner, or under test/run.js a worker's suite named after a file.
+    // A test file: a file entry of the runner, or under test/runner/run.js a worker's suite named after a file.
     const isFile =
       data?.nesting === 0 && data.file !== undefined && (worker ? data.name !== data.file : data.name === data.file);
     // A worker's own entry is shown only when it failed (a spare that found no file left passes, with no test).
@@ -88,7 +88,7 @@ export default async function* summaryReporter(source) {
         (name) => JSON.parse(readFileSync(path.join(build, 'queue', name), 'utf8')).source,
       );
   } catch {
-    // no queue: not under test/run.js
+    // no queue: not under test/runner/run.js
   }
   if (lost.length > 0) {
     counts.failed += lost.length;

@@ -1,12 +1,12 @@
 // `npm test`: compiles every test file (and the CLI and server the tests start) to JavaScript with esbuild,
-// then runs them with Node's test runner, without tsx, in TEST_CONCURRENCY worker processes (test/group.js)
+// then runs them with Node's test runner, without tsx, in TEST_CONCURRENCY worker processes (test/runner/group.js)
 // that take the files one at a time, longest first (by the durations of the last run).
 // Why: a test process through tsx spends about twice the CPU to start (its loader hooks answer for every module,
 // node_modules included), and a process of its own per file pays that start 74 times; the build takes a second.
 // Arguments: test files to run (default: every `*.test.ts` under src/ and test/).
 // If the build fails (a syntax error), the files run through tsx as before, so each failure is reported with its file.
 // TEST_NODE_ARGS: more arguments of the worker processes' `node`, e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile
-// them (and their PGlite threads); TEST_CPU_LOG (test/group.js) logs each file's CPU seconds.
+// them (and their PGlite threads); TEST_CPU_LOG (test/runner/group.js) logs each file's CPU seconds.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,17 +14,17 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { onCurrentNode } from './current-node.js';
 
-/** When `npm test` began (test/group.js logs the files' times from it). */
+/** When `npm test` began (test/runner/group.js logs the files' times from it). */
 const STARTED = Date.now();
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// On Node 20 with the embedded database, the run goes on on a current Node (test/current-node.js).
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// On Node 20 with the embedded database, the run goes on on a current Node (test/runner/current-node.js).
 const elsewhere = await onCurrentNode(ROOT);
 if (elsewhere !== undefined) process.exit(elsewhere);
 const args = process.argv.slice(2);
 const files = (args.length > 0 ? args.map((file) => path.resolve(file)) : findTests()).sort();
 const concurrency = process.env.TEST_CONCURRENCY || '2';
 /**
- * The resident memory (MB) after which a worker takes no further file (test/group.js): a third of the machine's
+ * The resident memory (MB) after which a worker takes no further file (test/runner/group.js): a third of the machine's
  * memory shared by the workers running at once, at most 4 GB. Fewer, longer-lived workers pay their start (Node,
  * the test runner, the embedded database's WebAssembly) and warm up V8's compilers fewer times: on 2 cores and
  * 24 GiB, 2 workers for the 82 files took 139 s against 167 s for 8 (docs/decisions.md, Tests).
@@ -53,13 +53,13 @@ const MALLOC_ENV = {
 };
 const CACHE = path.join(ROOT, 'node_modules/.cache/cds-test');
 const OUT = path.join(CACHE, String(process.pid));
-/** Seconds each test file took in earlier runs (written by test/reporter.js), to start the longest first. */
+/** Seconds each test file took in earlier runs (written by test/runner/reporter.js), to start the longest first. */
 const DURATIONS = path.join(CACHE, 'durations.json');
 /**
  * The same, as measured on a quiet machine and kept in the repository: the order of a fresh clone's first run (CI's),
- * which has no cache yet. Refresh it after a run with `cp node_modules/.cache/cds-test/durations.json test/durations.json`.
+ * which has no cache yet. Refresh it after a run with `cp node_modules/.cache/cds-test/durations.json test/runner/durations.json`.
  */
-const SEED_DURATIONS = path.join(ROOT, 'test/durations.json');
+const SEED_DURATIONS = path.join(ROOT, 'test/runner/durations.json');
 
 function findTests() {
   const found = [];
@@ -118,7 +118,7 @@ async function compile() {
   return files.map((file) => path.join(OUT, path.relative(ROOT, file)).replace(/\.ts$/, '.mjs'));
 }
 
-/** The queue test/group.js takes files from, longest first; returns the worker entries to run. */
+/** The queue test/runner/group.js takes files from, longest first; returns the worker entries to run. */
 function enqueue(compiled) {
   let durations = {};
   for (const file of [DURATIONS, SEED_DURATIONS]) {
@@ -137,7 +137,7 @@ function enqueue(compiled) {
   mkdirSync(path.join(OUT, 'taken'), { recursive: true });
   jobs.forEach((job, i) => writeFileSync(path.join(OUT, 'queue', String(i).padStart(4, '0')), JSON.stringify(job)));
   // TEST_CONCURRENCY of them at a time, each taking files until TEST_FILES_PER_PROCESS (default: no limit) or its
-  // memory cap (test/group.js), plus as many spares for the files left by workers that stopped early; a spare that
+  // memory cap (test/runner/group.js), plus as many spares for the files left by workers that stopped early; a spare that
   // finds the queue empty ends at once (~0.07 s of CPU). A worker grows ~50–60 MB a file from ~0.9 GB.
   const perProcess = Number(process.env.TEST_FILES_PER_PROCESS) || Infinity;
   const byMemory = Math.max(4, Math.floor((Number(MAX_RSS) - 900) / 60));
@@ -145,7 +145,7 @@ function enqueue(compiled) {
   const workers = Math.max(2 * needed, Number(concurrency) + 2);
   return Array.from({ length: workers }, (_, i) => {
     const entry = path.join(OUT, `worker-${i + 1}.mjs`);
-    copyFileSync(path.join(ROOT, 'test/group.js'), entry);
+    copyFileSync(path.join(ROOT, 'test/runner/group.js'), entry);
     return entry;
   });
 }
@@ -157,7 +157,7 @@ function runTests(testFiles, env, execArgv) {
       ...execArgv,
       '--test',
       `--test-concurrency=${concurrency}`,
-      process.env.TEST_REPORTER ?? '--test-reporter=./test/reporter.js',
+      process.env.TEST_REPORTER ?? '--test-reporter=./test/runner/reporter.js',
       ...testFiles,
     ],
     {
