@@ -109,12 +109,18 @@ async function copyFrom(button) {
 
 let pending = null;
 
-function askToRevoke(button) {
-  pending = { uuid: button.dataset.uuid, name: button.dataset.name, button };
-  $('revoke-name').textContent = pending.name;
-  const dialog = $('revoke-dialog');
+/** Opens the dialog that asks to confirm `action` (revoke, rotate) on the key of `button`; returns the choice. */
+function confirmAction(action, uuid, button) {
+  const choice = { uuid, name: button.dataset.name, button };
+  $(`${action}-name`).textContent = choice.name;
+  const dialog = $(`${action}-dialog`);
   dialog.returnValue = '';
   dialog.showModal();
+  return choice;
+}
+
+function askToRevoke(button) {
+  pending = confirmAction('revoke', button.dataset.uuid, button);
 }
 
 async function revokeKey({ uuid, name, button }) {
@@ -152,11 +158,7 @@ function onDialogClose() {
 let rotating = null;
 
 function askToRotate(button) {
-  rotating = { uuid: button.dataset.rotate, name: button.dataset.name, button };
-  $('rotate-name').textContent = rotating.name;
-  const dialog = $('rotate-dialog');
-  dialog.returnValue = '';
-  dialog.showModal();
+  rotating = confirmAction('rotate', button.dataset.rotate, button);
 }
 
 async function rotateKey({ uuid, name, button }) {

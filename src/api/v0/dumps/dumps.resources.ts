@@ -108,70 +108,62 @@ function inRepositories(rows: ListQuery, table: string): ListQuery {
   return rows.innerJoin('repositories', 'repositories.id', `${table}.repository_id`);
 }
 
+/**
+ * The dump of a table whose records are named by their key alone (`/<resource>/<key>`, the table named as the
+ * resource): its list's rows, the detail's fields, and with `leaders` the entity's leaders as the detail shows them.
+ */
+function keyedDump(
+  resource: 'chapters' | 'committees' | 'events' | 'projects' | 'sponsors' | 'snapshots',
+  record: TObject,
+  pathParam: string,
+  list: (db: Db) => unknown,
+  leaders?: 'chapter_id' | 'project_id',
+): DumpSource {
+  return {
+    resource,
+    record,
+    params: [pathParam],
+    key: `${resource}.id`,
+    ...(leaders ? { with: groupLeaders(leaders) } : {}),
+    rows: async (db) => {
+      const rows = (await list(db)) as ListQuery;
+      const listed = leaders ? withLeaders(rows, resource as 'chapters' | 'projects') : rows;
+      const computed: Record<string, Field> = leaders ? { leaders: LEADERS } : {};
+      return listed
+        .clearSelect()
+        .select([...fieldsOf(resource, record, computed), param(pathParam, `${resource}.key`)]);
+    },
+  };
+}
+
+/** The dump of a table whose records are named in their repository (`/<organization>/<repository>/<id>`). */
+function inRepositoryDump(
+  resource: 'issues' | 'milestones' | 'releases',
+  record: TObject,
+  idParam: string,
+  idColumn: 'number' | 'tag_name',
+  list: (db: Db) => unknown,
+): DumpSource {
+  return {
+    resource,
+    record,
+    params: ['organization_id', 'repository_id', idParam],
+    key: `${resource}.id`,
+    rows: async (db) =>
+      inRepositories((await list(db)) as ListQuery, resource)
+        .clearSelect()
+        .select([...fieldsOf(resource, record), ...REPOSITORY_PARAMS, param(idParam, `${resource}.${idColumn}`)]),
+  };
+}
+
 /** Every dump, in the order of the manifest. */
 export const DUMP_SOURCES: readonly DumpSource[] = [
-  {
-    resource: 'chapters',
-    record: ChapterDetail,
-    params: ['chapter_id'],
-    key: 'chapters.id',
-    with: groupLeaders('chapter_id'),
-    rows: (db) =>
-      withLeaders(listChapters(db, {}) as ListQuery, 'chapters')
-        .clearSelect()
-        .select([...fieldsOf('chapters', ChapterDetail, { leaders: LEADERS }), param('chapter_id', 'chapters.key')]),
-  },
-  {
-    resource: 'committees',
-    record: CommitteeDetail,
-    params: ['committee_id'],
-    key: 'committees.id',
-    rows: (db) =>
-      (listCommittees(db, {}) as ListQuery)
-        .clearSelect()
-        .select([...fieldsOf('committees', CommitteeDetail), param('committee_id', 'committees.key')]),
-  },
-  {
-    resource: 'events',
-    record: EventDetail,
-    params: ['event_id'],
-    key: 'events.id',
-    rows: (db) =>
-      (listEvents(db, {}) as ListQuery)
-        .clearSelect()
-        .select([...fieldsOf('events', EventDetail), param('event_id', 'events.key')]),
-  },
-  {
-    resource: 'projects',
-    record: ProjectDetail,
-    params: ['project_id'],
-    key: 'projects.id',
-    with: groupLeaders('project_id'),
-    rows: (db) =>
-      withLeaders(listProjects(db, {}) as ListQuery, 'projects')
-        .clearSelect()
-        .select([...fieldsOf('projects', ProjectDetail, { leaders: LEADERS }), param('project_id', 'projects.key')]),
-  },
-  {
-    resource: 'sponsors',
-    record: SponsorDetail,
-    params: ['sponsor_id'],
-    key: 'sponsors.id',
-    rows: (db) =>
-      (listSponsors(db, {}) as ListQuery)
-        .clearSelect()
-        .select([...fieldsOf('sponsors', SponsorDetail), param('sponsor_id', 'sponsors.key')]),
-  },
-  {
-    resource: 'snapshots',
-    record: SnapshotDetail,
-    params: ['snapshot_id'],
-    key: 'snapshots.id',
-    rows: (db) =>
-      (listSnapshots(db) as ListQuery)
-        .clearSelect()
-        .select([...fieldsOf('snapshots', SnapshotDetail), param('snapshot_id', 'snapshots.key')]),
-  },
+  keyedDump('chapters', ChapterDetail, 'chapter_id', (db) => listChapters(db, {}), 'chapter_id'),
+  keyedDump('committees', CommitteeDetail, 'committee_id', (db) => listCommittees(db, {})),
+  keyedDump('events', EventDetail, 'event_id', (db) => listEvents(db, {})),
+  keyedDump('projects', ProjectDetail, 'project_id', (db) => listProjects(db, {}), 'project_id'),
+  keyedDump('sponsors', SponsorDetail, 'sponsor_id', (db) => listSponsors(db, {})),
+  keyedDump('snapshots', SnapshotDetail, 'snapshot_id', (db) => listSnapshots(db)),
   {
     // The one sub-list of snapshots that the other dumps cannot give: which releases count (neither drafts nor
     // pre-releases, which no public field shows). The others are the records of their lists by `created_at`.
@@ -229,16 +221,7 @@ export const DUMP_SOURCES: readonly DumpSource[] = [
         .clearSelect()
         .select([...fieldsOf('repositories', RepositoryDetail), ...REPOSITORY_PARAMS]),
   },
-  {
-    resource: 'issues',
-    record: IssueDetail,
-    params: ['organization_id', 'repository_id', 'issue_id'],
-    key: 'issues.id',
-    rows: async (db) =>
-      inRepositories(await issueRecords.list(db, {}), 'issues')
-        .clearSelect()
-        .select([...fieldsOf('issues', IssueDetail), ...REPOSITORY_PARAMS, param('issue_id', 'issues.number')]),
-  },
+  inRepositoryDump('issues', IssueDetail, 'issue_id', 'number', (db) => issueRecords.list(db, {})),
   {
     // Labels have no detail: the list's item, and its repository's path parameters (a label is its name in it).
     resource: 'labels',
@@ -250,34 +233,8 @@ export const DUMP_SOURCES: readonly DumpSource[] = [
         .clearSelect()
         .select([...fieldsOf('labels', LabelItem), ...REPOSITORY_PARAMS]),
   },
-  {
-    resource: 'milestones',
-    record: MilestoneDetail,
-    params: ['organization_id', 'repository_id', 'milestone_id'],
-    key: 'milestones.id',
-    rows: async (db) =>
-      inRepositories((await milestoneRecords.list(db, {})) as ListQuery, 'milestones')
-        .clearSelect()
-        .select([
-          ...fieldsOf('milestones', MilestoneDetail),
-          ...REPOSITORY_PARAMS,
-          param('milestone_id', 'milestones.number'),
-        ]),
-  },
-  {
-    resource: 'releases',
-    record: ReleaseDetail,
-    params: ['organization_id', 'repository_id', 'release_id'],
-    key: 'releases.id',
-    rows: async (db) =>
-      inRepositories((await releaseRecords.list(db, {})) as ListQuery, 'releases')
-        .clearSelect()
-        .select([
-          ...fieldsOf('releases', ReleaseDetail),
-          ...REPOSITORY_PARAMS,
-          param('release_id', 'releases.tag_name'),
-        ]),
-  },
+  inRepositoryDump('milestones', MilestoneDetail, 'milestone_id', 'number', (db) => milestoneRecords.list(db, {})),
+  inRepositoryDump('releases', ReleaseDetail, 'release_id', 'tag_name', (db) => releaseRecords.list(db, {})),
   {
     // The feed of records that left their lists has no detail either: its list's item (resource, key, deleted_at).
     resource: 'deleted',
