@@ -2,12 +2,12 @@
 // otherwise an embedded PGlite (PostgreSQL compiled to WASM) persisted under DATA_DIR, run in a worker thread
 // (pglite-host.ts). Both go through node-postgres, so every query, type parser and migration is shared.
 import pg from 'pg';
-import { Kysely, type KyselyConfig } from 'kysely';
+import type { Kysely, KyselyConfig } from 'kysely';
 import type { DB } from './schema.ts';
 import type { PgliteWorker } from './pglite-host.ts';
 import { PgliteSupervisor, type EmbeddedHealth, type RestartOptions } from './pglite-supervisor.ts';
 import { timestampParser } from './timestamps.ts';
-import { TransactionLockDialect } from './migration-lock.ts';
+import { kyselyOver } from './migration-lock.ts';
 import type { PoolMode } from './pool-mode.ts';
 import {
   boundedPool,
@@ -107,10 +107,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       ...connection.config,
     });
     survivePoolErrors(pool);
-    const db = new Kysely<DB>({
-      dialect: new TransactionLockDialect({ pool: closingTimedOut(pool, connection.perTransaction, prepare) }),
-      log: options.log,
-    });
+    const db = kyselyOver(closingTimedOut(pool, connection.perTransaction, prepare), options.log);
     const ping = (timeoutMs: number) => pingWithin(pool, timeoutMs);
     if (!options.lists) return { db, kind: 'postgres', ping, close: () => db.destroy() };
     const lists = openListPool(options.databaseUrl, options.lists, mode, options.log, prepare);
@@ -151,19 +148,12 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
     options.restart,
   );
   const pool = embeddedPool(worker);
-  const db = new Kysely<DB>({ dialect: new TransactionLockDialect({ pool }), log: options.log });
+  const db = kyselyOver(pool, options.log);
   const database: Database = {
     db,
     // List queries wait for the one session in the same queue as every other query, but at most `queueLength` of
     // them: one more is refused at once (503 with Retry-After) instead of holding its request behind the others.
-    ...(options.lists
-      ? {
-          lists: new Kysely<DB>({
-            dialect: new TransactionLockDialect({ pool: boundedPool(pool, 1, options.lists.queueLength) }),
-            log: options.log,
-          }),
-        }
-      : {}),
+    ...(options.lists ? { lists: kyselyOver(boundedPool(pool, 1, options.lists.queueLength), options.log) } : {}),
     kind: 'pglite',
     embedded: worker,
     dumpDataDir: () => worker.dumpDataDir(),
@@ -185,7 +175,7 @@ async function openPglite(options: OpenOptions, dataDir: string, lock: DataDirLo
  * whose worker died is dropped (its socket is destroyed); the next one connects to the worker in place.
  */
 export function embeddedDb(worker: PgliteSupervisor, log?: KyselyConfig['log']): Db {
-  return new Kysely<DB>({ dialect: new TransactionLockDialect({ pool: embeddedPool(worker) }), log });
+  return kyselyOver(embeddedPool(worker), log);
 }
 
 function embeddedPool(worker: PgliteSupervisor): pg.Pool {

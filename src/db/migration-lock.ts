@@ -6,7 +6,16 @@
 // `pg_advisory_xact_lock`: it cannot outlive that transaction, whether it commits, rolls back or its client is killed
 // (PostgreSQL ends the backend of a closed connection; PgBouncer closes a server connection whose client left inside
 // a transaction).
-import { PostgresAdapter, PostgresDialect, sql, type DialectAdapter, type Kysely } from 'kysely';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  sql,
+  type DialectAdapter,
+  type KyselyConfig,
+  type PostgresPool,
+} from 'kysely';
+import type { DB } from './schema.ts';
 
 /** Kysely's own key: an older instance on Kysely's session lock and this one still exclude each other. */
 export const MIGRATION_LOCK_ID = 3853314791062309107n;
@@ -37,4 +46,9 @@ export class TransactionLockDialect extends PostgresDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionLockAdapter();
   }
+}
+
+/** The service's query builder over `pool` (every pool of db/: the server's, its list pool, the embedded one's). */
+export function kyselyOver(pool: PostgresPool, log?: KyselyConfig['log']): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new TransactionLockDialect({ pool }), log });
 }

@@ -2,9 +2,9 @@
 // connection settings and timeouts, the list pool's budget, the release of a client whose query timed out, the
 // readiness ping, and pool errors that must not end the process.
 import pg from 'pg';
-import { Kysely, type KyselyConfig, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import type { Kysely, KyselyConfig, PostgresPool, PostgresPoolClient } from 'kysely';
 import type { DB } from './schema.ts';
-import { TransactionLockDialect } from './migration-lock.ts';
+import { kyselyOver } from './migration-lock.ts';
 import {
   sessionSettings,
   settingsPerTransaction,
@@ -76,10 +76,7 @@ export function openListPool(
   });
   survivePoolErrors(pool);
   const bounded = boundedPool(pool, budget.poolSize, budget.queueLength);
-  return new Kysely<DB>({
-    dialect: new TransactionLockDialect({ pool: closingTimedOut(bounded, connection.perTransaction, prepare) }),
-    log,
-  });
+  return kyselyOver(closingTimedOut(bounded, connection.perTransaction, prepare), log);
 }
 
 /**
