@@ -184,7 +184,7 @@ export class BoundaryCache {
     this.keys = 0;
   }
 
-  /** Keys held in all (metrics, tests). */
+  /** Keys held in all (the bound's test). */
   get keyCount(): number {
     return this.keys;
   }
