@@ -14,6 +14,8 @@ import { registerOpenApi } from './api/v0/openapi/openapi.ts';
 import { registerMetrics } from './metrics/metrics.ts';
 import { apiV0 } from './api/v0/index.ts';
 import { createGate } from './api/v0/rest/gate.ts';
+import { createEarlyAnswers } from './api/v0/rest/early-answers.ts';
+import { earlyAnswersServer, type EarlyAnswers } from './http/server-factory.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { llmsTxtRoute } from './mcp/llms-txt.ts';
 import { secretScanningRoutes } from './api/secret-scanning/secret-scanning.routes.ts';
@@ -56,7 +58,11 @@ export const REDACTED_PATHS = [
 ];
 
 export async function buildApp({ config, database, logger, clock = Date.now, every, timers }: AppOptions) {
+  // Cached hits answered before the routes (api/v0/rest/early-answers.ts), once the REST scope is built.
+  const answers: { early?: EarlyAnswers } = {};
+  let closing = false;
   const app = Fastify({
+    serverFactory: earlyAnswersServer(() => answers.early),
     ...(logger
       ? { loggerInstance: logger }
       : { logger: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } }),
@@ -108,7 +114,7 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   registerErrorHandling(app, registerMethodNotAllowed(app));
   registerBaseSecurityHeaders(app);
   // Before every route, so that its onResponse hook sees them all.
-  registerMetrics(app);
+  const httpMetrics = registerMetrics(app);
   await registerOpenApi(app, await readFile(new URL('favicon.svg', STATIC_DIR)));
   await app.register(statusRoutes);
   // Cookies, sessions and CSRF only where people sign in: GraphQL, the OAuth routes, /csrf/ and the
@@ -122,6 +128,18 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   // One gate (X-API-Key, then the rate limit) for the REST API and the MCP endpoint, whose tools call the REST API.
   const gate = createGate(app, { changes, counter: shared.counter, clock, timers });
   await app.register(apiV0, { prefix: '/api/v0', changes, cache: shared.cache, gate });
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  answers.early = createEarlyAnswers({
+    config,
+    gate: gate.early,
+    cache: shared.cache,
+    metrics: httpMetrics,
+    log: app.log,
+    closing: () => closing,
+  });
   await app.register(mcpRoutes, { gate });
   await app.register(llmsTxtRoute);
   // GitHub's secret-scanning reports of published keys: signed by GitHub, no API key.

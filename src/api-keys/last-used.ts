@@ -3,7 +3,8 @@ import type { Db } from '../db/index.ts';
 import { recordLastUsed } from './api-keys.queries.ts';
 
 export class LastUsedRecorder {
-  private pending = new Map<string, Date>();
+  /** Epoch milliseconds of each key's last use (a number: no Date made per request). */
+  private pending = new Map<string, number>();
   private scheduled = false;
 
   constructor(
@@ -14,7 +15,7 @@ export class LastUsedRecorder {
     private readonly delayMs = 1000,
   ) {}
 
-  record(keyId: string, at = new Date()): void {
+  record(keyId: string, at = Date.now()): void {
     this.pending.set(keyId, at);
     if (this.scheduled) return;
     this.scheduled = true;
@@ -30,7 +31,7 @@ export class LastUsedRecorder {
     if (batch.size === 0) return;
     this.pending = new Map();
     try {
-      await recordLastUsed(this.db, batch);
+      await recordLastUsed(this.db, new Map([...batch].map(([id, at]) => [id, new Date(at)])));
     } catch (error) {
       // A lost timestamp is not worth failing requests for; keep the newest for the next try.
       for (const [id, at] of batch) if (!this.pending.has(id)) this.pending.set(id, at);

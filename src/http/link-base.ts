@@ -12,5 +12,10 @@ const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 export function linkBase(request: FastifyRequest): string {
   const configured = request.server.config.publicUrl;
   if (configured) return configured.replace(/\/+$/, '');
-  return HOST.test(request.host) ? `${request.protocol}://${request.host}` : '';
+  return hostLinkBase(request.protocol, request.host);
+}
+
+/** The origin of a scheme and a Host header, or '' for a host that is not one. */
+export function hostLinkBase(protocol: string, host: string): string {
+  return HOST.test(host) ? `${protocol}://${host}` : '';
 }

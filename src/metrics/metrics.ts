@@ -72,7 +72,8 @@ function escape(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-export function registerMetrics(app: FastifyInstance): void {
+/** Registers GET /metrics and the request metrics; returns them, for the requests answered before the routes. */
+export function registerMetrics(app: FastifyInstance): HttpMetrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   // Gauges that prom-client names like counters: `promtool check metrics` warns on them ("non-counter metrics should
@@ -102,6 +103,11 @@ export function registerMetrics(app: FastifyInstance): void {
       },
     });
   counterOf('cds_response_cache_hits_total', 'REST responses served from the response cache.', () => cache.hits);
+  counterOf(
+    'cds_response_cache_early_hits_total',
+    'Of the response cache hits, those answered before routing (a remembered key, a plain GET).',
+    () => cache.earlyHits,
+  );
   counterOf(
     'cds_response_cache_misses_total',
     'Cacheable REST requests the response cache could not answer.',
@@ -154,6 +160,7 @@ export function registerMetrics(app: FastifyInstance): void {
     reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
     return (await registry.metrics()) + http.render();
   });
+  return http;
 }
 
 /** Per read replica (DATABASE_REPLICA_URLS, db/replicas.ts), labelled with its host:port: read at scrape time. */

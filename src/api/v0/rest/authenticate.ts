@@ -94,7 +94,9 @@ export function createAuthenticator(
     request.apiKey = known;
     recorder.record(known.keyId);
   };
-  return { authenticate, recheck };
+  /** A remembered key's use, as `authenticate` records it (the early answer's, early-answers.ts). */
+  const recordUse = (identity: KeyIdentity): void => recorder.record(identity.keyId);
+  return { authenticate, recheck, recordUse };
 }
 
 /**

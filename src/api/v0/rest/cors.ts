@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const ALLOWED_METHODS = 'GET, HEAD';
 const ALLOWED_HEADERS = 'X-API-Key, If-None-Match, Range, If-Range, X-Request-Id';
-const EXPOSED_HEADERS = [
+export const EXPOSED_HEADERS = [
   'Link',
   'ETag',
   // A dump's download resumed with Range, and its file name.
@@ -23,6 +23,8 @@ const EXPOSED_HEADERS = [
   'X-Request-Id',
   'Retry-After',
 ].join(', ');
+/** Access-Control-Allow-Origin when CORS_ORIGINS allows any origin (the default). */
+export const ALLOW_ANY_ORIGIN = '*';
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */
 const MAX_AGE_SECONDS = '7200';
 
@@ -34,7 +36,7 @@ export function registerCors(app: FastifyInstance): void {
   /** The Access-Control-Allow-Origin value for this request, if its origin may read the answer. */
   const allowOrigin = (request: FastifyRequest): string | undefined => {
     const origin = request.headers.origin;
-    if (any) return '*';
+    if (any) return ALLOW_ANY_ORIGIN;
     return typeof origin === 'string' && allowed.has(origin) ? origin : undefined;
   };
   const common = (request: FastifyRequest, reply: FastifyReply): boolean => {

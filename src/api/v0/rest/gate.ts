@@ -4,7 +4,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SharedChanges } from '../../../changes/shared-changes.ts';
 import { createAuthenticator } from './authenticate.ts';
-import { createLimiter, type Counter } from './rate-limit.ts';
+import type { IncomingMessage } from 'node:http';
+import { createLimiter, type Counted, type Counter } from './rate-limit.ts';
+import type { KeyIdentity } from '../../../api-keys/api-keys.service.ts';
 import { ValidKeys } from './key-cache.ts';
 import type { Timers } from './known-keys.ts';
 
@@ -27,12 +29,33 @@ export interface Gate {
   limit(request: FastifyRequest, reply: FastifyReply): void | Promise<void>;
   /** Gives back the count of a request answered 304 (rate-limit.ts). */
   refund(request: FastifyRequest, reply: FastifyReply): void;
+  /** The same steps for the early answer of cached hits (early-answers.ts), on the raw request. */
+  early: EarlyGate;
+}
+
+/** A remembered key is the early answer's only way in; everything else goes to the routes and the hooks above. */
+export interface EarlyGate {
+  /** The identity of an X-API-Key remembered as valid (no I/O), else undefined. */
+  remembered(header: string): KeyIdentity | undefined;
+  /** Records the key's use (lastUsedAt), as authenticate does. */
+  used(identity: KeyIdentity): void;
+  /**
+   * Counts the request against its key's limit. With Redis, what the count brought back is taken in first (a
+   * revocation elsewhere empties the memory of keys, a data change elsewhere is read, emptying the response cache):
+   * `changed` then says that the key and the cache entry must be looked at again.
+   */
+  count(identity: KeyIdentity): Counted | Promise<{ counted: Counted; changed: boolean }>;
+  /** Leaves the request to the routes with its count (rate-limit.ts' handOver). */
+  handOver(raw: IncomingMessage, counted: Counted): void;
+  /** The limit (RATE_LIMIT_PER_SECOND) and its RateLimit-Policy. */
+  limit: number;
+  policy: string;
 }
 
 export function createGate(app: FastifyInstance, { changes, counter, clock, timers }: GateOptions): Gate {
   const validKeys = new ValidKeys();
   changes.onRevocation(() => validKeys.clear());
-  const { authenticate, recheck } = createAuthenticator(app, { counter, validKeys, clock, timers });
+  const { authenticate, recheck, recordUse } = createAuthenticator(app, { counter, validKeys, clock, timers });
   const limit = createLimiter({
     limit: app.config.rateLimitPerSecond,
     counter,
@@ -49,5 +72,27 @@ export function createGate(app: FastifyInstance, { changes, counter, clock, time
       },
     },
   });
-  return { authenticate, limit, refund: limit.refund };
+  // What each remembered identity is counted as (rate-limit.ts' `key:<id>`), made once.
+  const countKeys = new WeakMap<KeyIdentity, string>();
+  const early: EarlyGate = {
+    remembered: (header) => validKeys.get(header, clock()),
+    used: recordUse,
+    count(identity) {
+      let key = countKeys.get(identity);
+      if (key === undefined) countKeys.set(identity, (key = `key:${identity.keyId}`));
+      const counting = limit.countKey(key);
+      if (!(counting instanceof Promise)) return counting;
+      return counting.then(async (counted) => {
+        if (!counted.hit.watched) return { counted, changed: false };
+        const { revoked, refreshing } = changes.noticed(counted.hit.watched);
+        // A data version that could not be read is a change too: the routes answer (as they would have).
+        if (refreshing) await refreshing.catch(() => {});
+        return { counted, changed: revoked || refreshing !== undefined };
+      });
+    },
+    handOver: limit.handOver,
+    limit: limit.limit,
+    policy: limit.policy,
+  };
+  return { authenticate, limit, refund: limit.refund, early };
 }

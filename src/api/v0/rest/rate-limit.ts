@@ -5,6 +5,7 @@
 // X-Forwarded-For behind TRUST_PROXY, counts as one shared "address"; a longer key is counted by its digest) and the
 // number of local counts (MAX_LOCAL_ENTRIES, the least recently started out first).
 import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { TooManyRequestsError } from '../../../errors.ts';
@@ -195,7 +196,7 @@ export interface LimiterOptions {
 const WINDOW_MS = 1000;
 
 /** What a request was counted as, so that a 304 can give its count back. */
-interface Counted {
+export interface Counted {
   key: string;
   now: number;
   hit: Hit;
@@ -206,7 +207,9 @@ interface Counted {
  * answers 429 past the limit; the values of the watched keys go to `watch.seen`, and the answer
  * waits for what it returns. `refund` gives a request's count back (a 304: issue 30, a client that
  * polls with ETags spends nothing while nothing changed; it still needed a valid key and a place
- * under the limit to be answered).
+ * under the limit to be answered). `countKey` and `handOver` serve the early answer of cached hits
+ * (early-answers.ts): it counts a remembered key itself, and a request it then leaves to the routes carries that
+ * count, so that the limiter does not count it twice.
  */
 export function createLimiter({ limit, counter, watch, clock = Date.now, identity = keyOrAddress }: LimiterOptions) {
   const watched = watch?.keys ?? [];
@@ -225,6 +228,9 @@ export function createLimiter({ limit, counter, watch, clock = Date.now, identit
     };
   };
   const counted = new WeakMap<FastifyRequest, Counted>();
+  // Requests the early answer counted and then left to the routes (a count past the limit, a key or a cache entry
+  // that a change it learned of with the count made it doubt).
+  const handedOver = new WeakMap<IncomingMessage, Counted>();
   const apply = (entry: Counted, request: FastifyRequest, reply: FastifyReply) => {
     const headers = headersOf(entry.hit.count, entry.hit.resetMs);
     if (entry.hit.count > limit) throw new TooManyRequestsError(1, headers);
@@ -238,6 +244,12 @@ export function createLimiter({ limit, counter, watch, clock = Date.now, identit
   };
   const count = (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
     const key = identity(request);
+    const early = handedOver.get(request.raw);
+    if (early !== undefined) {
+      handedOver.delete(request.raw);
+      // What the count brought was taken in by the early answer; the same key is not counted again.
+      if (early.key === key) return apply(early, request, reply);
+    }
     const now = clock();
     const hit = counter.hit(key, WINDOW_MS, now, watched);
     if (hit instanceof Promise) return hit.then((h) => settle({ key, now, hit: h }, request, reply));
@@ -251,5 +263,15 @@ export function createLimiter({ limit, counter, watch, clock = Date.now, identit
     counter.undo(entry.key, WINDOW_MS, entry.now);
     reply.headers(headersOf(entry.hit.count - 1, entry.hit.resetMs));
   };
-  return Object.assign(count, { refund });
+  /** Counts a request of a remembered key (`key:<id>`), as `count` would; synchronous when counted locally. */
+  const countKey = (key: string): Counted | Promise<Counted> => {
+    const now = clock();
+    const hit = counter.hit(key, WINDOW_MS, now, watched);
+    return hit instanceof Promise ? hit.then((h) => ({ key, now, hit: h })) : { key, now, hit };
+  };
+  /** The request goes on to the routes with this count: the limiter applies it instead of counting again. */
+  const handOver = (raw: IncomingMessage, entry: Counted): void => {
+    handedOver.set(raw, entry);
+  };
+  return Object.assign(count, { refund, countKey, handOver, limit, policy });
 }

@@ -7,30 +7,50 @@ import type { DataVersionWatcher } from '../../../changes/data-version.ts';
 import { negotiates, requestMediaType } from '../../../http/negotiate.ts';
 import { linkBase } from '../../../http/link-base.ts';
 
-interface Entry {
+export interface Entry {
   body: Buffer;
   etag: string;
   contentType: string;
   link: string | undefined;
+  /** The Vary header of the answer (X-API-Key, and Accept where the route negotiates). */
+  vary: string;
+  /** The route's template, for the request metrics of an early answer. */
+  route: string;
+  /** The headers of an early answer that are the same for every request, built at its first one (early-answers.ts). */
+  early?: (string | number)[];
+  /** The cache's count of refreshes when this entry was last moved to the young end (ResponseCache.get). */
+  refreshed?: number;
 }
 
 const MAX_ENTRIES = 5_000;
 const MAX_BYTES = 128 * 1024 * 1024;
+/** How many entries moved to the young end after an entry leave it where it is on a hit (ResponseCache.get). */
+const YOUNGEST = 8;
 // Keyed responses must not be kept by shared caches; clients revalidate with the ETag.
-const CACHE_CONTROL = 'private, no-cache';
+export const CACHE_CONTROL = 'private, no-cache';
 
 export class ResponseCache {
   private entries = new Map<string, Entry>();
   private bytes = 0;
   hits = 0;
+  /** Of the hits, those answered before the routes (early-answers.ts). */
+  earlyHits = 0;
   misses = 0;
+
+  /** Moves to the young end of the eviction order, counted. */
+  private refreshes = 0;
 
   get(key: string): Entry | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    // Refresh its place: the Map's order is the eviction order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // Refresh its place (the Map's order is the eviction order), unless it is already among the YOUNGEST entries at
+    // the young end: a hot entry is then not deleted and set again on every hit. (Those younger ones together hold at
+    // most YOUNGEST × MAX_BYTES / 16, half of MAX_BYTES: it cannot be evicted before them.)
+    if (entry.refreshed === undefined || this.refreshes - entry.refreshed >= YOUNGEST) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      entry.refreshed = ++this.refreshes;
+    }
     return entry;
   }
 
@@ -38,6 +58,7 @@ export class ResponseCache {
     if (entry.body.length > MAX_BYTES / 16) return;
     this.delete(key);
     this.entries.set(key, entry);
+    entry.refreshed = ++this.refreshes;
     this.bytes += entry.body.length;
     while (this.entries.size > MAX_ENTRIES || this.bytes > MAX_BYTES) {
       this.delete(this.entries.keys().next().value!);
@@ -75,6 +96,15 @@ export function normalizedKey(url: string): string {
     }
   }
   return key;
+}
+
+/**
+ * The cache key of a URL the routes have already seen in the REST scope (GET or HEAD of a route that caches), without
+ * computing it: undefined for any other URL. The early answer takes only such URLs, so that it never answers one the
+ * router would not have sent to a cached route.
+ */
+export function knownKey(url: string): string | undefined {
+  return keys.get(url);
 }
 
 function normalize(url: string): string {
@@ -161,7 +191,8 @@ function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: Data
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
     const etag = etagOf(body);
-    reply.headers({ etag, 'cache-control': CACHE_CONTROL, vary: vary(request, reply), 'x-cache': 'MISS' });
+    const varies = vary(request, reply);
+    reply.headers({ etag, 'cache-control': CACHE_CONTROL, vary: varies, 'x-cache': 'MISS' });
     // Stored only if no data change happened while the response was being built.
     const key = cacheKey(request);
     if (
@@ -175,6 +206,8 @@ function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: Data
         etag,
         contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
         link: relativeLinks(request, reply.getHeader('link') as string | undefined),
+        vary: varies,
+        route: request.routeOptions.url ?? 'unmatched',
       });
     }
     if (matches(request, etag)) {

@@ -1,0 +1,205 @@
+// Cached hits answered early (issue 32, item 1): a GET that the response cache can answer is sent from the HTTP
+// server's request listener, before Fastify builds its request and reply, routes it and runs the hook chain. Nothing
+// about the order changes: the key is authenticated first (only a key remembered as valid is taken here: no I/O),
+// then counted against the limit, and only then is the cache consulted. The headers that are the same for every
+// request of an entry are built once, at its first early answer.
+//
+// Anything this path does not know how to answer exactly as the routes would goes on to Fastify, unchanged: another
+// method, a URL the routes have not cached, a key not remembered, a conditional or negotiated request, a body, the
+// app closing, a count past the limit (the routes answer 429; the count goes with the request, so it is not counted
+// twice). docs/decisions.md, "early answers", lists what each answer carries.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { KeyIdentity } from '../../../api-keys/api-keys.service.ts';
+import type { Config } from '../../../config.ts';
+import { baseSecurityHeaders } from '../../../http/security-headers.ts';
+import { requestId, REQUEST_ID_HEADER } from '../../../http/request-id.ts';
+import { hostLinkBase } from '../../../http/link-base.ts';
+import type { HttpMetrics } from '../../../metrics/metrics.ts';
+import type { EarlyAnswers } from '../../../http/server-factory.ts';
+import { ALLOW_ANY_ORIGIN, EXPOSED_HEADERS } from './cors.ts';
+import type { EarlyGate } from './gate.ts';
+import type { Counted } from './rate-limit.ts';
+import { CACHE_CONTROL, knownKey, type Entry, type ResponseCache } from './response-cache.ts';
+
+export interface EarlyAnswersOptions {
+  config: Config;
+  gate: EarlyGate;
+  cache: ResponseCache;
+  metrics: HttpMetrics;
+  log: FastifyBaseLogger;
+  /** True once the app is closing: Fastify then answers 503 (return503OnClosing). */
+  closing: () => boolean;
+}
+
+/** The early answers, or undefined where they cannot be exact (CORS_ORIGINS set to a list: answers vary by Origin). */
+export function createEarlyAnswers({
+  config,
+  gate,
+  cache,
+  metrics,
+  log,
+  closing,
+}: EarlyAnswersOptions): EarlyAnswers | undefined {
+  if (!config.responseCache || !config.corsOrigins.includes('*')) return undefined;
+  const behindProxy = config.trustProxy !== false;
+  const publicBase = config.publicUrl?.replace(/\/+$/, '');
+  const shared = [
+    ...Object.entries(baseSecurityHeaders(config.isProduction)).flat(),
+    'access-control-allow-origin',
+    ALLOW_ANY_ORIGIN,
+    'access-control-expose-headers',
+    EXPOSED_HEADERS,
+    'ratelimit-limit',
+    String(gate.limit),
+    'ratelimit-policy',
+    gate.policy,
+  ];
+  // Every header of an early answer, in the order the routes send them; the values of the request's own (its id, its
+  // count, its key's expiry) are filled into a copy, at the places named below.
+  const headersOf = (entry: Entry): (string | number)[] => [
+    REQUEST_ID_HEADER,
+    '',
+    ...shared,
+    'etag',
+    entry.etag,
+    'cache-control',
+    CACHE_CONTROL,
+    'vary',
+    entry.vary,
+    'x-cache',
+    'HIT',
+    'content-type',
+    entry.contentType,
+    'content-length',
+    entry.body.length,
+    'ratelimit-remaining',
+    '',
+    'ratelimit-reset',
+    '',
+    'ratelimit',
+    '',
+    'api-key-expiration',
+    '',
+  ];
+  // Where the request's own values go: the id second, the others counted back from the last value.
+  const ID = 1;
+  const REMAINING = 6;
+  const RESET = 4;
+  const STATE = 2;
+  // API-Key-Expiration of each remembered identity (authenticate.ts' keyExpirationHeader), formatted once.
+  const expirations = new WeakMap<KeyIdentity, string>();
+  const expirationOf = (identity: KeyIdentity): string => {
+    let value = expirations.get(identity);
+    if (value === undefined) {
+      value = `${identity.expiresAt.toISOString().slice(0, 19)}Z`;
+      expirations.set(identity, value);
+    }
+    return value;
+  };
+
+  /** The entry this request may be answered with, or undefined: then the routes answer it. */
+  const lookup = (req: IncomingMessage): { key: string; entry: Entry } | undefined => {
+    const key = knownKey(req.url!);
+    if (key === undefined) return undefined;
+    const entry = cache.get(key);
+    if (entry === undefined) return undefined;
+    const accept = req.headers.accept;
+    // The entry under the plain key is the route's default type: taken for no Accept, */* or that very type.
+    if (accept !== undefined && accept !== '*/*' && !entry.contentType.startsWith(`${accept};`)) return undefined;
+    // Behind a proxy, the origin of the Link header's addresses is the forwarded one: the routes know how to read it.
+    if (entry.link !== undefined && behindProxy && publicBase === undefined) return undefined;
+    return { key, entry };
+  };
+
+  const send = (req: IncomingMessage, res: ServerResponse, entry: Entry, identity: KeyIdentity, counted: Counted) => {
+    const started = performance.now();
+    const id = requestId(req);
+    const logging = requestLogs(log);
+    if (logging) log.info({ reqId: id, req: logged(req) }, 'incoming request');
+    const headers = (entry.early ??= headersOf(entry)).slice();
+    const remaining = String(Math.max(0, gate.limit - counted.hit.count));
+    const reset = String(Math.max(1, Math.ceil(counted.hit.resetMs / 1000)));
+    const last = headers.length - 1;
+    headers[ID] = id;
+    headers[last - REMAINING] = remaining;
+    headers[last - RESET] = reset;
+    headers[last - STATE] = `"default";r=${remaining};t=${reset}`;
+    headers[last] = expirationOf(identity);
+    if (entry.link !== undefined) {
+      const host = req.headers.host;
+      const base = publicBase ?? (host === undefined ? '' : hostLinkBase('http', host));
+      headers.push('link', entry.link.replaceAll('</', `<${base}/`));
+    }
+    gate.used(identity);
+    cache.hits++;
+    cache.earlyHits++;
+    res.writeHead(200, headers).end(entry.body);
+    const ms = performance.now() - started;
+    metrics.record('GET', entry.route, 200, ms / 1000);
+    if (logging) log.info({ reqId: id, res: { statusCode: 200 }, responseTime: ms }, 'request completed');
+  };
+
+  return (req, res, next) => {
+    if (
+      req.method !== 'GET' ||
+      closing() ||
+      // Request logs name the client's address: behind a proxy it is the forwarded one, which the routes read.
+      (behindProxy && requestLogs(log))
+    )
+      return next(req, res);
+    const headers = req.headers;
+    const header = headers['x-api-key'];
+    if (
+      typeof header !== 'string' ||
+      headers['if-none-match'] !== undefined ||
+      headers['content-length'] !== undefined ||
+      headers['transfer-encoding'] !== undefined
+    )
+      return next(req, res);
+    const identity = gate.remembered(header);
+    if (identity === undefined) return next(req, res);
+    const found = lookup(req);
+    if (found === undefined) return next(req, res);
+    const counting = gate.count(identity);
+    if (!(counting instanceof Promise)) {
+      if (counting.hit.count > gate.limit) {
+        gate.handOver(req, counting);
+        return next(req, res);
+      }
+      return send(req, res, found.entry, identity, counting);
+    }
+    // Counted in Redis: what the count brought back may have revoked the key or emptied the cache; both are looked at
+    // again (cheap), and anything in doubt goes to the routes with its count.
+    counting.then(
+      ({ counted, changed }) => {
+        const still = changed ? lookup(req) : found;
+        const key = changed ? gate.remembered(header) : identity;
+        if (counted.hit.count > gate.limit || still === undefined || key === undefined) {
+          gate.handOver(req, counted);
+          return next(req, res);
+        }
+        send(req, res, still.entry, key, counted);
+      },
+      () => next(req, res),
+    );
+  };
+}
+
+const REQUEST_LOG_LEVELS = new Set(['info', 'debug', 'trace']);
+
+/** True when Fastify writes its two lines of each request (at info and below). */
+function requestLogs(log: FastifyBaseLogger): boolean {
+  return REQUEST_LOG_LEVELS.has(log.level);
+}
+
+/** A request as Fastify's request log line describes it (its `req` serializer), the address the socket's. */
+function logged(req: IncomingMessage) {
+  return {
+    method: req.method,
+    url: req.url,
+    host: req.headers.host,
+    remoteAddress: req.socket.remoteAddress,
+    remotePort: req.socket.remotePort,
+  };
+}
