@@ -1,9 +1,12 @@
-// The ceiling: a bare node:http server answering every request with one prebuilt body.
+// The ceiling: a bare node:http server answering every request with one prebuilt body: with its own two headers, or,
+// given a JSON file of [name, value] pairs, with those too (the header fields of the service's cached answer).
 import http from 'node:http';
 import fs from 'node:fs';
 
-const [port, file] = process.argv.slice(2);
+const [port, file, headersFile] = process.argv.slice(2);
 const body = fs.readFileSync(file);
-const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length };
+const extra = headersFile ? JSON.parse(fs.readFileSync(headersFile, 'utf8')) : [];
+const own = extra.some(([name]) => name === 'content-type') ? [] : ['content-type', 'application/json; charset=utf-8'];
+const headers = [...extra.flat(), ...own, 'content-length', body.length];
 http.createServer((_req, res) => res.writeHead(200, headers).end(body)).listen(Number(port), '127.0.0.1');
 process.on('SIGTERM', () => process.exit(0));

@@ -5,6 +5,12 @@
 // BENCH_SECONDS (8) is the length of each measured row, BENCH_WARMUP_SECONDS (2) the unrecorded load before it.
 // The MCP endpoint's `get` of the chapter detail is measured beside the REST detail (it makes the same REST request
 // in-process): the report gives the ratio of their p50.
+// Each row also gives the CPU time per request of the server's process (and of PostgreSQL's processes), read from
+// /proc over the measured seconds. The ceilings are a bare node:http server sending the same body, once with only its
+// own two headers and once with every header of the service's cached answer. On PostgreSQL, the uncached issues page
+// is also set against pgbench running its SQL (one client; plain and prepared) and against a peer, Platformatic DB
+// 2.61 over the same table (bench/peer.ts installs it into node_modules/.cache, not into the project). The goals of
+// issue 32 are summed up as ratios at the end of bench/RESULTS.md, with the load average of the run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -16,6 +22,8 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { analyze, importDataset } from '../src/data/import/dataset.import.ts';
 import { seedIssues } from './seed.ts';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
+import { captureSql, inline, pgbench } from './pgbench.ts';
+import { PEER_ISSUES_PAGE, startPeer } from './peer.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -23,6 +31,7 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 /** Seconds of unrecorded load before each measured row. */
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = 50;
+const LOAD_AT_START = os.loadavg();
 const ISSUES = 5_000;
 
 interface Endpoint {
@@ -69,7 +78,65 @@ interface Row extends LoadResult {
   endpoint: string;
   target: string;
   ceiling?: number;
+  /** CPU µs per request of the server's process, and of PostgreSQL's processes (absent for the ceilings and PGlite). */
+  cpu?: number;
+  dbCpu?: number;
+  /** Header fields of the answer, but Date, Connection and Keep-Alive (which every Node server sends). */
+  headers?: number;
 }
+
+const ISSUES_PAGE = 'issues list, 100 items';
+
+/**
+ * User + system CPU time of processes, in µs (/proc/<pid>/stat; Linux), with that of their children that ended (a
+ * PostgreSQL backend that pgbench's connection started and ended is in its postmaster's cutime and cstime).
+ */
+async function cpuMicros(pids: readonly number[]): Promise<number> {
+  const tick = 1_000_000 / 100; // CLK_TCK is 100 on Linux
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * tick;
+    } catch {
+      // gone, or not Linux
+    }
+  }
+  return total;
+}
+
+/** PostgreSQL's processes on this machine (its postmaster and every backend). */
+function postgresPids(): number[] {
+  const out = spawnSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' });
+  return out.stdout.split('\n').filter(Boolean).map(Number);
+}
+
+/**
+ * One measured row: the warm-up, then the measured seconds with the CPU time of `pids` (and of PostgreSQL when
+ * `database`) read before and after, per request answered.
+ */
+async function measured(
+  url: string,
+  headers: Record<string, string>,
+  pids: readonly number[],
+  database: boolean,
+  request?: LoadRequest,
+): Promise<LoadResult & { cpu: number; dbCpu?: number }> {
+  await runLoad(url, headers, CONNECTIONS, WARMUP, 0, request);
+  const db = database ? postgresPids() : [];
+  const [server0, db0] = [await cpuMicros(pids), await cpuMicros(db)];
+  const result = await runLoad(url, headers, CONNECTIONS, DURATION, 0, request);
+  const [server1, db1] = [await cpuMicros(pids), await cpuMicros(db)];
+  const requests = Math.max(1, result.rps * DURATION);
+  return {
+    ...result,
+    cpu: round((server1 - server0) / requests),
+    ...(database ? { dbCpu: round((db1 - db0) / requests) } : {}),
+  };
+}
+
+const round = (x: number) => Math.round(x * 10) / 10;
 
 function portOf(n: number): number {
   return 18_000 + n;
@@ -154,9 +221,15 @@ async function measureService(
         if (check.status !== 200 || text.includes('"isError"'))
           throw new Error(`${endpoint.path}: ${check.status} ${text}`);
         const headers = { 'x-api-key': key, ...(endpoint.request ? MCP_HEADERS : {}) };
-        const result = await runLoad(url, headers, CONNECTIONS, DURATION, WARMUP, endpoint.request);
+        const result = await measured(url, headers, [server.pid!], 'DATABASE_URL' in env, endpoint.request);
         const target = `${label}, ${cached ? 'cached' : 'uncached'}`;
-        rows.push({ ...result, endpoint: endpoint.name, target, ceiling: ceilings.get(endpoint.name) });
+        rows.push({
+          ...result,
+          endpoint: endpoint.name,
+          target,
+          ceiling: ceilings.get(endpoint.name),
+          headers: fieldCount(check.headers),
+        });
         console.error(
           `${endpoint.name} | ${target}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, timeouts ${result.timeouts}`,
         );
@@ -167,22 +240,50 @@ async function measureService(
   }
 }
 
-async function measureCeilings(bodies: Map<string, Buffer>, rows: Row[]): Promise<Map<string, number>> {
+/** What a cached answer of the service sent: its body and its header fields (but those every Node server sends). */
+interface Answer {
+  body: Buffer;
+  headers: [string, string][];
+}
+
+const NODE_OWN = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+function fieldCount(headers: Headers): number {
+  return [...headers.keys()].filter((name) => !NODE_OWN.has(name)).length;
+}
+
+/**
+ * The ceilings: a bare node:http server sending the body with its two own headers (content-type, content-length),
+ * then the same body with every header field of the service's cached answer (bench/bare-server.js).
+ */
+async function measureCeilings(answers: Map<string, Answer>, rows: Row[]): Promise<Map<string, number>> {
   const ceilings = new Map<string, number>();
-  for (const [name, body] of bodies) {
-    const file = path.join(os.tmpdir(), `cds-bench-body-${process.pid}`);
-    await fs.writeFile(file, body);
-    const port = portOf(900 + ceilings.size);
-    const server = start(['bench/bare-server.js', String(port), file], {});
-    try {
-      await waitFor(`http://127.0.0.1:${port}/`);
-      const result = await runLoad(`http://127.0.0.1:${port}/`, {}, CONNECTIONS, DURATION, WARMUP);
-      ceilings.set(name, result.rps);
-      rows.push({ ...result, endpoint: name, target: `bare node:http, ${body.length} bytes`, ceiling: result.rps });
-      console.error(`${name} | ceiling: ${Math.round(result.rps)} req/s`);
-    } finally {
-      await stop(server);
-      await fs.rm(file, { force: true });
+  for (const [name, answer] of answers) {
+    for (const same of [false, true]) {
+      const file = path.join(os.tmpdir(), `cds-bench-body-${process.pid}`);
+      const headersFile = `${file}.headers.json`;
+      await fs.writeFile(file, answer.body);
+      await fs.writeFile(headersFile, JSON.stringify(answer.headers));
+      const port = portOf(900 + rows.length);
+      const server = start(['bench/bare-server.js', String(port), file, ...(same ? [headersFile] : [])], {});
+      try {
+        await waitFor(`http://127.0.0.1:${port}/`);
+        const check = await fetch(`http://127.0.0.1:${port}/`);
+        const result = await measured(`http://127.0.0.1:${port}/`, {}, [server.pid!], false);
+        if (!same) ceilings.set(name, result.rps);
+        rows.push({
+          ...result,
+          endpoint: name,
+          target: `bare node:http, ${answer.body.length} bytes${same ? ", the service's headers" : ''}`,
+          ceiling: ceilings.get(name),
+          headers: fieldCount(check.headers),
+        });
+        console.error(`${name} | ceiling${same ? ', same headers' : ''}: ${Math.round(result.rps)} req/s`);
+      } finally {
+        await stop(server);
+        await fs.rm(file, { force: true });
+        await fs.rm(headersFile, { force: true });
+      }
     }
   }
   return ceilings;
@@ -210,21 +311,29 @@ async function main(): Promise<void> {
     const liteEnv = { DATA_DIR: dataDir };
     const liteKey = await userAndKey(liteEnv);
 
-    const bodies = new Map<string, Buffer>();
+    const answers = new Map<string, Answer>();
     {
       const port = portOf(1);
-      const server = start(['--import', 'tsx', 'src/server.ts'], { ...liteEnv, PORT: String(port), LOG_LEVEL: 'warn' });
+      const server = start(['--import', 'tsx', 'src/server.ts'], {
+        ...liteEnv,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_SECOND: '1000000',
+      });
       try {
         await waitFor(`http://127.0.0.1:${port}/status/`);
         for (const e of ENDPOINTS) {
+          await send(`http://127.0.0.1:${port}`, e, liteKey);
+          // The second answer: a cached one, with the headers of a hit.
           const res = await send(`http://127.0.0.1:${port}`, e, liteKey);
-          bodies.set(e.name, Buffer.from(await res.arrayBuffer()));
+          const headers = [...res.headers].filter(([name]) => !NODE_OWN.has(name) && name !== 'content-length');
+          answers.set(e.name, { body: Buffer.from(await res.arrayBuffer()), headers });
         }
       } finally {
         await stop(server);
       }
     }
-    const ceilings = await measureCeilings(bodies, rows);
+    const ceilings = await measureCeilings(answers, rows);
     await measureService('PGlite', liteEnv, liteKey, rows, ceilings);
 
     if (pgAvailable) {
@@ -240,6 +349,8 @@ async function main(): Promise<void> {
       await measureService('PostgreSQL unprepared', unprepared, pgKey, rows, ceilings, [false]);
       await measureService('PostgreSQL, round 2', pgEnv, pgKey, rows, ceilings, [false]);
       await measureService('PostgreSQL unprepared, round 2', unprepared, pgKey, rows, ceilings, [false]);
+      await measureDatabaseCeilings(pgUrl, rows);
+      await measurePeer(pgUrl, rows);
     }
   } finally {
     if (pgAvailable) await admin.query(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`).catch(() => {});
@@ -248,6 +359,44 @@ async function main(): Promise<void> {
   }
   await fs.writeFile(path.join(ROOT, 'bench/RESULTS.md'), report(rows));
   console.error('written bench/RESULTS.md');
+}
+
+/** The uncached issues page's SQL run by pgbench, one client, plain and prepared: PostgreSQL's own ceiling. */
+async function measureDatabaseCeilings(url: string, rows: Row[]): Promise<void> {
+  const page = ENDPOINTS.find((e) => e.name === ISSUES_PAGE)!;
+  const statements = (await captureSql(url, [page.path])).get(page.path)!.map(inline);
+  for (const prepared of [false, true]) {
+    const db = postgresPids();
+    const before = await cpuMicros(db);
+    const result = await pgbench(url, statements, { seconds: DURATION, prepared });
+    const after = await cpuMicros(db);
+    const transactions = Math.max(1, result.tps * DURATION);
+    rows.push({
+      tool: 'pgbench',
+      rps: result.tps,
+      p50: Math.round(result.p50 * 100) / 100,
+      p99: Math.round(result.p99 * 100) / 100,
+      non2xx: 0,
+      timeouts: 0,
+      endpoint: ISSUES_PAGE,
+      target: `pgbench, its SQL (${statements.length} statements), 1 client${prepared ? ', prepared' : ''}`,
+      dbCpu: round((after - before) / transactions),
+    });
+    console.error(`${ISSUES_PAGE} | pgbench${prepared ? ' prepared' : ''}: ${Math.round(result.tps)} tps`);
+  }
+}
+
+/** The peer (Platformatic DB 2.61, bench/peer.ts) serving the same issues page from the same database. */
+async function measurePeer(url: string, rows: Row[]): Promise<void> {
+  const peer = await startPeer(url, portOf(950));
+  if (!peer) return;
+  try {
+    const result = await measured(`${peer.url}${PEER_ISSUES_PAGE}`, {}, [peer.pid], true);
+    rows.push({ ...result, endpoint: ISSUES_PAGE, target: 'peer: Platformatic DB 2.61, uncached' });
+    console.error(`${ISSUES_PAGE} | peer: ${Math.round(result.rps)} req/s`);
+  } finally {
+    await peer.stop();
+  }
 }
 
 async function userAndKey(env: Record<string, string>): Promise<string> {
@@ -271,22 +420,91 @@ function report(rows: Row[]): string {
   const lines = [
     '# Benchmark results',
     '',
+    `Load average (1, 5, 15 min) at the start of the run: ${LOAD_AT_START.map((x) => x.toFixed(2)).join(', ')}; at its end: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}.`,
+    '',
     `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ` +
       `load generator ${tool} on the same machine, ${CONNECTIONS} connections, ${DURATION} s per row after ${WARMUP} s of unrecorded warm-up, every request with a valid X-API-Key ` +
       `(limiter active, limit raised by configuration). Data: the bundled dataset plus ${ISSUES} synthetic issues. ` +
       'The ceiling of each endpoint is a bare node:http server sending a constant body of the same size. ' +
       `Timeouts: requests not answered within the load generator's timeout (${tool === 'wrk' ? '2' : '10'} s); non-2xx: answers with another status, or connection errors.`,
     '',
-    '| endpoint | target | req/s | p50 ms | p99 ms | ratio to ceiling | non-2xx | timeouts |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    "CPU: µs per request of the server process (for PGlite it holds the database too) and of all of PostgreSQL's " +
+      'processes, over the measured seconds. Headers: the fields of the answer but Date, Connection and Keep-Alive.',
+    '',
+    '| endpoint | target | req/s | p50 ms | p99 ms | ratio to ceiling | server CPU µs/req | PostgreSQL CPU µs/req | headers | non-2xx | timeouts |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.endpoint} | ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ceiling ? `${Math.round((r.rps / r.ceiling) * 100)}%` : ''} | ${r.non2xx} | ${r.timeouts} |`,
+        `| ${r.endpoint} | ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ceiling ? `${Math.round((r.rps / r.ceiling) * 100)}%` : ''} | ${r.cpu ?? ''} | ${r.dbCpu ?? ''} | ${r.headers ?? ''} | ${r.non2xx} | ${r.timeouts} |`,
     ),
     '',
+    ...goals(rows),
     ...mcpRatios(rows),
   ];
   return lines.join('\n');
+}
+
+/** Issue 32's goals as ratios of rows measured in this run. */
+function goals(rows: Row[]): string[] {
+  const find = (endpoint: string, target: string) => rows.find((r) => r.endpoint === endpoint && r.target === target);
+  const bare = (endpoint: string, same: boolean) =>
+    rows.find(
+      (r) =>
+        r.endpoint === endpoint &&
+        r.target.startsWith('bare node:http') &&
+        r.target.endsWith("the service's headers") === same,
+    );
+  const x = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && b > 0 ? (a / b).toFixed(2) : 'n/a';
+  const lines = [
+    '## The goals of issue 32, as ratios of this run',
+    '',
+    '| measure | this run | goal |',
+    '|---|---:|---:|',
+  ];
+  for (const endpoint of [REST_DETAIL, ISSUES_PAGE, 'chapters list, 100 items']) {
+    for (const engine of ['PGlite', 'PostgreSQL']) {
+      const hit = find(endpoint, `${engine}, cached`);
+      if (!hit) continue;
+      lines.push(
+        `| ${endpoint}, ${engine}, cached: req/s against bare node:http | ${x(hit.rps, bare(endpoint, false)?.rps)} | ≥ 0.80 |`,
+        `| ${endpoint}, ${engine}, cached: req/s against bare node:http with the same ${hit.headers} headers | ${x(hit.rps, bare(endpoint, true)?.rps)} | |`,
+        `| ${endpoint}, ${engine}, cached: Node CPU per request against bare | ${x(hit.cpu, bare(endpoint, false)?.cpu)}× | ≤ 1.3× |`,
+      );
+    }
+  }
+  const prepared = [find(ISSUES_PAGE, 'PostgreSQL, uncached'), find(ISSUES_PAGE, 'PostgreSQL, round 2, uncached')];
+  const unprepared = [
+    find(ISSUES_PAGE, 'PostgreSQL unprepared, uncached'),
+    find(ISSUES_PAGE, 'PostgreSQL unprepared, round 2, uncached'),
+  ];
+  const mean = (list: (Row | undefined)[], pick: (r: Row) => number | undefined) => {
+    const values = list.map((r) => (r ? pick(r) : undefined)).filter((v): v is number => v !== undefined);
+    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
+  };
+  const ours = mean(prepared, (r) => r.rps);
+  const oursCpu = mean(prepared, (r) => (r.cpu ?? 0) + (r.dbCpu ?? 0));
+  const plain = rows.find((r) => r.endpoint === ISSUES_PAGE && r.tool === 'pgbench' && !r.target.endsWith('prepared'));
+  const pgPrepared = rows.find(
+    (r) => r.endpoint === ISSUES_PAGE && r.tool === 'pgbench' && r.target.endsWith('prepared'),
+  );
+  const peer = rows.find((r) => r.endpoint === ISSUES_PAGE && r.target.startsWith('peer'));
+  if (ours !== undefined) {
+    lines.push(
+      `| issues page, uncached: prepared statements against none (mean of 2 rounds each), req/s | ${x(
+        ours,
+        mean(unprepared, (r) => r.rps),
+      )}× | ≥ 1.3× |`,
+      `| issues page, uncached: req/s against pgbench running its SQL, 1 client | ${x(ours, plain?.rps)} | |`,
+      `| issues page, uncached: req/s against pgbench, prepared | ${x(ours, pgPrepared?.rps)} | |`,
+      `| issues page, uncached: req/s against the peer | ${x(ours, peer?.rps)}× | ≥ 2× |`,
+      `| issues page, uncached: CPU per page (Node + PostgreSQL) against the peer's | ${x(oursCpu, peer ? (peer.cpu ?? 0) + (peer.dbCpu ?? 0) : undefined)}× | ≤ 0.6× |`,
+    );
+  }
+  return [...lines, ''];
 }
 
 /** The MCP `get` against the REST detail it wraps: the ratio of their p50 for each target (goal: at most 1.5). */

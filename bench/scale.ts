@@ -28,12 +28,11 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
-import { sql, type CompiledQuery, type LogEvent } from 'kysely';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { sql, type CompiledQuery } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { runImport, writeDataset } from './scale-import.ts';
+import { captureSql, inline, pgbench, timing, type Timing } from './pgbench.ts';
 import { pgliteEventLoop } from './pglite-loop.ts';
 import { agentsScalePhase } from './agents-scale.ts';
 import { dumpsScalePhase } from './dumps-scale.ts';
@@ -85,19 +84,6 @@ const PHASES = new Set(
 const REUSE = process.env.REUSE;
 
 const ms = (x: number) => x.toFixed(1);
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-
-interface Timing {
-  p50: number;
-  p99: number;
-  n: number;
-}
-
-function timing(samples: number[]): Timing {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), n: sorted.length };
-}
 
 async function admin(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: SERVER_URL });
@@ -232,98 +218,13 @@ const CASES: Case[] = [
   },
 ];
 
-/** The statements the app sends for one request of each case once its total is counted (the steady state). */
-async function captureSql(url: string): Promise<Map<string, CompiledQuery[]>> {
-  let capturing = false;
-  const captured: CompiledQuery[] = [];
-  const log = (event: LogEvent) => {
-    if (capturing && event.level === 'query') captured.push(event.query);
-  };
-  const database = await openDatabase({ databaseUrl: url, log });
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    REST_AUTH: 'optional',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RESPONSE_CACHE: 'false',
-    DATABASE_URL: url,
-  });
-  const app = await buildApp({ config, database });
-  await app.ready();
-  const out = new Map<string, CompiledQuery[]>();
-  try {
-    for (const c of CASES) {
-      await app.inject({ method: 'GET', url: c.path });
-      captured.length = 0;
-      capturing = true;
-      const res = await app.inject({ method: 'GET', url: c.path });
-      capturing = false;
-      if (res.statusCode !== 200) throw new Error(`${c.path}: ${res.statusCode} ${res.body}`);
-      out.set(
-        c.name,
-        captured.filter((q) => !/api_keys|app_meta/.test(q.sql)),
-      );
-    }
-  } finally {
-    await app.close();
-    await database.close();
-  }
-  return out;
-}
-
-/** A compiled statement with its parameters written in as literals, for pgbench. */
-function inline(query: CompiledQuery): string {
-  let text = query.sql;
-  for (let i = query.parameters.length; i >= 1; i--) {
-    const value = query.parameters[i - 1];
-    const literal =
-      typeof value === 'number' || typeof value === 'bigint'
-        ? String(value)
-        : `'${String(value).replaceAll("'", "''")}'`;
-    text = text.replaceAll(`$${i}`, literal);
-  }
-  return text.replace(/\s+/g, ' ');
-}
-
-/** pgbench, one client, the statements of one request as one transaction; p50/p99 from its per-transaction log. */
-async function pgbench(url: string, statements: string[]): Promise<Timing & { tps: number }> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-scale-'));
-  try {
-    const script = path.join(dir, 'script.sql');
-    await fs.writeFile(script, statements.map((s) => `${s};`).join('\n') + '\n');
-    const u = new URL(url);
-    const args = [
-      '-n',
-      '-c',
-      '1',
-      '-T',
-      String(PGBENCH_SECONDS),
-      '-f',
-      script,
-      '-l',
-      '--log-prefix',
-      path.join(dir, 'log'),
-      '-h',
-      u.hostname,
-      '-p',
-      u.port || '5432',
-      '-U',
-      decodeURIComponent(u.username || 'postgres'),
-      u.pathname.slice(1),
-    ];
-    const out = spawnSync('pgbench', args, { encoding: 'utf8' });
-    if (out.status !== 0) throw new Error(`pgbench failed: ${out.stderr}`);
-    const samples: number[] = [];
-    for (const file of await fs.readdir(dir)) {
-      if (!file.startsWith('log')) continue;
-      for (const line of (await fs.readFile(path.join(dir, file), 'utf8')).split('\n')) {
-        const micros = Number(line.split(' ')[2]);
-        if (Number.isFinite(micros) && line.trim() !== '') samples.push(micros / 1000);
-      }
-    }
-    return { ...timing(samples), tps: Number(/tps = ([\d.]+)/.exec(out.stdout)?.[1] ?? 0) };
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+/** The statements the app sends for one request of each case (bench/pgbench.ts), by the case's name. */
+async function captureCases(url: string): Promise<Map<string, CompiledQuery[]>> {
+  const byPath = await captureSql(
+    url,
+    CASES.map((c) => c.path),
+  );
+  return new Map(CASES.map((c) => [c.name, byPath.get(c.path)!]));
 }
 
 // ---------------------------------------------------------------- the server
@@ -601,7 +502,7 @@ async function main(): Promise<void> {
       console.log(`# generated in ${ms((performance.now() - started) / 1000)} s\n`);
     }
 
-    const statements = PHASES.has('lists') ? await captureSql(url) : new Map<string, CompiledQuery[]>();
+    const statements = PHASES.has('lists') ? await captureCases(url) : new Map<string, CompiledQuery[]>();
     const key = createKey(url);
     const port = 19_000 + (process.pid % 1000);
     server = startServer(url, port);
@@ -623,7 +524,7 @@ async function main(): Promise<void> {
         const http = await timeRequests(base, key, () => c.path, ITERATIONS);
         results.set(c.name, http);
         const queries = statements.get(c.name) ?? [];
-        const db = await pgbench(url, queries.map(inline));
+        const db = await pgbench(url, queries.map(inline), { seconds: PGBENCH_SECONDS });
         databaseResults.set(c.name, db);
         const perRequest = await databaseCpuPerRequest(base, key, url, c.path);
         cpu.set(c.name, perRequest);
