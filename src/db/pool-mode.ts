@@ -39,9 +39,13 @@ const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
 /** Kysely's `begin` and `start transaction …`; the end of one is `commit` or `rollback` (not `rollback to …`). */
 const BEGINS = /^\s*(begin|start\s+transaction)\b/i;
 const ENDS = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i;
+/** Longer than any `begin`, `start transaction isolation level … read only` or end of one. */
+const SHORT = 120;
 
 /** Whether a session is in a transaction after `text`, given whether it was before (Kysely's begin, commit, rollback). */
 export function transactionAfter(text: string, before: boolean): boolean {
+  // Kysely's statements that begin or end one are short; a list's statement is not read through (it is run per query).
+  if (text.length > SHORT) return before;
   if (BEGINS.test(text)) return true;
   if (ENDS.test(text)) return false;
   return before;

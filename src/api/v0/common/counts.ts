@@ -5,8 +5,19 @@ import { readTableVersions } from '../../../db/table-versions.queries.ts';
 
 /** The tables a statement reads: every name after FROM or JOIN, quoted or not. */
 export function tablesOf(text: string): string[] {
-  return [...new Set([...text.matchAll(/\b(?:from|join)\s+"?([a-z_][a-z0-9_]*)"?/gi)].map((m) => m[1]!.toLowerCase()))];
+  let tables = tablesOfText.get(text);
+  if (tables === undefined) {
+    tables = [
+      ...new Set([...text.matchAll(/\b(?:from|join)\s+"?([a-z_][a-z0-9_]*)"?/gi)].map((m) => m[1]!.toLowerCase())),
+    ];
+    if (tablesOfText.size >= 1_000) tablesOfText.clear();
+    tablesOfText.set(text, tables);
+  }
+  return tables;
 }
+
+/** The tables of recent statement texts: a list sends the same text with other values (read per request). */
+const tablesOfText = new Map<string, string[]>();
 
 interface Entry<T> {
   total: Promise<T>;

@@ -107,7 +107,20 @@ export function createAuthenticator(
  */
 export function keyExpirationHeader(request: FastifyRequest, reply: FastifyReply): void {
   const key = request.apiKey;
-  if (key) reply.header('api-key-expiration', `${key.expiresAt.toISOString().slice(0, 19)}Z`);
+  if (key) reply.header('api-key-expiration', keyExpiration(key));
+}
+
+// Formatted once per identity (a remembered key's identity is one object for as long as it is remembered).
+const expirations = new WeakMap<KeyIdentity, string>();
+
+/** The API-Key-Expiration value of a key. */
+export function keyExpiration(identity: KeyIdentity): string {
+  let value = expirations.get(identity);
+  if (value === undefined) {
+    value = `${identity.expiresAt.toISOString().slice(0, 19)}Z`;
+    expirations.set(identity, value);
+  }
+  return value;
 }
 
 declare module 'fastify' {

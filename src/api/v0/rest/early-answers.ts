@@ -20,6 +20,7 @@ import type { EarlyAnswers } from '../../../http/server-factory.ts';
 import { ALLOW_ANY_ORIGIN, EXPOSED_HEADERS } from './cors.ts';
 import type { EarlyGate } from './gate.ts';
 import type { Counted } from './rate-limit.ts';
+import { keyExpiration } from './authenticate.ts';
 import { CACHE_CONTROL, knownKey, type Entry, type ResponseCache } from './response-cache.ts';
 
 export interface EarlyAnswersOptions {
@@ -87,17 +88,6 @@ export function createEarlyAnswers({
   const REMAINING = 6;
   const RESET = 4;
   const STATE = 2;
-  // API-Key-Expiration of each remembered identity (authenticate.ts' keyExpirationHeader), formatted once.
-  const expirations = new WeakMap<KeyIdentity, string>();
-  const expirationOf = (identity: KeyIdentity): string => {
-    let value = expirations.get(identity);
-    if (value === undefined) {
-      value = `${identity.expiresAt.toISOString().slice(0, 19)}Z`;
-      expirations.set(identity, value);
-    }
-    return value;
-  };
-
   /** The entry this request may be answered with, or undefined: then the routes answer it. */
   const lookup = (req: IncomingMessage): { key: string; entry: Entry } | undefined => {
     const key = knownKey(req.url!);
@@ -125,7 +115,7 @@ export function createEarlyAnswers({
     headers[last - REMAINING] = remaining;
     headers[last - RESET] = reset;
     headers[last - STATE] = `"default";r=${remaining};t=${reset}`;
-    headers[last] = expirationOf(identity);
+    headers[last] = keyExpiration(identity);
     if (entry.link !== undefined) {
       const host = req.headers.host;
       const base = publicBase ?? (host === undefined ? '' : hostLinkBase('http', host));
