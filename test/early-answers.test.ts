@@ -243,3 +243,56 @@ test(
     }
   },
 );
+
+test("request logs: an early answer writes Fastify's two lines under its request id, and never the key", async () => {
+  const logged = await buildTestApp({ env: ENV, sharedDatabase: t.database, clock, captureLogs: true });
+  try {
+    const base = await logged.app.listen({ port: 0, host: '127.0.0.1' });
+    const own = await createKey(logged, 'early-logs', 'logs');
+    const as = () => fetch(`${base}/api/v0/chapters/london`, { headers: { 'x-api-key': own.raw } });
+    freshSecond();
+    await as();
+    const before = await earlyHits(base);
+    const res = await as();
+    assert.equal(await earlyHits(base), before + 1);
+    const id = res.headers.get('x-request-id')!;
+    const lines = logged
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes(id))
+      .map((line) => JSON.parse(line) as { msg: string; reqId: string; req?: { url: string }; res?: unknown });
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['incoming request', 'request completed'],
+    );
+    assert.equal(lines[0]!.req!.url, '/api/v0/chapters/london');
+    assert.deepEqual(lines[1]!.res, { statusCode: 200 });
+    assert.ok(!logged.logs().includes(own.raw), 'the raw key is never logged');
+  } finally {
+    await logged.close();
+  }
+});
+
+test('behind a proxy, a page whose Link needs the forwarded origin is left to the routes; a detail is answered early', async () => {
+  const proxied = await buildTestApp({ env: { ...ENV, TRUST_PROXY: 'true' }, sharedDatabase: t.database, clock });
+  try {
+    const base = await proxied.app.listen({ port: 0, host: '127.0.0.1' });
+    const own = await createKey(proxied, 'early-proxy', 'proxy');
+    const as = (url: string) =>
+      fetch(base + url, {
+        headers: { 'x-api-key': own.raw, 'x-forwarded-host': 'api.example.org', 'x-forwarded-proto': 'https' },
+      });
+    freshSecond();
+    for (const url of ['/api/v0/chapters/?limit=2', '/api/v0/chapters/london']) await as(url);
+    const before = await earlyHits(base);
+    const page = await as('/api/v0/chapters/?limit=2');
+    assert.equal(page.headers.get('x-cache'), 'HIT');
+    assert.match(page.headers.get('link') ?? '', /^<https:\/\/api\.example\.org\/api\/v0\/chapters\//);
+    assert.equal(await earlyHits(base), before, 'the page went to the routes');
+    const detail = await as('/api/v0/chapters/london');
+    assert.equal(detail.status, 200);
+    assert.equal(await earlyHits(base), before + 1, 'the detail was answered early');
+  } finally {
+    await proxied.close();
+  }
+});
