@@ -7,7 +7,6 @@
 // blocks of each way so that drift falls on both. CPU per page: this process (user + system; on PGlite it includes the
 // database's worker thread) and, on the server, every PostgreSQL process (/proc). Both ways must give the same items
 // text, which is checked. Results go to bench/JSON-WHERE.md.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,11 +16,10 @@ import { CompiledQuery } from 'kysely';
 import fastJson from 'fast-json-stringify';
 import type { TSchema } from '@sinclair/typebox';
 import { openDatabase, pgliteDir, type Db } from '../src/db/index.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { analyze, importDataset } from '../src/data/import/dataset.import.ts';
 import { IssueItem } from '../src/api/v0/issues/issues.schemas.ts';
 import { ChapterItem } from '../src/api/v0/chapters/chapters.schemas.ts';
-import { seedIssues } from './seed.ts';
+import { prepareBenchData } from './seed.ts';
+import { cpuMicros, postgresPids } from './cpu.ts';
 import { captureSql } from './pgbench.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -66,25 +64,6 @@ function ways(statement: CompiledQuery, item: TSchema): { sql: Way; rows: Way } 
   };
 }
 
-async function cpuMicros(pids: readonly number[]): Promise<number> {
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime, stime, and cutime, cstime: backends that ended are in their postmaster's.
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10_000;
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
-
-function postgresPids(): number[] {
-  return spawnSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
-}
-
 interface Measure {
   pagesPerSecond: number;
   node: number;
@@ -105,13 +84,6 @@ async function run(db: Db, way: Way, server: boolean): Promise<Measure> {
   const cpu = process.cpuUsage(cpu0);
   const db1 = await cpuMicros(pids);
   return { pagesPerSecond: PAGES / seconds, node: (cpu.user + cpu.system) / PAGES, database: (db1 - db0) / PAGES };
-}
-
-async function prepare(db: Db): Promise<void> {
-  await migrateToLatest(db);
-  await importDataset(db);
-  await seedIssues(db, ISSUES);
-  await analyze(db);
 }
 
 interface Line {
@@ -167,7 +139,7 @@ async function main(): Promise<void> {
   try {
     const server = await openDatabase({ databaseUrl: url, preparedStatements: true, poolSize: 1 });
     try {
-      await prepare(server.db);
+      await prepareBenchData(server.db, ISSUES);
       const statements = await captureSql(
         url,
         LISTS.map((l) => l.path),
@@ -175,7 +147,7 @@ async function main(): Promise<void> {
       lines.push(...(await measureEngine('PostgreSQL, prepared', server.db, true, statements)));
       const lite = await openDatabase({ dataDir: pgliteDir(dataDir) });
       try {
-        await prepare(lite.db);
+        await prepareBenchData(lite.db, ISSUES);
         lines.push(...(await measureEngine('PGlite', lite.db, false, statements)));
       } finally {
         await lite.close();

@@ -69,21 +69,21 @@ export async function captureSql(url: string, paths: readonly string[]): Promise
  * written as an escape (E'\x3a'): pgbench reads `:name` as one of its variables, which in its prepared mode fails.
  */
 export function inline(query: CompiledQuery): string {
-  let text = query.sql.replace(/'((?:[^']|'')*)'/g, (literal: string, body: string) =>
-    body.includes(':') ? `E'${body.replaceAll('\\', '\\\\').replaceAll(':', '\\x3a')}'` : literal,
-  );
+  let text = query.sql.replace(/'(?:[^']|'')*'/g, withoutColons);
   for (let i = query.parameters.length; i >= 1; i--) {
     const value = query.parameters[i - 1];
     const literal =
       typeof value === 'number' || typeof value === 'bigint'
         ? String(value)
         : `'${String(value).replaceAll("'", "''")}'`;
-    text = text.replaceAll(
-      `$${i}`,
-      literal.includes(':') ? `E${literal.replaceAll('\\', '\\\\').replaceAll(':', '\\x3a')}` : literal,
-    );
+    text = text.replaceAll(`$${i}`, withoutColons(literal));
   }
   return text.replace(/\s+/g, ' ');
+}
+
+/** A quoted SQL string literal, its colons written as escapes (an E'' literal) when it has any. */
+function withoutColons(literal: string): string {
+  return literal.includes(':') ? `E${literal.replaceAll('\\', '\\\\').replaceAll(':', '\\x3a')}` : literal;
 }
 
 export interface PgbenchOptions {

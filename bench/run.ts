@@ -17,10 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { openDatabase, pgliteDir, type Db } from '../src/db/index.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { analyze, importDataset } from '../src/data/import/dataset.import.ts';
-import { seedIssues } from './seed.ts';
+import { openDatabase, pgliteDir } from '../src/db/index.ts';
+import { prepareBenchData } from './seed.ts';
+import { cpuMicros, postgresPids } from './cpu.ts';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { captureSql, inline, pgbench } from './pgbench.ts';
 import { PEER_ISSUES_PAGE, startPeer } from './peer.ts';
@@ -88,31 +87,6 @@ interface Row extends LoadResult {
 const ISSUES_PAGE = 'issues list, 100 items';
 
 /**
- * User + system CPU time of processes, in µs (/proc/<pid>/stat; Linux), with that of their children that ended (a
- * PostgreSQL backend that pgbench's connection started and ended is in its postmaster's cutime and cstime).
- */
-async function cpuMicros(pids: readonly number[]): Promise<number> {
-  const tick = 1_000_000 / 100; // CLK_TCK is 100 on Linux
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * tick;
-    } catch {
-      // gone, or not Linux
-    }
-  }
-  return total;
-}
-
-/** PostgreSQL's processes on this machine (its postmaster and every backend). */
-function postgresPids(): number[] {
-  const out = spawnSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' });
-  return out.stdout.split('\n').filter(Boolean).map(Number);
-}
-
-/**
  * One measured row: the warm-up, then the measured seconds with the CPU time of `pids` (and of PostgreSQL when
  * `database`) read before and after, per request answered.
  */
@@ -168,14 +142,6 @@ async function stop(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
-}
-
-async function prepare(db: Db): Promise<void> {
-  await migrateToLatest(db);
-  await importDataset(db);
-  await seedIssues(db, ISSUES);
-  // As after `cds import`: fresh statistics, so no autovacuum runs in the middle of a measurement.
-  await analyze(db);
 }
 
 /** A user and a key through the operator CLI, the way an operator would do it. */
@@ -306,7 +272,7 @@ async function main(): Promise<void> {
   try {
     // Same data on both engines: the bundled dataset plus synthetic issues for 100-item pages.
     const lite = await openDatabase({ dataDir: pgliteDir(dataDir) });
-    await prepare(lite.db);
+    await prepareBenchData(lite.db, ISSUES);
     await lite.close();
     const liteEnv = { DATA_DIR: dataDir };
     const liteKey = await userAndKey(liteEnv);
@@ -338,7 +304,7 @@ async function main(): Promise<void> {
 
     if (pgAvailable) {
       const server = await openDatabase({ databaseUrl: pgUrl });
-      await prepare(server.db);
+      await prepareBenchData(server.db, ISSUES);
       await server.close();
       const pgEnv = { DATABASE_URL: pgUrl };
       const pgKey = await userAndKey(pgEnv);

@@ -33,6 +33,7 @@ import { openDatabase } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { runImport, writeDataset } from './scale-import.ts';
 import { captureSql, inline, pgbench, timing, type Timing } from './pgbench.ts';
+import { cpuMicros } from './cpu.ts';
 import { pgliteEventLoop } from './pglite-loop.ts';
 import { agentsScalePhase } from './agents-scale.ts';
 import { dumpsScalePhase } from './dumps-scale.ts';
@@ -309,20 +310,11 @@ async function backendCpuMs(url: string): Promise<number> {
     const { rows } = await client.query<{ pid: number }>(
       'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
     );
-    let ticks = 0;
-    for (const { pid } of rows) {
-      const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-      if (!stat) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
-    }
-    return (ticks * 1000) / CLOCK_TICKS;
+    return (await cpuMicros(rows.map((r) => r.pid))) / 1000;
   } finally {
     await client.end();
   }
 }
-
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** The database's CPU per request of `path` (µs): CPU_REQUESTS requests one after the other, the backends' CPU. */
 async function databaseCpuPerRequest(base: string, key: string, url: string, path: string): Promise<number> {

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../src/db/index.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { analyze, importDataset } from '../src/data/import/dataset.import.ts';
 
 /** Synthetic issues spread over the stored repositories, so that issue pages hold 100 items. */
 export async function seedIssues(db: Db, count: number): Promise<void> {
@@ -18,4 +20,13 @@ export async function seedIssues(db: Db, count: number): Promise<void> {
     JOIN LATERAL (SELECT id, owner_login, name FROM repositories ORDER BY id OFFSET (g % 10) LIMIT 1) r ON true
     ON CONFLICT DO NOTHING
   `.execute(db);
+}
+
+/** The benchmarks' database: migrated, the bundled dataset, `issues` synthetic issues, fresh statistics. */
+export async function prepareBenchData(db: Db, issues: number): Promise<void> {
+  await migrateToLatest(db);
+  await importDataset(db);
+  await seedIssues(db, issues);
+  // As after `cds import`: fresh statistics, so no autovacuum runs in the middle of a measurement.
+  await analyze(db);
 }
