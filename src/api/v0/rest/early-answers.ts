@@ -19,7 +19,7 @@ import type { HttpMetrics } from '../../../metrics/metrics.ts';
 import type { EarlyAnswers } from '../../../http/server-factory.ts';
 import { ALLOW_ANY_ORIGIN, EXPOSED_HEADERS } from './cors.ts';
 import type { EarlyGate } from './gate.ts';
-import type { Counted } from './rate-limit.ts';
+import { limitState, type Counted } from './rate-limit.ts';
 import { keyExpiration } from './authenticate.ts';
 import { CACHE_CONTROL, knownKey, type Entry, type ResponseCache } from './response-cache.ts';
 
@@ -89,7 +89,7 @@ export function createEarlyAnswers({
   const RESET = 4;
   const STATE = 2;
   /** The entry this request may be answered with, or undefined: then the routes answer it. */
-  const lookup = (req: IncomingMessage): { key: string; entry: Entry } | undefined => {
+  const lookup = (req: IncomingMessage): Entry | undefined => {
     const key = knownKey(req.url!);
     if (key === undefined) return undefined;
     const entry = cache.get(key);
@@ -99,7 +99,7 @@ export function createEarlyAnswers({
     if (accept !== undefined && accept !== '*/*' && !entry.contentType.startsWith(`${accept};`)) return undefined;
     // Behind a proxy, the origin of the Link header's addresses is the forwarded one: the routes know how to read it.
     if (entry.link !== undefined && behindProxy && publicBase === undefined) return undefined;
-    return { key, entry };
+    return entry;
   };
 
   const send = (req: IncomingMessage, res: ServerResponse, entry: Entry, identity: KeyIdentity, counted: Counted) => {
@@ -108,13 +108,12 @@ export function createEarlyAnswers({
     const logging = requestLogs(log);
     if (logging) log.info({ reqId: id, req: logged(req) }, 'incoming request');
     const headers = (entry.early ??= headersOf(entry)).slice();
-    const remaining = String(Math.max(0, gate.limit - counted.hit.count));
-    const reset = String(Math.max(1, Math.ceil(counted.hit.resetMs / 1000)));
+    const { remaining, reset, state } = limitState(gate.limit, counted.hit.count, counted.hit.resetMs);
     const last = headers.length - 1;
     headers[ID] = id;
     headers[last - REMAINING] = remaining;
     headers[last - RESET] = reset;
-    headers[last - STATE] = `"default";r=${remaining};t=${reset}`;
+    headers[last - STATE] = state;
     headers[last] = keyExpiration(identity);
     if (entry.link !== undefined) {
       const host = req.headers.host;
@@ -149,27 +148,27 @@ export function createEarlyAnswers({
       return next(req, res);
     const identity = gate.remembered(header);
     if (identity === undefined) return next(req, res);
-    const found = lookup(req);
-    if (found === undefined) return next(req, res);
+    const entry = lookup(req);
+    if (entry === undefined) return next(req, res);
     const counting = gate.count(identity);
     if (!(counting instanceof Promise)) {
       if (counting.hit.count > gate.limit) {
         gate.handOver(req, counting);
         return next(req, res);
       }
-      return send(req, res, found.entry, identity, counting);
+      return send(req, res, entry, identity, counting);
     }
     // Counted in Redis: what the count brought back may have revoked the key or emptied the cache; both are looked at
     // again (cheap), and anything in doubt goes to the routes with its count.
     counting.then(
       ({ counted, changed }) => {
-        const still = changed ? lookup(req) : found;
-        const key = changed ? gate.remembered(header) : identity;
-        if (counted.hit.count > gate.limit || still === undefined || key === undefined) {
+        const stillEntry = changed ? lookup(req) : entry;
+        const stillIdentity = changed ? gate.remembered(header) : identity;
+        if (counted.hit.count > gate.limit || stillEntry === undefined || stillIdentity === undefined) {
           gate.handOver(req, counted);
           return next(req, res);
         }
-        send(req, res, still.entry, key, counted);
+        send(req, res, stillEntry, stillIdentity, counted);
       },
       () => next(req, res),
     );

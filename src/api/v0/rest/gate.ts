@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SharedChanges } from '../../../changes/shared-changes.ts';
 import { createAuthenticator } from './authenticate.ts';
 import type { IncomingMessage } from 'node:http';
-import { createLimiter, type Counted, type Counter } from './rate-limit.ts';
+import { createLimiter, keyCounted, type Counted, type Counter } from './rate-limit.ts';
 import type { KeyIdentity } from '../../../api-keys/api-keys.service.ts';
 import { ValidKeys } from './key-cache.ts';
 import type { Timers } from './known-keys.ts';
@@ -72,15 +72,11 @@ export function createGate(app: FastifyInstance, { changes, counter, clock, time
       },
     },
   });
-  // What each remembered identity is counted as (rate-limit.ts' `key:<id>`), made once.
-  const countKeys = new WeakMap<KeyIdentity, string>();
   const early: EarlyGate = {
     remembered: (header) => validKeys.get(header, clock()),
     used: recordUse,
     count(identity) {
-      let key = countKeys.get(identity);
-      if (key === undefined) countKeys.set(identity, (key = `key:${identity.keyId}`));
-      const counting = limit.countKey(key);
+      const counting = limit.countKey(keyCounted(identity.keyId));
       if (!(counting instanceof Promise)) return counting;
       return counting.then(async (counted) => {
         if (!counted.hit.watched) return { counted, changed: false };

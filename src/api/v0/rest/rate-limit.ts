@@ -170,8 +170,20 @@ export class Counter {
   }
 }
 
+/** What the requests of a key are counted as. */
+export function keyCounted(keyId: string): string {
+  return `key:${keyId}`;
+}
+
 function keyOrAddress(request: FastifyRequest): string {
-  return request.apiKey ? `key:${request.apiKey.keyId}` : `ip:${clientAddress(request)}`;
+  return request.apiKey ? keyCounted(request.apiKey.keyId) : `ip:${clientAddress(request)}`;
+}
+
+/** A count's state as the RateLimit fields say it: requests left, seconds to the window's end, the draft's field. */
+export function limitState(limit: number, count: number, resetMs: number) {
+  const remaining = String(Math.max(0, limit - count));
+  const reset = String(Math.max(1, Math.ceil(resetMs / 1000)));
+  return { remaining, reset, state: `"default";r=${remaining};t=${reset}` };
 }
 
 /** Redis keys read in the same round trip as each count, and what to do with their values. */
@@ -217,14 +229,13 @@ export function createLimiter({ limit, counter, watch, clock = Date.now, identit
   // seconds to the window's end), beside the older RateLimit-Limit/-Remaining/-Reset that existing clients read.
   const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
   const headersOf = (count: number, resetMs: number) => {
-    const remaining = String(Math.max(0, limit - count));
-    const reset = String(Math.max(1, Math.ceil(resetMs / 1000)));
+    const { remaining, reset, state } = limitState(limit, count, resetMs);
     return {
       'ratelimit-limit': String(limit),
       'ratelimit-remaining': remaining,
       'ratelimit-reset': reset,
       'ratelimit-policy': policy,
-      ratelimit: `"default";r=${remaining};t=${reset}`,
+      ratelimit: state,
     };
   };
   const counted = new WeakMap<FastifyRequest, Counted>();
