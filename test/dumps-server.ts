@@ -6,6 +6,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { createTestDb, seedDataDir, serverUrl, type TestDatabase } from './helpers.ts';
 import { exited, freePort, runCli, startServer, waitFor200 } from './process.ts';
+import type { SourceDump } from '../src/data/import/dumps/dumps.source.ts';
 
 export interface DumpsServer {
   base: string;
@@ -17,16 +18,6 @@ export interface DumpsServer {
   /** The output of the server process so far. */
   output(): string;
   stop(): Promise<void>;
-}
-
-export interface ManifestItem {
-  resource: string;
-  url: string;
-  records: number;
-  bytes: number;
-  sha256: string;
-  data_version: number;
-  created_at: string;
 }
 
 export async function startDumpsServer(
@@ -80,16 +71,16 @@ export async function startDumpsServer(
   };
 }
 
-export async function manifestOf(server: DumpsServer): Promise<ManifestItem[]> {
+export async function manifestOf(server: DumpsServer): Promise<SourceDump[]> {
   const res = await server.get('/api/v0/dumps/');
   if (res.status !== 200) throw new Error(`manifest: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { items: ManifestItem[] }).items;
+  return ((await res.json()) as { items: SourceDump[] }).items;
 }
 
 /** A dump's lines, parsed: `{params, record}`; and the file's bytes. */
 export async function downloadDump(
   server: DumpsServer,
-  item: ManifestItem,
+  item: SourceDump,
 ): Promise<{ bytes: Buffer; lines: string[]; response: Response }> {
   const response = await server.get(item.url);
   const bytes = Buffer.from(await response.arrayBuffer());

@@ -77,6 +77,8 @@ export interface GithubApiStandIn {
 }
 
 export const FIXTURES_DIR = path.join(ROOT, 'data/github');
+/** The organizations whose recorded responses FIXTURES_DIR holds: what a sync against the stand-in is asked for. */
+export const FIXTURE_ORGANIZATIONS = ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'];
 const REPO_OF = /\/repos\/([^/]+\/[^/]+)\/(labels|milestones|releases)\/[^/]+$/;
 
 /** The recorded objects grouped the way GitHub serves them: one entry per organization seen. */

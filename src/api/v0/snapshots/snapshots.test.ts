@@ -17,7 +17,7 @@ import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import { chapter, issue, member } from '../../../../test/factories.ts';
 import { project } from '../../../../test/factories-community.ts';
 import { nestRepositories, release } from '../../../../test/factories-github.ts';
-import { useFixtureSync } from '../../../../test/github-api-standin.ts';
+import { FIXTURE_ORGANIZATIONS, useFixtureSync } from '../../../../test/github-api-standin.ts';
 import { createTestDb, seedDataDir, type TestDatabase } from '../../../../test/helpers.ts';
 import { assertInvalid, assertPagination, bothWays, expectedOrder, keysOf } from '../../../../test/lists.ts';
 import { runCli } from '../../../../test/process.ts';
@@ -496,7 +496,7 @@ describe('the syncs rebuild them', () => {
         apiUrl: fixture.standIn.url,
         clock: fixture.clock,
         token: 'test-token',
-        organizations: ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'],
+        organizations: FIXTURE_ORGANIZATIONS,
         now,
       });
     const first = await github();

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import {
+  FIXTURE_ORGANIZATIONS,
   servedRecords,
   storedRecords,
   useFixtureSync,
@@ -14,7 +15,6 @@ import { readDataVersion } from '../../../changes/counters.queries.ts';
 import { retryAfterMs } from './github.client.ts';
 import { SyncStopped, syncGithub, type GithubSyncOptions } from './github.sync.ts';
 
-const ORGS = ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'];
 // The stand-in serves private repositories whatever `type` asks: the client's own check must hold.
 const fixture = useFixtureSync({ honourType: false });
 
@@ -24,7 +24,7 @@ async function run(options: Partial<GithubSyncOptions> = {}) {
     apiUrl: fixture.standIn.url,
     clock: fixture.clock,
     token: 't',
-    organizations: ORGS,
+    organizations: FIXTURE_ORGANIZATIONS,
     perPage: 5,
     retryBaseMs: 10,
     requestsPerMinute: 0,

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  FIXTURE_ORGANIZATIONS,
   servedRecords,
   storedRecords,
   useFixtureSync,
@@ -11,8 +12,6 @@ import {
 import { readDataVersion } from '../../../changes/counters.queries.ts';
 import { changedRows } from '../../base/resource-counts.ts';
 import { syncGithub, type GithubSyncReport } from './github.sync.ts';
-
-const ORGS = ['octokit-fixture-org', 'codeforamerica', 'Octocoders', 'octokit'];
 
 const warnings: string[] = [];
 const fixture = useFixtureSync();
@@ -23,7 +22,7 @@ async function run(): Promise<{ report: GithubSyncReport; requests: LoggedReques
     apiUrl: fixture.standIn.url,
     clock: fixture.clock,
     token: 'test-token',
-    organizations: ORGS,
+    organizations: FIXTURE_ORGANIZATIONS,
     perPage: 5,
     retryBaseMs: 20,
     log: { info: () => {}, warn: (message) => warnings.push(message) },
