@@ -65,8 +65,19 @@ export function after(terms: OrderTerm[], key: Key): RawBuilder<boolean> {
  */
 function fingerprint(terms: OrderTerm[], scope: string): string {
   const text = terms.map((t) => `${t.direction === 'desc' ? '-' : ''}${t.column}`).join(',');
-  return crypto.createHash('sha256').update(text).update('\u0000').update(scope).digest('base64url').slice(0, 8);
+  const seen = `${text}\u0000${scope}`;
+  let print = fingerprints.get(seen);
+  if (print === undefined) {
+    print = crypto.createHash('sha256').update(seen).digest('base64url').slice(0, 8);
+    if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.clear();
+    fingerprints.set(seen, print);
+  }
+  return print;
 }
+
+/** Fingerprints already computed: every full page of a list states one (its next cursor), and a digest costs more than a lookup. */
+const fingerprints = new Map<string, string>();
+const MAX_FINGERPRINTS = 1000;
 
 export function encodeCursor(terms: OrderTerm[], key: Key, scope: string): string {
   return Buffer.from(JSON.stringify({ o: fingerprint(terms, scope), k: key })).toString('base64url');

@@ -211,13 +211,16 @@ export function setLinkHeader(
 ): void {
   const [path, search = ''] = request.url.split('?') as [string, string?];
   const base = linkBase(request);
+  // One set of parameters for all the links: each sets its page (in place, or appended after limit) and its cursor
+  // (appended last, or none).
+  const params = new URLSearchParams(search);
+  params.delete('page_size');
+  params.delete('cursor');
+  params.set('limit', String(page.limit));
   const link = (target: number, rel: string, cursor?: string) => {
-    const params = new URLSearchParams(search);
-    params.delete('page_size');
-    params.delete('cursor');
-    params.set('limit', String(page.limit));
     params.set('page', String(target));
     if (cursor) params.set('cursor', cursor);
+    else params.delete('cursor');
     return `<${base}${path}?${params.toString()}>; rel="${rel}"`;
   };
   const links = [link(1, 'first')];

@@ -82,6 +82,7 @@ export function changeFilter(window: ChangeWindow, query: Record<string, unknown
     errors.push({ loc: ['query', `${window.name}_after`], msg: `must not be later than ${window.name}_before` });
   }
   if (errors.length > 0) throw new InvalidRequestError(errors);
+  if (!after && !before) return undefined;
   const column = sql.ref(window.column);
   const terms = [
     ...(after ? [sql<boolean>`${column} >= ${after.text}::timestamptz`] : []),
