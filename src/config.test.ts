@@ -140,7 +140,7 @@ test('DUMPS_DIR: the data folder’s dumps/ on the embedded database, none on a 
   assert.equal(loadConfig({}).sourceApiKey, undefined);
 });
 
-test('REDIS_MODE: standalone by default; cluster needs REDIS_URL, sentinel its sentinels and name', () => {
+test('REDIS_MODE: standalone by default; cluster needs REDIS_URL, sentinel its sentinels and name (and their credentials, if any)', () => {
   const standalone = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' });
   assert.equal(standalone.redisMode, 'standalone');
   assert.deepEqual(standalone.redisSentinels, []);
@@ -154,6 +154,17 @@ test('REDIS_MODE: standalone by default; cluster needs REDIS_URL, sentinel its s
   assert.deepEqual(sentinel.redisSentinels, ['10.0.0.1:26379', 'sentinel-2:26379', '[::1]:26380']);
   assert.equal(sentinel.redisSentinelName, 'cds');
   assert.equal(sentinel.redisUrl, undefined);
+  assert.equal(sentinel.redisSentinelPassword, undefined);
+  const guarded = loadConfig({
+    REDIS_MODE: 'sentinel',
+    REDIS_SENTINELS: 'h:26379',
+    REDIS_SENTINEL_NAME: 'cds',
+    REDIS_SENTINEL_USERNAME: ' watcher ',
+    REDIS_SENTINEL_PASSWORD: ' pass word ',
+  });
+  assert.equal(guarded.redisSentinelUsername, 'watcher');
+  // A password is kept as given, spaces and all.
+  assert.equal(guarded.redisSentinelPassword, ' pass word ');
   const refused: [Record<string, string>, string][] = [
     [{ REDIS_MODE: 'replicated' }, 'REDIS_MODE'],
     [{ REDIS_MODE: 'cluster' }, 'REDIS_URL'],
@@ -164,6 +175,11 @@ test('REDIS_MODE: standalone by default; cluster needs REDIS_URL, sentinel its s
     [{ REDIS_MODE: 'sentinel', REDIS_SENTINELS: 'h:99999', REDIS_SENTINEL_NAME: 'cds' }, 'REDIS_SENTINELS'],
     [{ REDIS_URL: 'redis://h:6379', REDIS_SENTINELS: 'h:26379' }, 'REDIS_SENTINELS'],
     [{ REDIS_MODE: 'cluster', REDIS_URL: 'redis://h:7000', REDIS_SENTINEL_NAME: 'cds' }, 'REDIS_SENTINEL_NAME'],
+    [{ REDIS_URL: 'redis://h:6379', REDIS_SENTINEL_PASSWORD: 'secret' }, 'REDIS_SENTINEL_PASSWORD'],
+    [
+      { REDIS_MODE: 'sentinel', REDIS_SENTINELS: 'h:26379', REDIS_SENTINEL_NAME: 'cds', REDIS_SENTINEL_USERNAME: 'u' },
+      'REDIS_SENTINEL_USERNAME',
+    ],
   ];
   for (const [env, variable] of refused) {
     assert.throws(

@@ -36,6 +36,12 @@ export interface Config {
   /** Sentinel mode: the sentinels' `host:port` (REDIS_SENTINELS) and the name of the primary they watch (REDIS_SENTINEL_NAME). */
   readonly redisSentinels: readonly string[];
   readonly redisSentinelName: string | undefined;
+  /**
+   * Sentinel mode: the sentinels' own credentials, when they ask for them (`requirepass`, or an ACL user):
+   * REDIS_SENTINEL_USERNAME, REDIS_SENTINEL_PASSWORD. The primary's are REDIS_URL's.
+   */
+  readonly redisSentinelUsername: string | undefined;
+  readonly redisSentinelPassword: string | undefined;
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   readonly redisPrefix: string;
   /** /readyz answers 503 while the configured Redis does not answer (READY_REQUIRES_REDIS); off: only the database counts. */
@@ -314,16 +320,31 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /**
- * REDIS_URL, REDIS_MODE, REDIS_SENTINELS, REDIS_SENTINEL_NAME and REDIS_PREFIX, checked together: a mode without what
- * it needs, or sentinels without sentinel mode, is a mistake better reported at start than found in a failover.
+ * REDIS_URL, REDIS_MODE, REDIS_SENTINELS, REDIS_SENTINEL_NAME, the sentinels' credentials and REDIS_PREFIX, checked
+ * together: a mode without what it needs, or sentinel settings without sentinel mode, is a mistake better reported at
+ * start than found in a failover.
  */
 function redis(
   env: Env,
-): Pick<Config, 'redisUrl' | 'redisMode' | 'redisSentinels' | 'redisSentinelName' | 'redisPrefix'> {
+): Pick<
+  Config,
+  | 'redisUrl'
+  | 'redisMode'
+  | 'redisSentinels'
+  | 'redisSentinelName'
+  | 'redisSentinelUsername'
+  | 'redisSentinelPassword'
+  | 'redisPrefix'
+> {
   const redisMode = oneOf(env, 'REDIS_MODE', ['standalone', 'cluster', 'sentinel'] as const, 'standalone');
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const redisSentinels = list(env, 'REDIS_SENTINELS');
   const redisSentinelName = text(env, 'REDIS_SENTINEL_NAME');
+  const redisSentinelUsername = text(env, 'REDIS_SENTINEL_USERNAME');
+  // A password is taken as it is given: spaces at its ends may be part of it.
+  const redisSentinelPassword = env.REDIS_SENTINEL_PASSWORD || undefined;
+  if (redisSentinelUsername && !redisSentinelPassword)
+    throw new ConfigError('REDIS_SENTINEL_USERNAME', 'needs REDIS_SENTINEL_PASSWORD');
   const redisPrefix = text(env, 'REDIS_PREFIX') ?? 'cds:';
   if (redisMode === 'sentinel') {
     if (redisSentinels.length === 0) throw new ConfigError('REDIS_SENTINELS', 'is required with REDIS_MODE=sentinel');
@@ -335,7 +356,12 @@ function redis(
       }
     }
   } else {
-    for (const name of ['REDIS_SENTINELS', 'REDIS_SENTINEL_NAME']) {
+    for (const name of [
+      'REDIS_SENTINELS',
+      'REDIS_SENTINEL_NAME',
+      'REDIS_SENTINEL_USERNAME',
+      'REDIS_SENTINEL_PASSWORD',
+    ]) {
       if (text(env, name)) throw new ConfigError(name, `is set but REDIS_MODE is ${redisMode}, not sentinel`);
     }
   }
@@ -345,7 +371,15 @@ function redis(
     if (/[{}]/.test(redisPrefix))
       throw new ConfigError('REDIS_PREFIX', 'cannot contain { or } with REDIS_MODE=cluster');
   }
-  return { redisUrl, redisMode, redisSentinels, redisSentinelName, redisPrefix };
+  return {
+    redisUrl,
+    redisMode,
+    redisSentinels,
+    redisSentinelName,
+    redisSentinelUsername,
+    redisSentinelPassword,
+    redisPrefix,
+  };
 }
 
 /** DATABASE_REPLICA_URLS: PostgreSQL URLs, comma-separated; only beside a DATABASE_URL (the embedded database has none). */

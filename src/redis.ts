@@ -15,6 +15,8 @@ export interface RedisSettings {
   redisMode?: RedisMode | undefined;
   redisSentinels?: readonly string[] | undefined;
   redisSentinelName?: string | undefined;
+  redisSentinelUsername?: string | undefined;
+  redisSentinelPassword?: string | undefined;
 }
 
 /** Whether a Redis is configured at all (config.ts checked that each mode has what it needs). */
@@ -90,6 +92,7 @@ export function openRedis(settings: RedisSettings, options: RedisOptions): Redis
       ...common,
       sentinels: (settings.redisSentinels ?? []).map(sentinelAddress),
       name: settings.redisSentinelName!,
+      ...sentinelCredentials(settings),
       role: 'master',
       sentinelRetryStrategy: common.retryStrategy ?? retryStrategy,
     });
@@ -109,7 +112,14 @@ export function openRedis(settings: RedisSettings, options: RedisOptions): Redis
  */
 function followFailovers(client: Redis, settings: RedisSettings): void {
   for (const sentinel of (settings.redisSentinels ?? []).map(sentinelAddress)) {
-    const listener = new Redis({ ...sentinel, retryStrategy, connectTimeout: SERVING.connectTimeout });
+    const { sentinelUsername: username, sentinelPassword: password } = sentinelCredentials(settings);
+    const listener = new Redis({
+      ...sentinel,
+      ...(username ? { username } : {}),
+      ...(password ? { password } : {}),
+      retryStrategy,
+      connectTimeout: SERVING.connectTimeout,
+    });
     listener.on('error', () => {});
     listener.subscribe('+switch-master').catch(() => {});
     listener.on('message', (_channel: string, message: string) => {
@@ -136,6 +146,14 @@ function fromUrl(raw: string | undefined): Pick<RedisOptions, 'username' | 'pass
     ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
     ...(db ? { db } : {}),
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+/** What the sentinels themselves ask of a client (REDIS_SENTINEL_USERNAME, REDIS_SENTINEL_PASSWORD), if anything. */
+function sentinelCredentials(settings: RedisSettings): Pick<RedisOptions, 'sentinelUsername' | 'sentinelPassword'> {
+  return {
+    ...(settings.redisSentinelUsername ? { sentinelUsername: settings.redisSentinelUsername } : {}),
+    ...(settings.redisSentinelPassword ? { sentinelPassword: settings.redisSentinelPassword } : {}),
   };
 }
 

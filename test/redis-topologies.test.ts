@@ -7,6 +7,7 @@
 // Two processes cannot share an embedded database, so this needs DATABASE_URL: it runs in CI's PostgreSQL pass only.
 // Once is enough: its Redis servers are its own (REDIS_URL, the machine's Redis, plays no part), and what it tests
 // does not depend on the database engine; a run in the PGlite pass would need a PostgreSQL of its own for nothing.
+import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -283,21 +284,26 @@ describe('a Redis Cluster of three primaries', { skip }, () => {
   });
 });
 
-describe('a primary and two replicas behind Sentinel', { skip }, () => {
+// The sentinel asks for a password of its own (requirepass): the instances give it (REDIS_SENTINEL_PASSWORD), to the
+// connection that finds the primary and to the one that hears the end of each failover.
+describe('a primary and two replicas behind a Sentinel with a password', { skip }, () => {
   let sentinel: PrivateSentinel;
   const instances: Instance[] = [];
+  const password = `sentinel-${crypto.randomUUID()}`;
   const settings = () => ({
     redisMode: 'sentinel',
     redisSentinels: [sentinel.sentinels],
     redisSentinelName: sentinel.name,
+    redisSentinelPassword: password,
   });
 
   before(async () => {
-    sentinel = await startRedisSentinel();
+    sentinel = await startRedisSentinel('cds', password);
     await startInstances(instances, {
       REDIS_MODE: 'sentinel',
       REDIS_SENTINELS: sentinel.sentinels,
       REDIS_SENTINEL_NAME: sentinel.name,
+      REDIS_SENTINEL_PASSWORD: password,
     });
   });
 
@@ -311,6 +317,50 @@ describe('a primary and two replicas behind Sentinel', { skip }, () => {
     await assertGlobalLimit(instances, 'sentinel-limit');
     await assertRevocationSeen(instances, 'sentinel-revoke');
     await assertDataChangeSeen(instances, 'sentinel-data', settings());
+    for (const instance of instances) assert.ok(!instance.output().includes(password), `${instance.base} logged it`);
+  });
+
+  test('a wrong or missing sentinel password: counted per instance, said once with the reason, never logged', async () => {
+    const wrong = `wrong-${crypto.randomUUID()}`;
+    for (const [label, given] of [
+      ['wrong', { REDIS_SENTINEL_PASSWORD: wrong }],
+      ['missing', {}],
+    ] as const) {
+      let now = Math.floor(Date.now() / 1000) * 1000 + 5;
+      const refused = await buildTestApp({
+        env: {
+          REDIS_MODE: 'sentinel',
+          REDIS_SENTINELS: sentinel.sentinels,
+          REDIS_SENTINEL_NAME: sentinel.name,
+          ...given,
+          REDIS_PREFIX: `refused-${label}:`,
+          RATE_LIMIT_PER_SECOND: String(LIMIT),
+        },
+        sharedDatabase: database,
+        captureLogs: true,
+        clock: () => now,
+      });
+      try {
+        const started = () =>
+          refused
+            .logs()
+            .split('\n')
+            .filter((line) => line.includes(`"msg":"${FALLBACK_STARTED}"`));
+        await until(() => started().length > 0, 10_000, `${label}: the fallback said`);
+        now += 1000;
+        const burst = await Promise.all(
+          Array.from({ length: LIMIT + 1 }, () => refused.app.inject({ url: '/api/v0/chapters/' })),
+        );
+        assert.deepEqual(burst.map((r) => r.statusCode).sort(), [...Array(LIMIT).fill(200), 429], `${label}: here`);
+        assert.match((await refused.app.inject({ url: '/metrics' })).body, /^cds_rate_limit_shared 0$/m);
+        // ioredis tries the sentinels again and again; the fallback is said once, with the sentinel's answer.
+        assert.equal(started().length, 1, refused.logs());
+        assert.match(started()[0]!, label === 'wrong' ? /WRONGPASS/ : /NOAUTH/);
+        assert.ok(!refused.logs().includes(wrong) && !refused.logs().includes(password), `${label}: a password logged`);
+      } finally {
+        await refused.close();
+      }
+    }
   });
 
   /**

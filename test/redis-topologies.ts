@@ -37,7 +37,13 @@ export async function until<T>(
 
 /** A command for one server, on a connection that fails rather than retries. */
 async function ask(port: number, ...args: (string | number)[]): Promise<unknown> {
+  return askWith(port, undefined, ...args);
+}
+
+/** `ask` of a server that wants a password (a sentinel's `requirepass`). */
+async function askWith(port: number, password: string | undefined, ...args: (string | number)[]): Promise<unknown> {
   const client = new Redis(port, '127.0.0.1', {
+    ...(password ? { password } : {}),
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
@@ -56,10 +62,14 @@ interface Server {
   child: ChildProcess;
 }
 
-async function startServer(dir: string, port: number, args: string[]): Promise<Server> {
+async function startServer(dir: string, port: number, args: string[], password?: string): Promise<Server> {
   await fs.mkdir(dir, { recursive: true });
   const child = spawn(redisServerPath(), args, { cwd: dir, stdio: 'ignore' });
-  await until(async () => (await ask(port, 'PING')) === 'PONG', 10_000, `redis-server on port ${port} answers`);
+  await until(
+    async () => (await askWith(port, password, 'PING')) === 'PONG',
+    10_000,
+    `redis-server on port ${port} answers`,
+  );
   return { port, child };
 }
 
@@ -135,6 +145,8 @@ export interface PrivateSentinel {
   /** REDIS_SENTINELS and REDIS_SENTINEL_NAME of the service. */
   sentinels: string;
   name: string;
+  /** The sentinel's own password (its requirepass), when it was started with one: REDIS_SENTINEL_PASSWORD. */
+  password?: string;
   /** The port of the primary as the sentinel names it. */
   primary(): Promise<number>;
   /** Ends the primary's process at once (SIGKILL): the sentinel promotes a replica after down-after-milliseconds. */
@@ -156,11 +168,12 @@ const DOWN_AFTER_MS = 1_000;
 const FAILOVER_TIMEOUT_MS = 3_000;
 
 /**
- * A primary, two replicas of it, and one sentinel (quorum 1) that knows them; resolves once the sentinel counts the
- * replicas in sync. Two: after a failover the other replica follows the new primary within the failover, so a next
- * one can follow at once (a demoted primary is made a replica only ~8 s later, and seen in sync up to 10 s after).
+ * A primary, two replicas of it, and one sentinel (quorum 1) that knows them, with `password` as the sentinel's
+ * requirepass when given (the servers have none); resolves once the sentinel counts the replicas in sync. Two: after a
+ * failover the other replica follows the new primary within the failover, so a next one can follow at once (a demoted
+ * primary is made a replica only ~8 s later, and seen in sync up to 10 s after).
  */
-export async function startRedisSentinel(name = 'cds'): Promise<PrivateSentinel> {
+export async function startRedisSentinel(name = 'cds', password?: string): Promise<PrivateSentinel> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-redis-sentinel-'));
   const servers = new Map<number, Server>();
   const stop = async () => {
@@ -198,19 +211,21 @@ export async function startRedisSentinel(name = 'cds'): Promise<PrivateSentinel>
         `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 1`,
         `sentinel down-after-milliseconds ${name} ${DOWN_AFTER_MS}`,
         `sentinel failover-timeout ${name} ${FAILOVER_TIMEOUT_MS}`,
+        ...(password ? [`requirepass ${password}`] : []),
         '',
       ].join('\n'),
     );
     // `redis-server --sentinel`: Debian's redis-sentinel is the same binary, in a package of its own.
-    servers.set(sentinelPort, await startServer(dir, sentinelPort, [config, '--sentinel']));
+    servers.set(sentinelPort, await startServer(dir, sentinelPort, [config, '--sentinel'], password));
+    const askSentinel = (...args: string[]) => askWith(sentinelPort, password, ...args);
     const primary = async () => {
-      const [, port] = (await ask(sentinelPort, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as [string, string];
+      const [, port] = (await askSentinel('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as [string, string];
       return Number(port);
     };
     const inSync = async (count: number) =>
       until(
         async () => {
-          const replicas = (await ask(sentinelPort, 'SENTINEL', 'REPLICAS', name)) as string[][];
+          const replicas = (await askSentinel('SENTINEL', 'REPLICAS', name)) as string[][];
           const synced = replicas.filter((fields) => {
             const field = (key: string) => fields[fields.indexOf(key) + 1];
             return field('flags') === 'slave' && field('master-link-status') === 'ok';
@@ -225,6 +240,7 @@ export async function startRedisSentinel(name = 'cds'): Promise<PrivateSentinel>
     return {
       sentinels: `127.0.0.1:${sentinelPort}`,
       name,
+      ...(password ? { password } : {}),
       primary,
       async killPrimary() {
         const port = await primary();
@@ -235,7 +251,7 @@ export async function startRedisSentinel(name = 'cds'): Promise<PrivateSentinel>
         const port = await primary();
         // Refused (NOGOODSLAVE, INPROG) until the sentinel has seen a replica it can promote: asked again until then.
         await until(
-          async () => (await ask(sentinelPort, 'SENTINEL', 'FAILOVER', name)) === 'OK',
+          async () => (await askSentinel('SENTINEL', 'FAILOVER', name)) === 'OK',
           15_000,
           'the sentinel accepts SENTINEL FAILOVER',
           200,
@@ -244,7 +260,10 @@ export async function startRedisSentinel(name = 'cds'): Promise<PrivateSentinel>
       },
       replicaInSync: () => inSync(1).then(() => {}),
       async nextSwitch(timeoutMs) {
-        const listener = new Redis(sentinelPort, '127.0.0.1', { maxRetriesPerRequest: 0 });
+        const listener = new Redis(sentinelPort, '127.0.0.1', {
+          maxRetriesPerRequest: 0,
+          ...(password ? { password } : {}),
+        });
         listener.on('error', () => {});
         await listener.subscribe('+switch-master');
         const heard = new Promise<number>((resolve, reject) => {
