@@ -8,6 +8,9 @@ set -euo pipefail
 url=$1; pattern=${2:-src/server.ts}; seconds=${3:-8}
 header=(); [ -n "${API_KEY:-}" ] && header=(-H "x-api-key: $API_KEY")
 tick=$(getconf CLK_TCK)
+# A refused request (401 without API_KEY, 429) is cheap: measuring those would pass for a fast server.
+status=$(curl -s -o /dev/null -w '%{http_code}' "${header[@]}" "$url")
+case $status in 2??) ;; *) echo "$url answered $status, not 2xx: nothing to measure (is API_KEY exported?)" >&2; exit 1 ;; esac
 cpu() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 taskset -c 1 wrk -t1 -c50 -d2s "${header[@]}" "$url" > /dev/null
 # After the warm-up, so that the connection pool's PostgreSQL backends exist; never this script itself.
@@ -18,6 +21,7 @@ s0=$(cpu $server); p0=$(cpu $postgres)
 out=$(taskset -c 1 wrk -t1 -c50 -d"${seconds}s" "${header[@]}" "$url")
 s1=$(cpu $server); p1=$(cpu $postgres)
 requests=$(awk '/requests in/ {print $1}' <<< "$out")
+if grep -q 'Non-2xx' <<< "$out"; then echo "some answers were not 2xx: $(grep 'Non-2xx' <<< "$out")" >&2; exit 1; fi
 echo "$(awk '/Requests\/sec/ {print $2}' <<< "$out") req/s," \
   "server $(( (s1 - s0) * 1000000 / tick / requests )) µs/request," \
   "postgres $(( (p1 - p0) * 1000000 / tick / requests )) µs/request"
