@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Query } from './pool-mode.ts';
+import { memoize } from '../memo.ts';
 
 export const MAX_PER_CONNECTION = 500;
 
@@ -22,18 +23,7 @@ const READ = /^\s*(select|with)\b/i;
 const CHANGED_RESULT = '0A000';
 
 /** The names of texts seen, process-wide (a digest costs more than a lookup); bounded like the connections' names. */
-const names = new Map<string, string>();
-const MAX_NAMES = 4 * MAX_PER_CONNECTION;
-
-function nameOf(text: string): string {
-  let name = names.get(text);
-  if (name === undefined) {
-    name = `cds_${createHash('sha1').update(text).digest('base64url')}`;
-    if (names.size >= MAX_NAMES) names.clear();
-    names.set(text, name);
-  }
-  return name;
-}
+const nameOf = memoize(4 * MAX_PER_CONNECTION, (text) => `cds_${createHash('sha1').update(text).digest('base64url')}`);
 
 /** One connection's query function that names its reads. `inTransaction` says whether the connection is in one. */
 export function namingReads(client: pg.PoolClient, inTransaction: () => boolean): Query {

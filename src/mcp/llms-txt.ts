@@ -5,24 +5,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { RESOURCES } from '../api/v0/resources.ts';
 import { MCP_PATH } from './mcp.routes.ts';
+import { memoize } from '../memo.ts';
 
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 export async function llmsTxtRoute(app: FastifyInstance): Promise<void> {
-  const texts = new Map<string, string>();
+  const textOf = memoize(20, (base) => llmsTxt(base, app.config));
   const baseOf = (request: FastifyRequest): string => {
     if (app.config.publicUrl) return app.config.publicUrl.replace(/\/+$/, '');
     return HOST.test(request.host) ? `${request.protocol}://${request.host}` : '';
   };
   app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) => {
-    const base = baseOf(request);
-    let text = texts.get(base);
-    if (text === undefined) {
-      text = llmsTxt(base, app.config);
-      if (texts.size >= 20) texts.clear();
-      texts.set(base, text);
-    }
-    return reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=3600').send(text);
+    return reply
+      .type('text/plain; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .send(textOf(baseOf(request)));
   });
 }
 

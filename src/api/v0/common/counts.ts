@@ -2,22 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../../db/index.ts';
 import { readTableVersions } from '../../../db/table-versions.queries.ts';
+import { memoize } from '../../../memo.ts';
 
-/** The tables a statement reads: every name after FROM or JOIN, quoted or not. */
-export function tablesOf(text: string): string[] {
-  let tables = tablesOfText.get(text);
-  if (tables === undefined) {
-    tables = [
-      ...new Set([...text.matchAll(/\b(?:from|join)\s+"?([a-z_][a-z0-9_]*)"?/gi)].map((m) => m[1]!.toLowerCase())),
-    ];
-    if (tablesOfText.size >= 1_000) tablesOfText.clear();
-    tablesOfText.set(text, tables);
-  }
-  return tables;
-}
-
-/** The tables of recent statement texts: a list sends the same text with other values (read per request). */
-const tablesOfText = new Map<string, string[]>();
+/**
+ * The tables a statement reads: every name after FROM or JOIN, quoted or not. Remembered for recent texts: a list
+ * sends the same text with other values (read per request).
+ */
+export const tablesOf = memoize(1_000, (text): string[] => [
+  ...new Set([...text.matchAll(/\b(?:from|join)\s+"?([a-z_][a-z0-9_]*)"?/gi)].map((m) => m[1]!.toLowerCase())),
+]);
 
 interface Entry<T> {
   total: Promise<T>;

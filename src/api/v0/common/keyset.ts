@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { invalidParam } from '../../../errors.ts';
 import { termSql, type OrderTerm } from './ordering.ts';
+import { memoize } from '../../../memo.ts';
 
 /** The ordering values of one row, as json_build_array renders them (timestamps as ISO text). */
 export type Key = (string | number | null)[];
@@ -65,19 +66,11 @@ export function after(terms: OrderTerm[], key: Key): RawBuilder<boolean> {
  */
 function fingerprint(terms: OrderTerm[], scope: string): string {
   const text = terms.map((t) => `${t.direction === 'desc' ? '-' : ''}${t.column}`).join(',');
-  const seen = `${text}\u0000${scope}`;
-  let print = fingerprints.get(seen);
-  if (print === undefined) {
-    print = crypto.createHash('sha256').update(seen).digest('base64url').slice(0, 8);
-    if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.clear();
-    fingerprints.set(seen, print);
-  }
-  return print;
+  return digestOf(`${text}\u0000${scope}`);
 }
 
-/** Fingerprints already computed: every full page of a list states one (its next cursor), and a digest costs more than a lookup. */
-const fingerprints = new Map<string, string>();
-const MAX_FINGERPRINTS = 1000;
+/** Remembered: every full page of a list states a fingerprint (its next cursor), and a digest costs more than a lookup. */
+const digestOf = memoize(1_000, (text) => crypto.createHash('sha256').update(text).digest('base64url').slice(0, 8));
 
 export function encodeCursor(terms: OrderTerm[], key: Key, scope: string): string {
   return Buffer.from(JSON.stringify({ o: fingerprint(terms, scope), k: key })).toString('base64url');
