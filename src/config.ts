@@ -343,12 +343,12 @@ function redis(
   const redisSentinelUsername = text(env, 'REDIS_SENTINEL_USERNAME');
   // A password is taken as it is given: spaces at its ends may be part of it.
   const redisSentinelPassword = env.REDIS_SENTINEL_PASSWORD || undefined;
-  if (redisSentinelUsername && !redisSentinelPassword)
-    throw new ConfigError('REDIS_SENTINEL_USERNAME', 'needs REDIS_SENTINEL_PASSWORD');
   const redisPrefix = text(env, 'REDIS_PREFIX') ?? 'cds:';
   if (redisMode === 'sentinel') {
     if (redisSentinels.length === 0) throw new ConfigError('REDIS_SENTINELS', 'is required with REDIS_MODE=sentinel');
     if (!redisSentinelName) throw new ConfigError('REDIS_SENTINEL_NAME', 'is required with REDIS_MODE=sentinel');
+    if (redisSentinelUsername && !redisSentinelPassword)
+      throw new ConfigError('REDIS_SENTINEL_USERNAME', 'needs REDIS_SENTINEL_PASSWORD');
     for (const sentinel of redisSentinels) {
       const port = /^(?:\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(sentinel)?.[1];
       if (!port || Number(port) > 65535) {

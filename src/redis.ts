@@ -111,8 +111,8 @@ export function openRedis(settings: RedisSettings, options: RedisOptions): Redis
  * ended, and ioredis' own failoverDetector would drop it once more (a second fallback for one failover).
  */
 function followFailovers(client: Redis, settings: RedisSettings): void {
+  const { sentinelUsername: username, sentinelPassword: password } = sentinelCredentials(settings);
   for (const sentinel of (settings.redisSentinels ?? []).map(sentinelAddress)) {
-    const { sentinelUsername: username, sentinelPassword: password } = sentinelCredentials(settings);
     const listener = new Redis({
       ...sentinel,
       ...(username ? { username } : {}),
