@@ -5,7 +5,7 @@
 // parameters (`unsupported startup parameter: statement_timeout`), and a session SET would leak to the next client of
 // that server connection. Every statement then runs in a transaction that begins with SET LOCAL of the settings.
 // The rest of the service holds no session state either: its locks are transaction locks or leases (migrate.ts,
-// data/sync/scheduler.ts), it never LISTENs, and in this mode it names no prepared statement (prepared.ts is off), so
+// data/scheduler/sync.scheduler.ts), it never LISTENs, and in this mode it names no prepared statement (prepared.ts is off), so
 // PgBouncer 1.18's lack of prepared statements in transaction mode does not matter.
 import type pg from 'pg';
 import type { PoolMode } from '../config.ts';

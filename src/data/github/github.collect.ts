@@ -55,7 +55,7 @@ export class GithubCollector implements Collected {
 
   /**
    * `sink`: where issues, labels, accounts and repositories go instead of being kept here (the dataset
-   * import stages them in the database, github.stage.ts); `organizations`, `members`, `repositories` and
+   * import stages them in the database, import/github/*.stage.ts); `organizations`, `members`, `repositories` and
    * `pending.issues`, `pending.labels` then stay empty.
    */
   constructor(readonly sink?: CollectSink) {}

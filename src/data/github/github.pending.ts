@@ -1,7 +1,7 @@
 // Records as the reader holds them between reading a response and resolving it: repository-scoped objects
 // wait for their repository, which is only known once every response has been read. The collector
 // (github.collect.ts) produces these, the resolver (github.resolve.ts) and the dataset import's staging
-// (github.stage.ts) consume them.
+// (import/github/*.stage.ts) consume them.
 import type {
   IssueRecord,
   LabelRecord,
@@ -82,7 +82,7 @@ export interface AccountRecords {
 }
 
 /**
- * Where the dataset import sends what it reads instead of keeping it (github.stage.ts): issues, labels,
+ * Where the dataset import sends what it reads instead of keeping it (import/github/*.stage.ts): issues, labels,
  * accounts and repositories go to the database as they are read.
  */
 export interface CollectSink {

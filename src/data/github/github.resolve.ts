@@ -1,7 +1,7 @@
 // Once every response has been read: ties issues, labels, milestones and releases to repositories by
 // name, picks one version of each, and resolves labels and memberships given by name or login.
 // The dataset import (github.read.ts with a transaction) resolves issues, labels, accounts and
-// repositories in SQL instead (github.stage.ts) and uses only the parts for milestones, releases and
+// repositories in SQL instead (import/github/*.stage.ts) and uses only the parts for milestones, releases and
 // memberships here, given the repositories and organizations it needs by name.
 import { describe } from './github.fields.ts';
 import { mapLabel, mapMilestone, mapRelease } from './github.mapping.ts';
@@ -64,7 +64,7 @@ export function resolvePending(collected: Collected): GithubData {
   }
 
   const milestones = resolveMilestones(collected, repositoryIds, skipped);
-  // Labels were mapped, and their copies merged, when read (collect.ts PendingLabel).
+  // Labels were mapped, and their copies merged, when read (github.collect.ts PendingLabel).
   const labels = new Versions<LabelRecord>();
   for (const pending of collected.pending.labels) {
     const repositoryId = repositoryIds.get(pending.repository.toLowerCase());
@@ -78,7 +78,7 @@ export function resolvePending(collected: Collected): GithubData {
     labelIds.set(`${repository_github_id}/${name.toLowerCase()}`, github_id);
   }
 
-  // Issues were mapped when read (collect.ts PendingIssue): here they get their repository and the labels
+  // Issues were mapped when read (github.collect.ts PendingIssue): here they get their repository and the labels
   // they name without an id.
   const issues = new Versions<IssueRecord>();
   for (const pending of collected.pending.issues) {

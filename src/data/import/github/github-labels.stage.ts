@@ -5,7 +5,7 @@ import type { PendingLabel } from '../../github/github.pending.ts';
 import { stagedRow, takeRows } from './github-stage.rows.ts';
 /**
  * Labels as read. Copies with the same id and repository are sent once unless they have more fields
- * (collect.ts PendingLabel: the most complete, the first on a tie, at the place first met); a copy
+ * (github.collect.ts PendingLabel: the most complete, the first on a tie, at the place first met); a copy
  * that does not map is sent with the index of its error.
  */
 export class LabelStage {

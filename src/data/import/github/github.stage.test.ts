@@ -1,4 +1,4 @@
-// The dataset import's staging (github.stage.ts: issues, labels, organizations, members and repositories
+// The dataset import's staging (import/github/*.stage.ts: issues, labels, organizations, members and repositories
 // sent to TEMP tables as they are read, versions chosen in SQL) against the in-memory path the live sync
 // uses: same report, same rows.
 import { after, before, test } from 'node:test';
