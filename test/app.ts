@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp, REDACTED_PATHS } from '../src/app.ts';
-import type { Timers } from '../src/api/v0/rest/known-keys.ts';
+import type { Timers } from '../src/access/known-keys.ts';
 import type { Every } from '../src/auth/session-sweep.ts';
 import { importDataset } from '../src/data/import/dataset.import.ts';
 import { createTestDb, type TestDatabase } from './helpers.ts';

@@ -30,7 +30,7 @@ export function fakeClock(start = Date.UTC(2026, 0, 1, 12)): FakeClock {
 }
 
 /**
- * Monotonic time for the brute-force guard's memory of known keys (src/api/v0/rest/known-keys.ts): every reading
+ * Monotonic time for the brute-force guard's memory of known keys (src/access/known-keys.ts): every reading
  * is 1 ms after the one before, so what happened first reads earlier, as with a real clock; a sleep returns on the
  * next turn of the event loop with the time moved past its deadline. Its loads, at most one a second, then cost
  * no wall-clock time.

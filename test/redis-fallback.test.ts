@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { buildTestApp, type TestApp } from './app.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { until } from './redis-topologies.ts';
-import { FALLBACK_ENDED, FALLBACK_STARTED } from '../src/api/v0/rest/shared-counting.ts';
+import { FALLBACK_ENDED, FALLBACK_STARTED } from '../src/access/shared-counting.ts';
 
 let redis: PrivateRedis;
 let upstream: PrivateRedis;

@@ -25,7 +25,7 @@ import { CLIENT_DOCUMENTS as DOC, inDays } from './auth.ts';
 import { chapter } from './factories.ts';
 import { bumpDataVersion } from '../src/changes/counters.queries.ts';
 import { announceDataChanged } from '../src/changes/announce.ts';
-import { FALLBACK_ENDED, FALLBACK_STARTED } from '../src/api/v0/rest/shared-counting.ts';
+import { FALLBACK_ENDED, FALLBACK_STARTED } from '../src/access/shared-counting.ts';
 
 const skip = serverUrl
   ? false

@@ -81,7 +81,7 @@ export function findValidKeyByDigest(db: Db, digest: string, now: Date) {
     .executeTakeFirst();
 }
 
-/** The first `length` hex digits of the digest of every key valid at `now` (api/v0/rest/known-keys.ts). */
+/** The first `length` hex digits of the digest of every key valid at `now` (access/known-keys.ts). */
 export async function listValidDigestPrefixes(db: Db, length: number, now: Date): Promise<string[]> {
   const rows = await db
     .selectFrom('api_keys')

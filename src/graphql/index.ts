@@ -17,7 +17,7 @@ import {
 import { typeDefs } from './schema.graphql.ts';
 import { resolvers, type Context } from './resolvers.ts';
 import { AppError, isDatabaseUnavailable } from '../errors.ts';
-import { clientAddress, createLimiter } from '../api/v0/rest/rate-limit.ts';
+import { clientAddress, createLimiter } from '../access/rate-limit.ts';
 import { TooManyRequestsError } from '../errors.ts';
 
 const MAX_DEPTH = 8;

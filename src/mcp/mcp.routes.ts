@@ -4,8 +4,8 @@
 // tool call refused before it reaches REST) by the same gate. docs/decisions.md, "mcp".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import type { Gate } from '../api/v0/rest/gate.ts';
-import { keyExpirationHeader } from '../api/v0/rest/authenticate.ts';
+import type { Gate } from '../access/gate.ts';
+import { keyExpirationHeader } from '../access/authenticate.ts';
 import { negotiate } from '../http/negotiate.ts';
 import { NotAcceptableError } from '../errors.ts';
 import { createMethods } from './mcp.methods.ts';

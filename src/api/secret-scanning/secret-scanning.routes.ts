@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, InvalidRequestError } from '../../errors.ts';
 import { revokePublishedKeys, type PublishedToken } from '../../api-keys/leaks.ts';
-import { clientAddress, createLimiter } from '../v0/rest/rate-limit.ts';
+import { clientAddress, createLimiter } from '../../access/rate-limit.ts';
 import { GithubPublicKeys, verifySignature } from './github-keys.ts';
 
 export const SECRET_SCANNING_PATH = '/api/secret-scanning';

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createResponseCache, type ResponseCache } from './rest/response-cache.ts';
-import type { Gate } from './rest/gate.ts';
-import { keyExpirationHeader } from './rest/authenticate.ts';
+import type { Gate } from '../../access/gate.ts';
+import { keyExpirationHeader } from '../../access/authenticate.ts';
 import type { SharedChanges } from '../../changes/shared-changes.ts';
 import { registerCors } from './rest/cors.ts';
 import { RESOURCES } from './resources.ts';
@@ -30,7 +30,7 @@ export interface ApiV0Options {
   /** What other instances changed (data versions, which empty the response cache). */
   changes: SharedChanges;
   cache: ResponseCache;
-  /** Authentication and the rate limit (rest/gate.ts), shared with the MCP endpoint. */
+  /** Authentication and the rate limit (src/access/gate.ts), shared with GraphQL, the MCP endpoint and secret scanning. */
   gate: Gate;
 }
 

@@ -18,9 +18,9 @@ import { hostLinkBase } from '../../../http/link-base.ts';
 import type { HttpMetrics } from '../../../metrics/metrics.ts';
 import type { EarlyAnswers } from '../../../http/server-factory.ts';
 import { ALLOW_ANY_ORIGIN, EXPOSED_HEADERS } from './cors.ts';
-import type { EarlyGate } from './gate.ts';
-import { limitState, type Counted } from './rate-limit.ts';
-import { keyExpiration } from './authenticate.ts';
+import type { EarlyGate } from '../../../access/gate.ts';
+import { limitState, type Counted } from '../../../access/rate-limit.ts';
+import { keyExpiration } from '../../../access/authenticate.ts';
 import { CACHE_CONTROL, knownKey, type Entry, type ResponseCache } from './response-cache.ts';
 
 export interface EarlyAnswersOptions {

@@ -4,7 +4,7 @@
 // Redis once a count goes through again. Each change is logged once, when it happens: a silent fallback once hid a
 // limit counted twice over behind `cds_rate_limit_shared 1` (issue 29), and a line per request would flood the log.
 import type { FastifyBaseLogger } from 'fastify';
-import { isReady, type RedisClient } from '../../../redis.ts';
+import { isReady, type RedisClient } from '../redis.ts';
 
 /** The log messages of the two changes (tests look for them). */
 export const FALLBACK_STARTED = 'Redis cannot be used: rate limits are counted per instance';

@@ -1,14 +1,14 @@
 // X-API-Key authentication of the REST operations. REST_AUTH=required: no key → 401;
 // optional: no key is served anonymously, but a key that is present must be valid.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TooManyRequestsError, UnauthorizedError } from '../../../errors.ts';
-import { authenticateApiKey, type KeyIdentity } from '../../../api-keys/api-keys.service.ts';
-import { LastUsedRecorder } from '../../../api-keys/last-used.ts';
+import { TooManyRequestsError, UnauthorizedError } from '../errors.ts';
+import { authenticateApiKey, type KeyIdentity } from '../api-keys/api-keys.service.ts';
+import { LastUsedRecorder } from './last-used.ts';
 import { clientAddress, type Counter } from './rate-limit.ts';
 import { CountSketch } from './count-sketch.ts';
 import { KnownKeys, REAL_TIMERS, type Timers } from './known-keys.ts';
 import type { ValidKeys } from './key-cache.ts';
-import { isWellFormedApiKey } from '../../../api-keys/api-keys.format.ts';
+import { isWellFormedApiKey } from '../api-keys/api-keys.format.ts';
 
 const FAILURE_WINDOW_MS = 60_000;
 

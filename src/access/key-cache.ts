@@ -2,7 +2,7 @@
 // round trip. A revocation, here or on another instance, empties it (src/changes/shared-changes.ts
 // tells it: at once in the revoking process, before the next request with Redis, within a second
 // through the database otherwise).
-import type { KeyCache, KeyIdentity } from '../../../api-keys/api-keys.service.ts';
+import type { KeyCache, KeyIdentity } from '../api-keys/api-keys.service.ts';
 
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 10_000;

@@ -4,9 +4,9 @@
 // is still served whoever else shares its address. The list is loaded only while some address is
 // over the limit, at most once a second, and a key it does not hold waits for a load that started
 // after the request arrived, so a key created a moment ago on another instance is found too.
-import { listValidDigestPrefixes } from '../../../api-keys/api-keys.queries.ts';
-import { sha256Hex } from '../../../api-keys/api-keys.format.ts';
-import type { Db } from '../../../db/index.ts';
+import { listValidDigestPrefixes } from '../api-keys/api-keys.queries.ts';
+import { sha256Hex } from '../api-keys/api-keys.format.ts';
+import type { Db } from '../db/index.ts';
 
 const PREFIX_LENGTH = 16;
 

@@ -8,8 +8,8 @@ import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { TooManyRequestsError } from '../../../errors.ts';
-import type { RedisClient } from '../../../redis.ts';
+import { TooManyRequestsError } from '../errors.ts';
+import type { RedisClient } from '../redis.ts';
 import { SharedCounting } from './shared-counting.ts';
 
 export interface Hit {

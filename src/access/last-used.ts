@@ -1,6 +1,6 @@
 // lastUsedAt is written in batches, at most a second late, instead of one UPDATE per request.
 import type { Db } from '../db/index.ts';
-import { recordLastUsed } from './api-keys.queries.ts';
+import { recordLastUsed } from '../api-keys/api-keys.queries.ts';
 
 export class LastUsedRecorder {
   /** Epoch milliseconds of each key's last use (a number: no Date made per request). */
