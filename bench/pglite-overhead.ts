@@ -1,4 +1,4 @@
-// Cost of running PGlite in a worker thread (src/db/pglite-host.ts) against the main-thread design it replaced
+// Cost of running PGlite in a worker thread (src/db/embedded/pglite-host.ts) against the main-thread design it replaced
 // (node-postgres over @electric-sql/pglite/node-postgres): time to open an in-memory database with the extensions,
 // and per query, sequentially through Kysely, the wall time and the main thread's busy time (event-loop
 // utilization), for `select 1` and for 100 rows of three columns. Two rounds, alternating.

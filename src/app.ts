@@ -86,7 +86,7 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   const redis = redisConfigured(config) ? connectRedis(config) : undefined;
   const prefix = redisKeyPrefix(config);
   const changes = new SharedChanges(database.db, app.log, redis, prefix);
-  // Read replicas (DATABASE_REPLICA_URLS, db/replicas.ts): every reading of the data version tells them the primary's
+  // Read replicas (DATABASE_REPLICA_URLS, db/server/replicas.ts): every reading of the data version tells them the primary's
   // WAL position, which a replica must have replayed to take reads.
   changes.dataVersion.positions = database.replicas;
   database.replicas?.start(app.log);

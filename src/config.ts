@@ -86,18 +86,18 @@ export interface Config {
    * PostgreSQL server only: how the server is reached (DATABASE_POOL_MODE). `session`: each connection is a session of
    * its own (directly, or a pooler in session mode). `transaction`: through a pooler in transaction mode (PgBouncer's
    * `pool_mode = transaction`), where consecutive transactions of one connection may run in different sessions: no
-   * start-up parameters, settings made per transaction (db/pool-mode.ts).
+   * start-up parameters, settings made per transaction (db/server/pool-mode.ts).
    */
   readonly databasePoolMode: PoolMode;
   /**
    * PostgreSQL server only: the serving pools' reads as named prepared statements (DATABASE_PREPARED_STATEMENTS, on;
-   * db/prepared.ts). Always off with DATABASE_POOL_MODE=transaction.
+   * db/server/prepared.ts). Always off with DATABASE_POOL_MODE=transaction.
    */
   readonly databasePreparedStatements: boolean;
   /**
    * PostgreSQL server only: read replicas of DATABASE_URL (DATABASE_REPLICA_URLS, docs/replicas.md). REST reads and
    * dump builds run on one that has replayed the newest data version this instance knows, else on the primary
-   * (db/replicas.ts).
+   * (db/server/replicas.ts).
    */
   readonly databaseReplicaUrls: readonly string[];
   /** A replica whose replay is behind the primary by more than this is skipped until it catches up (REPLICA_MAX_LAG_MS). */

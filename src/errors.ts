@@ -37,7 +37,7 @@ export class NotFoundError extends AppError {
 // Error codes and messages of node-postgres and PGlite that mean "the database is not there",
 // as opposed to a bug in a query: those become 503 and the pool reconnects on the next request.
 // 57014: a statement cancelled by statement_timeout (overload), also answered with 503.
-// LIST_QUEUE_FULL: too many list queries already waiting for the list pool (db/server-pools.ts).
+// LIST_QUEUE_FULL: too many list queries already waiting for the list pool (db/server/server-pools.ts).
 // Class 53 (insufficient resources: 53100 disk full, 53200 out of memory, 53300 too many connections, 53400 a
 // configured limit) and 58030 (an I/O error): the server cannot serve for now, an outage rather than a bug.
 // `Query read timeout`: no answer within node-postgres' query_timeout (a server cut off without a reset, db/index.ts).

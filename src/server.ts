@@ -9,7 +9,7 @@ import { startSyncScheduler } from './data/scheduler/sync.scheduler.ts';
 import { startDumpBuilds } from './api/v0/dumps/dumps.background.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
-import { describeError, explainEmbeddedFailure } from './db/disk-space.ts';
+import { describeError, explainEmbeddedFailure } from './db/embedded/disk-space.ts';
 
 let config: Config;
 try {
@@ -60,7 +60,7 @@ log.info(
   'ready',
 );
 // Node 20 still runs the service, but its V8 now and then traps inside the embedded database (docs/decisions.md,
-// "pglite-trap"): the query fails with a 503 and the database restarts (db/pglite-worker.ts); say so once.
+// "pglite-trap"): the query fails with a 503 and the database restarts (db/embedded/pglite-worker.ts); say so once.
 if (database.kind === 'pglite' && Number(process.versions.node.split('.')[0]) < 22)
   log.warn(
     { node: process.version },

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, pgliteDir, type Database, type ListBudget } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { withReplicas } from './db/replicas.ts';
+import { withReplicas } from './db/server/replicas.ts';
 import { importIfEmpty } from './data/import/dataset.import.ts';
 import { ensureDatabaseExists } from './startup.queries.ts';
 

@@ -1,4 +1,4 @@
-// The embedded database runs beside the event loop (a worker thread, src/db/pglite-host.ts): while a slow
+// The embedded database runs beside the event loop (a worker thread, src/db/embedded/pglite-host.ts): while a slow
 // statement runs on the service's own database handle, a cached response and /livez still answer, and they
 // answer first. On the PostgreSQL engine the same holds through the pool's other connections, so the test runs
 // on both. What completes first is asserted, never how long anything took.
@@ -15,7 +15,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { FastifyInstance } from 'fastify';
 import { embeddedWorker, openDatabase, type Database } from '../src/db/index.ts';
-import type { RestartOptions } from '../src/db/pglite-supervisor.ts';
+import type { RestartOptions } from '../src/db/embedded/pglite-supervisor.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { chapter } from './factories.ts';
 import { EMBEDDED, seedDataDir, serverUrl } from './helpers.ts';

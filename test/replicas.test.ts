@@ -1,4 +1,4 @@
-// Read replicas (issue 29, item 2; db/replicas.ts): two service processes on a private primary and a streaming replica
+// Read replicas (issue 29, item 2; db/server/replicas.ts): two service processes on a private primary and a streaming replica
 // made with `pg_basebackup -R` (test/postgres-server.ts), sharing a private Redis. While the replica is current it takes
 // at least 80 % of the reads; with its replay paused, 1,000 change-then-read sequences across the two instances read
 // nothing stale (a removed record is 404 at once, the list's count follows); replay resumed, reads return to it;
@@ -18,7 +18,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import zlib from 'node:zlib';
 import { openDatabase, type Database, type Db } from '../src/db/index.ts';
-import { withReplicas, type Replica } from '../src/db/replicas.ts';
+import { withReplicas, type Replica } from '../src/db/server/replicas.ts';
 import { bumpDataVersion, readDataVersionAt } from '../src/changes/counters.queries.ts';
 import { buildDumps } from '../src/api/v0/dumps/dumps.build.ts';
 import { readManifest } from '../src/api/v0/dumps/dumps.files.ts';
@@ -219,7 +219,7 @@ test(
         return (await replicaStates()).every((state) => state === 'current');
         // (Unadjusted, only the primary's next WAL record would make it current: a page pruned by a read, or the
         // background writer's snapshot of running transactions within 15 s; often soon, so this cannot prove the
-        // adjustment, which src/db/replicas.test.ts checks by its numbers.)
+        // adjustment, which src/db/server/replicas.test.ts checks by its numbers.)
       },
       5_000,
     );

@@ -16,7 +16,7 @@
 // TEST_REUSE_DB=0 turns it off (every database opened from the template, closed when dropped).
 import { sql } from 'kysely';
 import { embeddedDb, type Database } from '../src/db/index.ts';
-import type { PgliteSupervisor } from '../src/db/pglite-supervisor.ts';
+import type { PgliteSupervisor } from '../src/db/embedded/pglite-supervisor.ts';
 
 interface Spares {
   /** The digest of a freshly loaded template, once known. */

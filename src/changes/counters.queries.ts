@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { bumpMetaCounter, readMetaCounter } from '../db/meta.queries.ts';
-import type { WalPosition } from '../db/replicas.ts';
+import type { WalPosition } from '../db/server/replicas.ts';
 
 const DATA_VERSION = 'data_version';
 const REVOCATIONS = 'keys_revoked';
@@ -20,7 +20,7 @@ export function readDataVersion(db: Db): Promise<number> {
 
 /**
  * With read replicas: the data version and the primary's WAL insert position, in one statement, so that the position is
- * at or past the commit of the version read (db/replicas.ts). On the primary only (a standby has no insert position).
+ * at or past the commit of the version read (db/server/replicas.ts). On the primary only (a standby has no insert position).
  */
 export async function readDataVersionAt(db: Db): Promise<{ version: number; wal: WalPosition }> {
   const { rows } = await sql<{ version: string | null; position: string; block: string; segment: string }>`

@@ -4,7 +4,7 @@
 // up before its next request; in any case the version is read from the database every POLL_MS.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
-import type { PrimaryPositions } from '../db/replicas.ts';
+import type { PrimaryPositions } from '../db/server/replicas.ts';
 import { readDataVersion, readDataVersionAt } from './counters.queries.ts';
 
 const POLL_MS = 1_000;

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import client from 'prom-client';
 import { sameSecret } from '../api-keys/api-keys.format.ts';
-import type { Replicas } from '../db/replicas.ts';
+import type { Replicas } from '../db/server/replicas.ts';
 
 /** Seconds; from a cache hit (well under a millisecond) to a slow uncached search. */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
@@ -163,7 +163,7 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
   return http;
 }
 
-/** Per read replica (DATABASE_REPLICA_URLS, db/replicas.ts), labelled with its host:port: read at scrape time. */
+/** Per read replica (DATABASE_REPLICA_URLS, db/server/replicas.ts), labelled with its host:port: read at scrape time. */
 function registerReplicaMetrics(registry: client.Registry, replicas: Replicas): void {
   const labelNames = ['replica'] as const;
   new client.Counter({

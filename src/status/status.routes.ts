@@ -35,7 +35,7 @@ const ReadyBody = Type.Object({
   database: Check,
   /** Only when Redis is configured (REDIS_URL, or REDIS_SENTINELS). */
   redis: Type.Optional(Check),
-  /** Only with DATABASE_REPLICA_URLS: each read replica's state (db/replicas.ts); never makes the instance unready. */
+  /** Only with DATABASE_REPLICA_URLS: each read replica's state (db/server/replicas.ts); never makes the instance unready. */
   replicas: Type.Optional(Type.Array(ReplicaCheck)),
 });
 

@@ -73,7 +73,7 @@ function findTests() {
 
 // Each bundle keeps the meaning of `import.meta.url` (and dirname, filename) of every source file in it:
 // the literal location of that file in src/ or test/, so paths to data/, static files and package.json hold.
-const WORKER_HOST = path.join(ROOT, 'src/db/pglite-host.ts');
+const WORKER_HOST = path.join(ROOT, 'src/db/embedded/pglite-host.ts');
 const keepImportMeta = {
   name: 'keep-import-meta',
   setup(build) {
@@ -82,7 +82,7 @@ const keepImportMeta = {
       const source = readFileSync(args.path, 'utf8');
       // The embedded database's host starts its worker thread from the file beside its own: the compiled
       // worker of this build (an entry point below), not the .ts one (which would register tsx in every thread).
-      const file = args.path === WORKER_HOST ? path.join(OUT, 'src/db/pglite-host.mjs') : args.path;
+      const file = args.path === WORKER_HOST ? path.join(OUT, 'src/db/embedded/pglite-host.mjs') : args.path;
       const meta = { url: pathToFileURL(file).href, dirname: path.dirname(file), filename: file };
       return {
         contents: source.replace(/\bimport\.meta\.(url|dirname|filename)\b/g, (_, key) => JSON.stringify(meta[key])),
@@ -98,7 +98,7 @@ async function compile() {
     ...files,
     path.join(ROOT, 'src/cli/main.ts'),
     path.join(ROOT, 'src/server.ts'),
-    path.join(ROOT, 'src/db/pglite-worker.ts'),
+    path.join(ROOT, 'src/db/embedded/pglite-worker.ts'),
   ];
   await build({
     entryPoints,

@@ -249,7 +249,7 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
 
 /**
  * The database of list queries: their own pool and statement timeout when the database has one (Database.lists), on a
- * read replica that has replayed the newest data version when there are replicas (db/replicas.ts).
+ * read replica that has replayed the newest data version when there are replicas (db/server/replicas.ts).
  */
 export function listDb(app: FastifyInstance): Db {
   return app.database.replicas?.lists ?? app.database.lists ?? app.database.db;

@@ -110,7 +110,7 @@ async function runBuild(options: BuildOptions & { dir: string }): Promise<BuildR
       .execute(async (trx) => {
         await readOnlySnapshot(trx);
         if (!(await lockDumpBuilds(trx, options.wait ?? false))) return undefined;
-        // With read replicas, the records come from one that has replayed the newest data version (db/replicas.ts),
+        // With read replicas, the records come from one that has replayed the newest data version (db/server/replicas.ts),
         // in a snapshot of its own, while the lock stays here; one that fails meanwhile leaves the build to the primary.
         const replica = database.replicas?.choose();
         if (replica) {

@@ -8,8 +8,8 @@ import {
   type PostgresPool,
   type PostgresPoolClient,
 } from 'kysely';
-import type { Db } from './index.ts';
-import type { DB } from './schema.ts';
+import type { Db } from '../database.ts';
+import type { DB } from '../schema.ts';
 
 /** The choice of a replica for each read, and what it is told when one fails (replicas.ts, Replicas). */
 export interface Router<R> {

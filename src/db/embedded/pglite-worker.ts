@@ -9,7 +9,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import type { WorkerData, WorkerReply, WorkerRequest } from './pglite-host.ts';
 import { describeError } from './disk-space.ts';
-import { TRIGRAM_START_PARAMS } from './migrations/0011_fulltext_search.ts';
+import { TRIGRAM_START_PARAMS } from '../migrations/0011_fulltext_search.ts';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-host.ts)');

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Query } from './pool-mode.ts';
-import { memoize } from '../memo.ts';
+import { memoize } from '../../memo.ts';
 
 export const MAX_PER_CONNECTION = 500;
 

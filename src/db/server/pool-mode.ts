@@ -8,8 +8,8 @@
 // data/scheduler/sync.scheduler.ts), it never LISTENs, and in this mode it names no prepared statement (prepared.ts is off), so
 // PgBouncer 1.18's lack of prepared statements in transaction mode does not matter.
 import type pg from 'pg';
-import type { PoolMode } from '../config.ts';
-import { TRIGRAM_SETTINGS } from './migrations/0011_fulltext_search.ts';
+import type { PoolMode } from '../../config.ts';
+import { TRIGRAM_SETTINGS } from '../migrations/0011_fulltext_search.ts';
 
 export type { PoolMode };
 

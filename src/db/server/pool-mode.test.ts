@@ -3,9 +3,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { createTestDb, serverUrl, type TestDatabase } from '../../test/helpers.ts';
-import { openDatabase, type Database } from './index.ts';
-import { TRIGRAM_START_PARAMS } from './migrations/0011_fulltext_search.ts';
+import { createTestDb, serverUrl, type TestDatabase } from '../../../test/helpers.ts';
+import { openDatabase, type Database } from '../index.ts';
+import { TRIGRAM_START_PARAMS } from '../migrations/0011_fulltext_search.ts';
 import { sessionSettings, settingsPerTransaction, startupParameters } from './pool-mode.ts';
 
 const SET_LOCAL =

@@ -1,10 +1,9 @@
-// The pools of a PostgreSQL server (and the bound on the embedded database's queue of list queries): their
-// connection settings and timeouts, the list pool's budget, the release of a client whose query timed out, the
-// readiness ping, and pool errors that must not end the process.
+// The pools of a PostgreSQL server: their connection settings and timeouts, the list pool, the release of a client
+// whose query timed out, and the readiness ping. What the embedded database's pool shares with them is ../pools.ts.
 import pg from 'pg';
 import type { Kysely, KyselyConfig, PostgresPool, PostgresPoolClient } from 'kysely';
-import type { DB } from './schema.ts';
-import { kyselyOver } from './migration-lock.ts';
+import type { DB } from '../schema.ts';
+import { kyselyOver } from '../migration-lock.ts';
 import {
   sessionSettings,
   settingsPerTransaction,
@@ -14,44 +13,9 @@ import {
   type Query,
 } from './pool-mode.ts';
 import { namingReads } from './prepared.ts';
+import { boundedPool, survivePoolErrors, type ListBudget } from '../pools.ts';
 
 type Db = Kysely<DB>;
-
-/** The budget of list queries on a PostgreSQL server (LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS, LIST_QUEUE_LENGTH). */
-export interface ListBudget {
-  /** Connections, hence list queries running at once. */
-  poolSize: number;
-  /** A list statement running longer is cancelled: 503, and its connection is free again. */
-  statementTimeoutMs: number;
-  /** List queries waiting for a connection; one more is refused at once (503 with Retry-After). */
-  queueLength: number;
-}
-
-/**
- * `pool` for queries that must not wait behind more than `queueLength` others: with every one of its `size`
- * connections busy and that many queries already in its queue (the pool's own, shared with whoever else uses it), the
- * next one is refused with ListQueueFullError instead of waiting.
- */
-export function boundedPool(pool: pg.Pool, size: number, queueLength: number) {
-  return {
-    connect(): Promise<pg.PoolClient> {
-      if (pool.waitingCount >= queueLength && pool.idleCount === 0 && pool.totalCount >= size) {
-        return Promise.reject(new ListQueueFullError());
-      }
-      return pool.connect();
-    },
-    end: () => pool.end(),
-  };
-}
-
-/** Raised instead of queueing a list query behind `queueLength` others: a 503 (errors.ts). */
-export class ListQueueFullError extends Error {
-  readonly code = 'LIST_QUEUE_FULL';
-  constructor() {
-    super('too many list queries waiting for a connection');
-    this.name = 'ListQueueFullError';
-  }
-}
 
 /**
  * The pool of list queries: `poolSize` connections whose statements are cancelled after
@@ -218,16 +182,4 @@ export async function pingWithin(pool: pg.Pool, timeoutMs: number): Promise<void
     throw error;
   }
   client.release();
-}
-
-/**
- * A connection the server drops (a restart, `pg_ctl stop`, a network cut) emits 'error'; without a
- * listener that event crashes the process. The pool listens only while a client is idle, so every
- * client also gets a listener of its own for the time it is checked out: its query fails (a 503)
- * and the pool discards it on release (`_queryable` is false), so the next request reconnects.
- */
-export function survivePoolErrors(pool: pg.Pool): void {
-  const ignore = () => {};
-  pool.on('error', ignore);
-  pool.on('connect', (client) => client.on('error', ignore));
 }

@@ -13,10 +13,10 @@
 // Each replica is opened by openDatabase itself (the caller's `open`), so its pools have the primary's settings: the
 // serving pool's and the list pool's statement timeouts, the list queue, DATABASE_POOL_MODE.
 import { sql } from 'kysely';
-import type { Database, Db } from './index.ts';
+import type { Database, Db } from '../database.ts';
 import { routed, type Router } from './read-routing.ts';
 
-declare module './index.ts' {
+declare module '../database.ts' {
   interface Database {
     /**
      * DATABASE_REPLICA_URLS (withReplicas): the replicas, and `db`/`lists` for the REST reads, each query on a replica

@@ -3,9 +3,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { createTestDb, serverUrl, type TestDatabase } from '../../test/helpers.ts';
-import { buildTestApp } from '../../test/app.ts';
-import { openDatabase, type Database } from './index.ts';
+import { createTestDb, serverUrl, type TestDatabase } from '../../../test/helpers.ts';
+import { buildTestApp } from '../../../test/app.ts';
+import { openDatabase, type Database } from '../index.ts';
 import { MAX_PER_CONNECTION } from './prepared.ts';
 
 const skip = serverUrl ? false : 'needs DATABASE_URL (prepared statements are a PostgreSQL server’s)';

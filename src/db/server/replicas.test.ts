@@ -1,11 +1,11 @@
-// The choice of each read (db/replicas.ts) without servers of its own: positions, states, and a query run again on the
+// The choice of each read (db/server/replicas.ts) without servers of its own: positions, states, and a query run again on the
 // primary when its replica fails. test/replicas.test.ts runs the real thing (a primary, a streaming replica, two instances).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { createTestDb, type TestDatabase } from '../../test/helpers.ts';
-import type { Database, Db } from './index.ts';
-import type { DB } from './schema.ts';
+import { createTestDb, type TestDatabase } from '../../../test/helpers.ts';
+import type { Database, Db } from '../index.ts';
+import type { DB } from '../schema.ts';
 import { parseLsn, replayable, Replica, Replicas } from './replicas.ts';
 
 let primary: TestDatabase;
