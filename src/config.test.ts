@@ -140,6 +140,16 @@ test('DUMPS_DIR: the data folder’s dumps/ on the embedded database, none on a 
   assert.equal(loadConfig({}).sourceApiKey, undefined);
 });
 
+test('CDS_SOURCE_TIMEOUT_MS and CDS_SOURCE_MIN_KBPS: the pace of a dumps source, 30 s and 10 kB/s by default', () => {
+  assert.deepEqual(loadConfig({}).sourcePace, { timeoutMs: 30_000, minBytesPerSecond: 10_000 });
+  assert.deepEqual(loadConfig({ CDS_SOURCE_TIMEOUT_MS: '300', CDS_SOURCE_MIN_KBPS: '0' }).sourcePace, {
+    timeoutMs: 300,
+    minBytesPerSecond: 0,
+  });
+  assert.throws(() => loadConfig({ CDS_SOURCE_TIMEOUT_MS: '10' }), /CDS_SOURCE_TIMEOUT_MS/);
+  assert.throws(() => loadConfig({ CDS_SOURCE_MIN_KBPS: 'fast' }), /CDS_SOURCE_MIN_KBPS/);
+});
+
 test('REDIS_MODE: standalone by default; cluster needs REDIS_URL, sentinel its sentinels and name (and their credentials, if any)', () => {
   const standalone = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' });
   assert.equal(standalone.redisMode, 'standalone');

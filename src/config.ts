@@ -115,6 +115,8 @@ export interface Config {
   readonly dumpsDir: string | undefined;
   /** The source's API key of `cds import --from-dumps` (CDS_SOURCE_API_KEY); unset: no key is sent. */
   readonly sourceApiKey: string | undefined;
+  /** How slow that source may be (CDS_SOURCE_TIMEOUT_MS, CDS_SOURCE_MIN_KBPS; data/import/dumps/source-pace.ts). */
+  readonly sourcePace: { readonly timeoutMs: number; readonly minBytesPerSecond: number };
 }
 
 export class ConfigError extends Error {
@@ -315,6 +317,10 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     dumpsDir: dumpsDir(env),
     sourceApiKey: text(env, 'CDS_SOURCE_API_KEY'),
+    sourcePace: {
+      timeoutMs: integer(env, 'CDS_SOURCE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      minBytesPerSecond: integer(env, 'CDS_SOURCE_MIN_KBPS', 10, 0, 1_000_000) * 1000,
+    },
   };
   return deepFreeze(config);
 }

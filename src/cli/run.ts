@@ -48,6 +48,7 @@ async function cli(argv: string[], options: CliOptions): Promise<number> {
   if (!config.databaseUrl) {
     const code = await forwardToServer(config.dataDir, [command, ...rest], waitForServer ? SERVER_WAIT_MS : 0, {
       ...(config.sourceApiKey ? { sourceApiKey: config.sourceApiKey } : {}),
+      sourcePace: config.sourcePace,
       terminal: { stdout: isTerminal('stdout'), stderr: isTerminal('stderr') },
     });
     if (code !== undefined) return code;

@@ -24,6 +24,8 @@ const MAX_REQUEST_BYTES = 64 * 1024;
  */
 export interface ForwardedSettings {
   sourceApiKey?: string;
+  /** And how slow that source may be (CDS_SOURCE_TIMEOUT_MS, CDS_SOURCE_MIN_KBPS), as the CLI's environment says. */
+  sourcePace?: Config['sourcePace'];
   /** Which of the CLI's streams are terminals: a command chooses tables or JSON as if it ran there. */
   terminal?: { stdout: boolean; stderr: boolean };
 }
@@ -101,7 +103,12 @@ async function serve(socket: net.Socket, options: ChannelOptions): Promise<void>
   const [command, ...rest] = args as string[];
   const settings = (request as { settings?: unknown }).settings as ForwardedSettings | undefined;
   const sourceApiKey = typeof settings?.sourceApiKey === 'string' ? settings.sourceApiKey : undefined;
-  const config = sourceApiKey ? { ...options.config, sourceApiKey } : options.config;
+  const pace = settings?.sourcePace;
+  const sourcePace =
+    Number.isSafeInteger(pace?.timeoutMs) && Number.isSafeInteger(pace?.minBytesPerSecond)
+      ? { timeoutMs: Math.max(100, pace!.timeoutMs), minBytesPerSecond: Math.max(0, pace!.minBytesPerSecond) }
+      : options.config.sourcePace;
+  const config = { ...options.config, ...(sourceApiKey ? { sourceApiKey } : {}), sourcePace };
   if (command === 'serve') {
     send({ stderr: `cds: a server already runs on ${options.config.dataDir}\n` });
     send({ exit: 1 });

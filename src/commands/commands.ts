@@ -60,7 +60,11 @@ export async function runCommand(
         await migrateToLatest(db);
         const progress = progressOn(progressBar);
         const report = dumps
-          ? await importFromDumps(db, { baseUrl: dumps, apiKey: config.sourceApiKey }, { progress })
+          ? await importFromDumps(
+              db,
+              { baseUrl: dumps, apiKey: config.sourceApiKey, pace: config.sourcePace },
+              { progress },
+            )
           : await importDataset(db, sourcesFrom(from), { progress, trace: config.importTrace });
         if (report.changed) {
           await analyze(db);

@@ -12,7 +12,8 @@ Commands:
   import --from-dumps BASE_URL [--json|--text]
                         fill an empty database from the dumps of another instance (BASE_URL, e.g.
                         https://data.example.org; its API key in CDS_SOURCE_API_KEY), checksums verified, in
-                        one transaction
+                        one transaction; only files on BASE_URL's origin; a source sending less than
+                        CDS_SOURCE_MIN_KBPS (10) over CDS_SOURCE_TIMEOUT_MS (30000) of waiting is aborted
   dumps build [--json|--text]
                         build the bulk dumps (GET /api/v0/dumps/) in DUMPS_DIR now; a server does it in the
                         background after every import and sync
