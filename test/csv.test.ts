@@ -17,7 +17,10 @@ import { embeddedWorker, openDatabase } from '../src/db/index.ts';
 import { csvCell } from '../src/api/v0/common/csv.ts';
 
 const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
-const FORMULA = /^[=+\-@\t\r]/;
+// What a spreadsheet runs as a formula (docs/decisions.md, formats): tab or CR first, or = + - @ (ASCII or full-width)
+// after any leading whitespace and zero-width characters; GUARDED: the same behind the guard's apostrophes.
+const FORMULA = /^(?:[\t\r]|[\p{White_Space}\u180E\u200B-\u200D\u2060\uFEFF]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/u;
+const GUARDED = new RegExp(`^'+${FORMULA.source.slice(1)}`, 'u');
 
 let bundled: TestApp;
 let own: TestApp;
@@ -51,7 +54,7 @@ function readCsv(body: string): Table {
     if (context.lines === 1) return value;
     if (context.quoting) {
       assert.doesNotMatch(value, FORMULA, `a text cell starts as a formula: ${JSON.stringify(value)}`);
-      return /^'+[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
+      return GUARDED.test(value) ? value.slice(1) : value;
     }
     if (value === '') return null;
     assert.match(value, /^(-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false)$/, `an unquoted cell: ${JSON.stringify(value)}`);
@@ -242,6 +245,52 @@ test('hostile text round-trips and no cell starts as a formula (OWASP CSV inject
   assert.deepEqual(
     readCsv(events.body).rows,
     (await get(own, '/api/v0/events/?ordering=start_date')).json().items.map(asRow),
+  );
+});
+
+test('a formula behind leading whitespace or invisible characters, or in full-width, is guarded; plain text is not', async () => {
+  const runs = [
+    '\n=1+1',
+    ' =1+1',
+    '  +1',
+    '\u00a0=1+1',
+    '\u200b=1+1',
+    '\u200c-1',
+    '\u200d@A1',
+    '\u2060=1',
+    '\ufeff=1',
+    '\u3000=1',
+    '\uff1d1+1',
+    '\uff0b1',
+    '\uff0d1',
+    '\uff20A1',
+    ' \u200b\n\u00a0\uff1dSUM(A1)',
+    "' =already guarded",
+  ];
+  const plain = [
+    ' hello',
+    '\u00a0no-break first',
+    '\u200bzero width first',
+    '\nline first',
+    '\uff21 full-width A',
+    'a = b',
+  ];
+  const db = own.database.db;
+  for (const [i, name] of [...runs, ...plain].entries())
+    await chapter(db, { key: `guard-${i}`, name, latitude: 40 + i / 100, longitude: 40 });
+  const body = (await get(own, '/api/v0/chapters/?format=csv&limit=100&fields=key,name')).body;
+  // The cells as written (no reader's rule applied), by key.
+  const written = new Map(
+    (parse(body, { record_delimiter: '\r\n', from_line: 2 }) as [string, string][]).map(([key, name]) => [key, name]),
+  );
+  for (const [i, name] of runs.entries()) assert.equal(written.get(`guard-${i}`), `'${name}`, JSON.stringify(name));
+  for (const [i, name] of plain.entries())
+    assert.equal(written.get(`guard-${runs.length + i}`), name, `unchanged: ${JSON.stringify(name)}`);
+  // Read back by the documented rule, every text is the original.
+  const names = new Map(readCsv(body).rows.map((row) => [row.key, row.name]));
+  assert.deepEqual(
+    [...runs, ...plain].map((_, i) => names.get(`guard-${i}`)),
+    [...runs, ...plain],
   );
 });
 

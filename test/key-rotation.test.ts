@@ -132,6 +132,56 @@ test('rotation works with 3 active keys; the limit holds again once the grace pe
   assert.equal((await read(t, rotated.rawKey!)).statusCode, 200);
 });
 
+// How many of `raws` authenticate a REST read now. A second passes first: the per-key rate limit reads the app clock.
+async function working(raws: readonly string[]): Promise<number> {
+  now += 1000;
+  const answers = await Promise.all(raws.map((raw) => read(t, raw)));
+  return answers.filter((res) => res.statusCode === 200).length;
+}
+
+test('one key per rotation chain is in grace: rotating the new key again ends the older one, never past 3 + 3', async () => {
+  const user = await devSignIn(t, 'chain-rotator');
+  const heads = [await createKey(t, user, 'a'), await createKey(t, user, 'b'), await createKey(t, user, 'c')];
+  const raws = heads.map((key) => key.rawKey);
+  for (let round = 0; round < 3; round++)
+    for (const [i, head] of heads.entries()) {
+      const rotated = await rotate(t, user, head.apiKey.uuid, 168);
+      assert.equal(rotated.ok, true, rotated.message);
+      heads[i] = { rawKey: rotated.rawKey!, apiKey: rotated.apiKey! };
+      raws.push(rotated.rawKey!);
+      assert.ok((await working(raws)) <= 6, `round ${round}, chain ${i}`);
+      assert.match(rotated.message, round === 0 ? /^API key rotated successfully\.$/ : /stopped working/);
+    }
+  assert.equal(await working(raws), 6, 'each chain: its newest key and the one before');
+  const newest = await Promise.all(raws.slice(-6).map((raw) => read(t, raw)));
+  assert.deepEqual(
+    newest.map((res) => res.statusCode),
+    [200, 200, 200, 200, 200, 200],
+  );
+  assert.equal((await graphql(t, user, KEYS)).json().data.activeApiKeyCount, 6);
+  const more = await graphql(t, user, DOC.createApiKey, {
+    name: 'd',
+    expiresAt: new Date(now + 86_400_000).toISOString(),
+  });
+  assert.equal(more.json().data.createApiKey.code, 'LIMIT_REACHED');
+});
+
+test('20 simultaneous rotations of keys in a chain leave one key in grace per chain', async () => {
+  const user = await devSignIn(t, 'racing-rotator');
+  const first = [await createKey(t, user, 'x'), await createKey(t, user, 'y'), await createKey(t, user, 'z')];
+  const second: Awaited<ReturnType<typeof rotate>>[] = [];
+  for (const key of first) second.push(await rotate(t, user, key.apiKey.uuid, 168));
+  const raced = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => rotate(t, user, second[i % 3]!.apiKey!.uuid, 168)),
+  );
+  const won = raced.filter((result) => result.ok);
+  assert.equal(won.length, 3, 'each key rotated once');
+  assert.ok(raced.every((result) => result.ok || result.code === 'ALREADY_ROTATED'));
+  const raws = [...first.map((key) => key.rawKey), ...[...second, ...won].map((result) => result.rawKey!)];
+  assert.equal(await working(raws), 6);
+  assert.equal(await working(first.map((key) => key.rawKey)), 0, 'the first keys stopped');
+});
+
 test("someone else's key, an unknown uuid, a revoked key and signing out are refused", async () => {
   const owner = await devSignIn(t, 'owner');
   const mine = await createKey(t, owner, 'mine');

@@ -34,6 +34,7 @@ before(async () => {
   await withDb(async (db) => {
     await migrateToLatest(db);
     await upsertLocalUser(db, 'operator-user');
+    await upsertLocalUser(db, 'chain-operator');
   });
 });
 after(async () => {
@@ -82,18 +83,16 @@ test('failures exit 1, usage errors exit 2', async () => {
   assert.equal((await runCli(['keys', 'frob'], env)).code, 2);
 });
 
+async function createByCli(name: string, login = 'operator-user') {
+  const created = await runCli(['keys', 'create', '--user', login, '--name', name, '--expires-in', '30'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const raw = created.stdout.trim();
+  const uuid = /created key ([0-9a-f-]{36})/.exec(created.stderr)![1]!;
+  return { raw, uuid };
+}
+
 test('rotate prints the new key once; the old one works for the grace period (0: revoked at once)', async () => {
-  const create = async (name: string) => {
-    const created = await runCli(
-      ['keys', 'create', '--user', 'operator-user', '--name', name, '--expires-in', '30'],
-      env,
-    );
-    assert.equal(created.code, 0, created.stderr);
-    const raw = created.stdout.trim();
-    const uuid = /created key ([0-9a-f-]{36})/.exec(created.stderr)![1]!;
-    return { raw, uuid };
-  };
-  const old = await create('rotated at once');
+  const old = await createByCli('rotated at once');
   const rotated = await runCli(['keys', 'rotate', old.uuid, '--grace-hours', '0'], env);
   assert.equal(rotated.code, 0, rotated.stderr);
   const raw = rotated.stdout.trim();
@@ -104,7 +103,7 @@ test('rotate prints the new key once; the old one works for the grace period (0:
   assert.ok(await withDb((db) => authenticateApiKey(db, raw)));
   assert.equal((await runCli(['keys', 'rotate', old.uuid, '--grace-hours', '1'], env)).code, 1, 'already rotated');
 
-  const graceful = await create('rotated with grace');
+  const graceful = await createByCli('rotated with grace');
   const later = await runCli(['keys', 'rotate', graceful.uuid, '--grace-hours', '24'], env);
   assert.equal(later.code, 0, later.stderr);
   assert.match(later.stderr, /the old key works for 24 more hour\(s\)/);
@@ -135,6 +134,29 @@ test('rotate prints the new key once; the old one works for the grace period (0:
     (await runCli(['keys', 'rotate', '00000000-0000-4000-8000-000000000000', '--grace-hours', '1'], env)).code,
     1,
   );
+});
+
+test('rotating the new key again during the grace period revokes the one before: one key in grace per chain', async () => {
+  const chain = [await createByCli('chained', 'chain-operator')];
+  const told: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const rotated = await runCli(['keys', 'rotate', chain.at(-1)!.uuid, '--grace-hours', '24'], env);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    chain.push({ raw: rotated.stdout.trim(), uuid: /to ([0-9a-f-]{36})/.exec(rotated.stderr)![1]! });
+    told.push(rotated.stderr);
+  }
+  // The newest key and the one it replaced (in grace) work; the older ones stopped. (Each check opens the embedded
+  // database, a second each: checked once, at the end.)
+  const valid = await withDb((db) => Promise.all(chain.map((key) => authenticateApiKey(db, key.raw))));
+  assert.deepEqual(
+    valid.map((identity) => identity !== null),
+    [false, true, true],
+  );
+  assert.doesNotMatch(told[0]!, /the key it had replaced/);
+  assert.match(told[1]!, new RegExp(`the key it had replaced, ${chain[0]!.uuid}, is revoked`));
+  const listed = (await runCli(['keys', 'list', '--user', 'chain-operator'], env)).stdout;
+  const states = chain.map((key) => new RegExp(`${key.uuid}\\s+([a-z, ]+?)\\s{2}`).exec(listed)?.[1]);
+  assert.deepEqual(states, ['rotated', 'rotated, in grace', 'active']);
 });
 
 test('list says which key was revoked because GitHub reported it published', async () => {

@@ -21,6 +21,8 @@ export const MESSAGES = {
   invalidDate: 'Expiry date must be in future',
   limitReached: `You can have at most ${MAX_ACTIVE_KEYS} active API keys.`,
   rotated: 'API key rotated successfully.',
+  rotatedEndingGrace:
+    'API key rotated successfully. The key it had replaced, still in its grace period, stopped working: one key per rotation chain is in grace.',
   invalidGrace: `Grace period must be a whole number of hours from 0 to ${MAX_GRACE_HOURS}`,
   notActive: 'Only an active API key can be rotated.',
   alreadyRotated: 'This API key has already been rotated; rotate its replacement instead.',
@@ -53,7 +55,11 @@ export type CreateResult =
   | { ok: true; code: 'SUCCESS'; message: string; rawKey: string; apiKey: ApiKeyRecord }
   | { ok: false; code: ResultCode; message: string; rawKey: null; apiKey: null };
 
-const failure = (code: ResultCode, message: string): CreateResult => ({
+/** A rotation's answer; `endedGraceOf`: the uuid of the old key's predecessor whose grace period it ended, if any. */
+export type RotateResult =
+  (Extract<CreateResult, { ok: true }> & { endedGraceOf: string | null }) | Extract<CreateResult, { ok: false }>;
+
+const failure = (code: ResultCode, message: string): Extract<CreateResult, { ok: false }> => ({
   ok: false,
   code,
   message,
@@ -89,7 +95,9 @@ export async function revokeApiKey(db: Db, userId: string, uuid: string, announc
 /**
  * Replaces one of the user's active keys by a new one with the same name and expiry, shown once. The old key keeps
  * working for `graceHours` (0: revoked at once), then stops; every instance hears of it as of a revocation. Allowed
- * at the limit of active keys: the new key takes the old one's place. Someone else's key is NOT_FOUND, as revocation.
+ * at the limit of active keys: the new key takes the old one's place. One key per rotation chain is in grace: rotating
+ * a key whose predecessor still works revokes that predecessor (revocations.queries.ts, rotateKeyRow), so a user has
+ * at most 3 active keys and 3 in grace. Someone else's key is NOT_FOUND, as revocation.
  */
 export async function rotateApiKey(
   db: Db,
@@ -98,15 +106,18 @@ export async function rotateApiKey(
   graceHours: number,
   announcer: Announcer,
   now = new Date(),
-): Promise<CreateResult> {
+): Promise<RotateResult> {
   if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS)
     return failure('INVALID_GRACE_PERIOD', MESSAGES.invalidGrace);
   const { raw, digest } = generateApiKey();
   const graceEndsAt = new Date(now.getTime() + graceHours * 3_600_000);
   const rotated = await rotateKey(db, { userId, uuid, digest, graceEndsAt, now }, announcer);
   switch (rotated.status) {
-    case 'rotated':
-      return { ok: true, code: 'SUCCESS', message: MESSAGES.rotated, rawKey: raw, apiKey: rotated.key };
+    case 'rotated': {
+      const { key: apiKey, endedGraceOf } = rotated;
+      const message = endedGraceOf ? MESSAGES.rotatedEndingGrace : MESSAGES.rotated;
+      return { ok: true, code: 'SUCCESS', message, rawKey: raw, apiKey, endedGraceOf };
+    }
     case 'not-found':
       return failure('NOT_FOUND', MESSAGES.notFound);
     case 'not-active':

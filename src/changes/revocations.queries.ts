@@ -22,7 +22,8 @@ export async function revokeKeyRow(db: Db, userId: string, uuid: string): Promis
 
 /** What rotation found: the new key's row, or why there is none. */
 export type RotationRow =
-  { status: 'rotated'; key: RotatedKey } | { status: 'not-found' | 'not-active' | 'already-rotated' };
+  | { status: 'rotated'; key: RotatedKey; endedGraceOf: string | null }
+  | { status: 'not-found' | 'not-active' | 'already-rotated' };
 
 export interface RotatedKey {
   uuid: string;
@@ -40,8 +41,10 @@ export interface RotatedKey {
  * Replaces one of the user's valid keys by a new one (`digest`) of the same name and expiry, in one transaction: the
  * old key then lives until `graceEndsAt` (revoked at once when that is not after `now`). The user's row is locked as
  * createApiKey locks it, so a rotation and concurrent creations are counted one after the other; the new key is not
- * held to the limit of active keys (it takes the old one's place). The revocation counter moves, so every instance
- * drops what it remembers of the old key (its expiry among it).
+ * held to the limit of active keys (it takes the old one's place). At most one key of a rotation chain is in grace:
+ * the old key's own predecessor, if it still works, is revoked (its uuid is `endedGraceOf`), so that rotating the new
+ * key again and again cannot pile up working keys; a user has at most 3 active keys and 3 in grace. The revocation
+ * counter moves, so every instance drops what it remembers of the old key (its expiry among it).
  */
 export async function rotateKeyRow(
   db: Db,
@@ -75,6 +78,15 @@ export async function rotateKeyRow(
         'revoked_at',
       ])
       .executeTakeFirstOrThrow();
+    const ended = await trx
+      .updateTable('api_keys')
+      .set({ is_revoked: true, revoked_at: sql`coalesce(revoked_at, now())` })
+      .where('user_id', '=', values.userId)
+      .where('replaced_by', '=', old.id)
+      .where('is_revoked', '=', false)
+      .where('expires_at', '>', values.now)
+      .returning('uuid')
+      .executeTakeFirst();
     const immediately = values.graceEndsAt.getTime() <= values.now.getTime();
     await trx
       .updateTable('api_keys')
@@ -90,7 +102,7 @@ export async function rotateKeyRow(
       .execute();
     await bumpRevocations(trx);
     const { id: _id, ...rotated } = key;
-    return { status: 'rotated' as const, key: rotated };
+    return { status: 'rotated' as const, key: rotated, endedGraceOf: ended?.uuid ?? null };
   });
 }
 

@@ -107,7 +107,9 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
           const result = await rotateApiKey(db, key.user_id, uuid, Number(hours), announcer);
           if (!result.ok) throw new CommandFailed(`${result.code}: ${result.message}`);
           out(`${result.rawKey}\n`);
-          const old = Number(hours) === 0 ? 'the old key is revoked' : `the old key works for ${hours} more hour(s)`;
+          let old = Number(hours) === 0 ? 'the old key is revoked' : `the old key works for ${hours} more hour(s)`;
+          if (result.endedGraceOf)
+            old += `; the key it had replaced, ${result.endedGraceOf}, is revoked (it was in grace)`;
           err(
             `rotated ${uuid} to ${result.apiKey.uuid} "${result.apiKey.name}", expires ${result.apiKey.expires_at.toISOString()}; ${old}; the new key (printed on stdout) is shown only this once: keep it\n`,
           );

@@ -89,6 +89,7 @@ export const typeDefs = /* GraphQL */ `
     """
     Replaces an active key by a new one with the same name and expiry (returned once in rawKey). The old key keeps
     working for gracePeriodHours (0: revoked at once; at most 168), then stops. Allowed at the limit of active keys.
+    One key per rotation chain is in grace: the key the old one had replaced, if still in grace, is revoked.
     """
     rotateApiKey(uuid: UUID!, gracePeriodHours: Int!): RotateApiKeyResult!
     "Signs in with a GitHub OAuth access token held by a single-page client; sets the session cookie."
