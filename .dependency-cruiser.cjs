@@ -27,7 +27,7 @@ const LAYERS = [
   ['db', ['db/']],
   ['redis', ['redis.ts']],
   ['geo', ['geo/']],
-  ['config', ['config.ts']],
+  ['config', ['config.ts', 'config.values.ts']],
   ['base', ['errors.ts', 'version.ts', 'cores.ts', 'memo.ts']],
 ];
 
