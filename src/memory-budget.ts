@@ -58,7 +58,7 @@ export class Share {
 
   /** An entry larger than this is not kept: it would push out many others. */
   get largest(): number {
-    return this.limit / 8;
+    return this.limit / 4;
   }
 
   add(held: Held): void {
