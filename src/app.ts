@@ -30,6 +30,7 @@ import { Counter } from './access/rate-limit.ts';
 import { ResponseCache } from './api/v0/rest/response-cache.ts';
 import type { Timers } from './access/known-keys.ts';
 import { SharedChanges } from './changes/shared-changes.ts';
+import { memory } from './memory-budget.ts';
 import type { DataVersionWatcher } from './changes/data-version.ts';
 
 export interface AppOptions {
@@ -82,6 +83,8 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
+  // One budget per process (the memos are the modules' own): the last app built sets it.
+  memory.configure(config.cacheMemoryMb * 2 ** 20);
   app.decorate('database', database);
   const redis = redisConfigured(config) ? connectRedis(config) : undefined;
   const prefix = redisKeyPrefix(config);

@@ -38,6 +38,9 @@ for (const [name, value] of [
   ['PGLITE_SHARED_BUFFERS_MB', '0'],
   ['PGLITE_SHARED_BUFFERS_MB', '16MB'],
   ['PGLITE_SHARED_BUFFERS_MB', '4096'],
+  ['CACHE_MEMORY_MB', 'bad'],
+  ['CACHE_MEMORY_MB', '0'],
+  ['CACHE_MEMORY_MB', '64MB'],
 ] as const) {
   test(`a bad ${name} (${value}) is refused with a message naming it`, () => {
     assert.throws(

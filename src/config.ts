@@ -1,5 +1,6 @@
 // The only module that reads process.env. Everything else receives a frozen Config.
 import { availableCores } from './cores.ts';
+import { defaultCacheMemoryMb } from './memory-budget.ts';
 import path from 'node:path';
 import {
   bool,
@@ -65,6 +66,8 @@ export interface Config {
   readonly rateLimitPerSecond: number;
   /** Keep serialized REST responses in memory (on by default; off to measure uncached reads). */
   readonly responseCache: boolean;
+  /** What the caches together may hold, in MB (memory-budget.ts); a quarter of the heap limit by default. */
+  readonly cacheMemoryMb: number;
   /** Failed API key attempts per client address per minute before it gets 429. */
   readonly authFailuresPerMinute: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; open otherwise. */
@@ -171,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     restAuth: oneOf(env, 'REST_AUTH', ['required', 'optional'] as const, 'required'),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
     responseCache: bool(env, 'RESPONSE_CACHE', true),
+    cacheMemoryMb: integer(env, 'CACHE_MEMORY_MB', defaultCacheMemoryMb(), 1, 1_048_576),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     metricsToken: text(env, 'METRICS_TOKEN'),
     authDevLogin,

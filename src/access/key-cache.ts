@@ -3,6 +3,7 @@
 // tells it: at once in the revoking process, before the next request with Redis, within a second
 // through the database otherwise).
 import type { KeyCache, KeyIdentity } from '../api-keys/api-keys.service.ts';
+import { EmptiedMap } from '../memory-budget.ts';
 
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 10_000;
@@ -14,7 +15,8 @@ interface Entry {
 }
 
 export class ValidKeys implements KeyCache {
-  private entries = new Map<string, Entry>();
+  /** Emptied when full: by entries, or by the memos' share of the memory budget. */
+  private entries = new EmptiedMap<Entry>(MAX_ENTRIES);
   private emptied = 0;
 
   get generation(): number {
@@ -32,7 +34,6 @@ export class ValidKeys implements KeyCache {
   /** Remembers a key the database found valid, unless the memory was emptied since it was asked. */
   set(raw: string, identity: KeyIdentity, expiresAt: Date, generation: number, now: number): void {
     if (generation !== this.emptied) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(raw, { identity, until: Math.min(expiresAt.getTime(), now + TTL_MS) });
   }
 

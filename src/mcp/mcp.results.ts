@@ -4,18 +4,22 @@
 // under the same data version; RESPONSE_CACHE=false turns both off. It spares the in-process REST request, which cost
 // more than the rest of the call (docs/decisions.md, "mcp").
 import type { DataVersionWatcher } from '../changes/data-version.ts';
+import { BoundedMap, bytesOf, memory, type Share } from '../memory-budget.ts';
 
 const MAX_ENTRIES = 5_000;
 /** A call whose arguments are longer than this is not kept (a key is the arguments' text). */
 const MAX_KEY_LENGTH = 1_000;
 
+/** Bounded by entries and by the bytes of the MCP share of the memory budget (memory-budget.ts), least recently used out. */
 export class ToolResults {
-  private entries = new Map<string, string>();
+  private readonly entries: BoundedMap<string>;
 
   constructor(
     private readonly watcher: DataVersionWatcher,
     private readonly enabled: boolean,
+    share: Share = memory.shares.mcp,
   ) {
+    this.entries = new BoundedMap(share, MAX_ENTRIES);
     watcher.onChange(() => this.entries.clear());
   }
 
@@ -38,7 +42,6 @@ export class ToolResults {
 
   set(key: string, result: string, version: number): void {
     if (version !== this.watcher.version || version === -1) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, result);
+    this.entries.set(key, result, bytesOf(result));
   }
 }

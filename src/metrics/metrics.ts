@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import client from 'prom-client';
 import { sameSecret } from '../api-keys/api-keys.format.ts';
 import type { Replicas } from '../db/server/replicas.ts';
+import { memory } from '../memory-budget.ts';
 
 /** Seconds; from a cache hit (well under a millisecond) to a slow uncached search. */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
@@ -114,6 +115,7 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
     () => cache.misses,
   );
   gaugeOf('cds_response_cache_entries', 'Responses held by the response cache.', () => cache.size);
+  registerMemoryMetrics(registry);
   gaugeOf(
     'cds_data_version',
     'Data version this instance serves (bumped by every import or sync that changed something).',
@@ -163,7 +165,38 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
   return http;
 }
 
-/** Per read replica (DATABASE_REPLICA_URLS, db/server/replicas.ts), labelled with its host:port: read at scrape time. */
+/** The memory budget of the caches (CACHE_MEMORY_MB, memory-budget.ts): each share's bytes in use and limit. */
+function registerMemoryMetrics(registry: client.Registry): void {
+  const shares = Object.values(memory.shares);
+  new client.Gauge({
+    name: 'cds_cache_memory_bytes',
+    help: 'Estimated bytes held by each cache of the memory budget (responses, counts, boundaries, mcp, memos).',
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      for (const share of shares) this.set({ cache: share.name }, share.used);
+    },
+  });
+  new client.Gauge({
+    name: 'cds_cache_memory_limit_bytes',
+    help: "Each cache's share of the memory budget, in bytes.",
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      for (const share of shares) this.set({ cache: share.name }, share.limit);
+    },
+  });
+  new client.Gauge({
+    name: 'cds_cache_memory_budget_bytes',
+    help: 'What the caches may hold together (CACHE_MEMORY_MB).',
+    registers: [registry],
+    collect() {
+      this.set(memory.total);
+    },
+  });
+}
+
+/** Per read replica (DATABASE_REPLICA_URLS, db/replicas.ts), labelled with its host:port: read at scrape time. */
 function registerReplicaMetrics(registry: client.Registry, replicas: Replicas): void {
   const labelNames = ['replica'] as const;
   new client.Counter({

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { readDataVersion } from '../changes/counters.queries.ts';
 import { probeDatabase } from './status.queries.ts';
+import { memory } from '../memory-budget.ts';
 
 const StatusBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -13,6 +14,8 @@ const StatusBody = Type.Object({
   data_version: Type.Optional(Type.Integer()),
   version: Type.String(),
   uptime_seconds: Type.Integer(),
+  /** What the caches hold (an estimate) and may hold (CACHE_MEMORY_MB), memory-budget.ts. */
+  cache_memory: Type.Object({ used_bytes: Type.Integer(), budget_bytes: Type.Integer() }),
 });
 
 import { VERSION } from '../version.ts';
@@ -120,6 +123,7 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
     async (_request, reply) => {
       const { db, kind } = app.database;
       const uptime_seconds = Math.floor(process.uptime());
+      const cache_memory = { used_bytes: Math.round(memory.used), budget_bytes: memory.total };
       const started = performance.now();
       try {
         await probeDatabase(app.database, PROBE_TIMEOUT_MS);
@@ -131,12 +135,19 @@ export async function statusRoutes(app: FastifyInstance): Promise<void> {
           data_version,
           version: VERSION,
           uptime_seconds,
+          cache_memory,
         };
       } catch {
         return reply
           .code(503)
           .header('retry-after', '5')
-          .send({ status: 'unavailable' as const, database: { kind, ok: false }, version: VERSION, uptime_seconds });
+          .send({
+            status: 'unavailable' as const,
+            database: { kind, ok: false },
+            version: VERSION,
+            uptime_seconds,
+            cache_memory,
+          });
       }
     },
   );

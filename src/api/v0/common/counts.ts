@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../../db/index.ts';
 import { readTableVersions } from '../../../db/table-versions.queries.ts';
 import { memoize } from '../../../memo.ts';
+import { BoundedMap, memory, type Share } from '../../../memory-budget.ts';
 
 /**
  * The tables a statement reads: every name after FROM or JOIN, quoted or not. Remembered for recent texts: a list
@@ -22,27 +23,31 @@ interface Entry<T> {
 const RECOUNT = 50;
 
 /**
- * Totals (or groups of totals, `group_by`) by compiled count query. Least recently used first out beyond `max` keys. When tables
+ * Totals (or groups of totals, `group_by`) by compiled count query. Least recently used first out beyond `max` keys
+ * or the bytes of the counts' share of the memory budget (all lists together, memory-budget.ts). When tables
  * change, the totals that read them are counted again in the background (the most recently used
  * RECOUNT of them, one after the other) or dropped; a request in between waits for the new count, so a
  * total is never stale. Totals of other tables stay.
  */
 export class CountCache<T = number> {
-  private totals = new Map<string, Entry<T>>();
+  private readonly totals: BoundedMap<Entry<T>>;
   private pending: Promise<void> | undefined;
 
-  constructor(private readonly max = 10_000) {}
+  /** `sizeOf`: the bytes of a settled total (a number's by default). */
+  constructor(
+    max = 10_000,
+    private readonly sizeOf: (total: T) => number = () => 8,
+    share: Share = memory.shares.counts,
+  ) {
+    this.totals = new BoundedMap(share, max);
+  }
 
   /** The total of a count query: cached, or counted now (and remembered with the tables it reads). */
   async total(key: string, tables: string[], count: () => Promise<T>): Promise<T> {
     // While the changed tables are being read, nothing cached can be trusted yet.
     if (this.pending) await this.pending;
     const entry = this.totals.get(key);
-    if (entry) {
-      this.totals.delete(key);
-      this.totals.set(key, entry);
-      return entry.total;
-    }
+    if (entry) return entry.total;
     const total = count();
     this.set(key, total, tables, count);
     return total;
@@ -62,15 +67,24 @@ export class CountCache<T = number> {
 
   /** Remembers a total being counted; a failed count is forgotten. */
   set(key: string, total: Promise<T>, tables: string[] = [], recount?: () => Promise<T>): void {
-    this.totals.delete(key);
-    this.totals.set(key, { total, tables, ...(recount ? { recount } : {}) });
-    total.catch(() => this.totals.get(key)?.total === total && this.totals.delete(key));
-    while (this.totals.size > this.max) this.totals.delete(this.totals.keys().next().value!);
+    const entry: Entry<T> = { total, tables, ...(recount ? { recount } : {}) };
+    this.totals.set(key, entry, bytesOfTables(tables));
+    this.settle(key, entry);
+  }
+
+  /** Sizes a total once counted; a failed count is forgotten. */
+  private settle(key: string, entry: Entry<T>): void {
+    entry.total.then(
+      (value) =>
+        this.totals.peek(key) === entry &&
+        this.totals.replace(key, entry, bytesOfTables(entry.tables) + this.sizeOf(value)),
+      () => this.totals.peek(key) === entry && this.totals.delete(key),
+    );
   }
 
   /** Drops (or counts again) the totals that read a changed table, or any table that is not versioned. */
   invalidate(changed: ReadonlySet<string>, versioned: ReadonlySet<string>): void {
-    const stale = [...this.totals].filter(
+    const stale = [...this.totals.entries()].filter(
       ([, e]) => e.tables.length === 0 || e.tables.some((t) => changed.has(t) || !versioned.has(t)),
     );
     let chain = Promise.resolve();
@@ -85,8 +99,9 @@ export class CountCache<T = number> {
         () => undefined,
         () => undefined,
       );
-      this.totals.set(key, { ...entry, total });
-      total.catch(() => this.totals.get(key)?.total === total && this.totals.delete(key));
+      const next = { ...entry, total };
+      this.totals.replace(key, next, bytesOfTables(entry.tables));
+      this.settle(key, next);
     });
   }
 
@@ -98,6 +113,8 @@ export class CountCache<T = number> {
     return this.totals.size;
   }
 }
+
+const bytesOfTables = (tables: string[]) => tables.reduce((sum, t) => sum + 24 + 2 * t.length, 16);
 
 /** Caches that hold what was read from tables: told which tables changed. */
 export interface TableListener {

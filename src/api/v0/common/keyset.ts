@@ -8,6 +8,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { invalidParam } from '../../../errors.ts';
 import { termSql, type OrderTerm } from './ordering.ts';
 import { memoize } from '../../../memo.ts';
+import { BoundedMap, bytesOf, memory, type Share } from '../../../memory-budget.ts';
 
 /** The ordering values of one row, as json_build_array renders them (timestamps as ISO text). */
 export type Key = (string | number | null)[];
@@ -119,18 +120,22 @@ interface Entry {
 
 /**
  * Remembered boundaries, by count query and ordering, dropped when a table they read changes; the least
- * recently used entry goes first beyond `max` entries or `maxKeys` keys in all (a million-row list holds 10,000). A
- * promise is kept, so concurrent deep pages compute them once.
+ * recently used entry goes first beyond `max` entries, `maxKeys` keys in all (a million-row list holds 10,000) or the
+ * bytes of the boundaries' share of the memory budget (all lists together, memory-budget.ts). A promise is kept, so
+ * concurrent deep pages compute them once.
  */
 export class BoundaryCache {
-  private entries = new Map<string, Entry>();
+  private readonly entries: BoundedMap<Entry>;
   private pending: Promise<void> | undefined;
   private keys = 0;
 
   constructor(
-    private readonly max = 200,
+    max = 200,
     private readonly maxKeys = 200_000,
-  ) {}
+    share: Share = memory.shares.boundaries,
+  ) {
+    this.entries = new BoundedMap(share, max, (entry) => (this.keys -= entry.size));
+  }
 
   hold(reading: Promise<void>): void {
     const held: Promise<void> = reading.finally(() => {
@@ -141,51 +146,42 @@ export class BoundaryCache {
 
   async get(key: string, tables: string[], compute: () => Promise<Key[]>): Promise<Key[]> {
     if (this.pending) await this.pending;
-    let entry = this.entries.get(key);
-    if (entry) {
-      this.entries.delete(key);
-    } else {
-      const keys = compute();
-      const created: Entry = { keys, tables, size: 0 };
-      entry = created;
-      keys.then(
-        (list) => {
-          if (this.entries.get(key) !== created) return;
-          created.size = list.length;
-          this.keys += list.length;
-          this.trim();
-        },
-        // A failure is not remembered.
-        () => this.entries.get(key) === created && this.remove(key),
-      );
-    }
-    this.entries.set(key, entry);
-    this.trim();
-    return entry.keys;
-  }
-
-  /** The least recently used entries out until both bounds hold (the newest one stays, whatever its size). */
-  private trim(): void {
-    while (this.entries.size > this.max || (this.keys > this.maxKeys && this.entries.size > 1))
-      this.remove(this.entries.keys().next().value!);
-  }
-
-  private remove(key: string): void {
     const entry = this.entries.get(key);
-    if (!entry) return;
-    this.keys -= entry.size;
-    this.entries.delete(key);
+    if (entry) return entry.keys;
+    const keys = compute();
+    const created: Entry = { keys, tables, size: 0 };
+    this.entries.set(key, created, bytesOf(tables));
+    keys.then(
+      (list) => {
+        if (this.entries.peek(key) !== created) return;
+        created.size = list.length;
+        this.keys += list.length;
+        this.entries.replace(key, created, bytesOf(tables) + bytesOf(list));
+        this.trim(key);
+      },
+      // A failure is not remembered.
+      () => this.entries.peek(key) === created && this.entries.delete(key),
+    );
+    return keys;
+  }
+
+  /** The least recently used entries out until the bound of keys holds (the newest one stays, whatever its size). */
+  private trim(newest: string): void {
+    for (const [key] of this.entries.entries()) {
+      if (this.keys <= this.maxKeys) return;
+      if (key !== newest) this.entries.delete(key);
+    }
   }
 
   invalidate(changed: ReadonlySet<string>, versioned: ReadonlySet<string>): void {
-    for (const [key, entry] of this.entries) {
-      if (entry.tables.length === 0 || entry.tables.some((t) => changed.has(t) || !versioned.has(t))) this.remove(key);
+    for (const [key, entry] of [...this.entries.entries()]) {
+      if (entry.tables.length === 0 || entry.tables.some((t) => changed.has(t) || !versioned.has(t)))
+        this.entries.delete(key);
     }
   }
 
   clear(): void {
     this.entries.clear();
-    this.keys = 0;
   }
 
   /** Keys held in all (the bound's test). */

@@ -11,7 +11,15 @@ export type { ListQuery } from './pagination.ts';
 import { ERROR_RESPONSES, ErrorMessage, ListBody, NotFoundBody, orderingParam, PageParams, Query } from './schemas.ts';
 import { allowedOrderings, parseOrdering, type OrderingSpec, type OrderTerm } from './ordering.ts';
 import { fieldsParam, pickFields, readFields } from './fields.ts';
-import { fetchGroups, groupByParam, GroupsBody, groupsJson, type GroupFields, type Groups } from './groups.ts';
+import {
+  fetchGroups,
+  groupByParam,
+  GroupsBody,
+  groupsBytes,
+  groupsJson,
+  type GroupFields,
+  type Groups,
+} from './groups.ts';
 import { DISTANCE_ORDERING, NEAR_FIELD, NearParams, nearness, nearRows, readNear, type Nearness } from './near.ts';
 import { invalidParam } from '../../../errors.ts';
 import { BoundaryCache } from './keyset.ts';
@@ -112,7 +120,7 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
   const updatedAt = def.ordering.fields.updated_at;
   const changes = def.changes ?? (updatedAt ? { name: 'updated', column: updatedAt } : undefined);
   const counts = new CountCache();
-  const groupCounts = new CountCache<Groups>();
+  const groupCounts = new CountCache<Groups>(undefined, groupsBytes);
   const boundaries = new BoundaryCache();
   const names = Object.keys(def.item.properties);
   const columnList = itemColumns(def.item);

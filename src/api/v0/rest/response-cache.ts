@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataVersionWatcher } from '../../../changes/data-version.ts';
 import { negotiates, requestMediaType } from '../../../http/negotiate.ts';
 import { linkBase } from '../../../http/link-base.ts';
+import { EmptiedMap, ENTRY, memory, type Share } from '../../../memory-budget.ts';
 
 export interface Entry {
   body: Buffer;
@@ -20,18 +21,26 @@ export interface Entry {
   early?: (string | number)[];
   /** The cache's count of refreshes when this entry was last moved to the young end (ResponseCache.get). */
   refreshed?: number;
+  /** Its estimated cost in the cache (ResponseCache.set). */
+  bytes?: number;
 }
 
 const MAX_ENTRIES = 5_000;
-const MAX_BYTES = 128 * 1024 * 1024;
 /** How many entries moved to the young end after an entry leave it where it is on a hit (ResponseCache.get). */
 const YOUNGEST = 8;
 // Keyed responses must not be kept by shared caches; clients revalidate with the ETag.
 export const CACHE_CONTROL = 'private, no-cache';
 
+/**
+ * Bounded by entries and by the bytes of the responses' share of the memory budget (memory-budget.ts): an entry costs
+ * its body, its key and headers as text, and ENTRY.
+ */
 export class ResponseCache {
   private entries = new Map<string, Entry>();
   private bytes = 0;
+
+  constructor(private readonly share: Share = memory.shares.responses) {}
+
   hits = 0;
   /** Of the hits, those answered before the routes (early-answers.ts). */
   earlyHits = 0;
@@ -45,7 +54,7 @@ export class ResponseCache {
     if (!entry) return undefined;
     // Refresh its place (the Map's order is the eviction order), unless it is already among the YOUNGEST entries at
     // the young end: a hot entry is then not deleted and set again on every hit. (Those younger ones together hold at
-    // most YOUNGEST × MAX_BYTES / 16, half of MAX_BYTES: it cannot be evicted before them.)
+    // most YOUNGEST × a sixteenth of the share, half of it: it cannot be evicted before them.)
     if (entry.refreshed === undefined || this.refreshes - entry.refreshed >= YOUNGEST) {
       this.entries.delete(key);
       this.entries.set(key, entry);
@@ -55,19 +64,33 @@ export class ResponseCache {
   }
 
   set(key: string, entry: Entry): void {
-    if (entry.body.length > MAX_BYTES / 16) return;
+    const limit = this.share.limit;
+    const size =
+      ENTRY + entry.body.length + 2 * (key.length + entry.etag.length + (entry.link?.length ?? 0) + entry.vary.length);
+    if (size > limit / 16) return;
     this.delete(key);
     this.entries.set(key, entry);
+    entry.bytes = size;
     entry.refreshed = ++this.refreshes;
-    this.bytes += entry.body.length;
-    while (this.entries.size > MAX_ENTRIES || this.bytes > MAX_BYTES) {
+    this.account(size);
+    while (this.entries.size > MAX_ENTRIES || this.bytes > limit) {
       this.delete(this.entries.keys().next().value!);
     }
   }
 
   clear(): void {
     this.entries.clear();
-    this.bytes = 0;
+    this.account(-this.bytes);
+  }
+
+  /** Bytes held (an estimate, memory-budget.ts). */
+  get used(): number {
+    return this.bytes;
+  }
+
+  private account(bytes: number): void {
+    this.bytes += bytes;
+    this.share.used += bytes;
   }
 
   get size(): number {
@@ -77,23 +100,20 @@ export class ResponseCache {
   private delete(key: string): void {
     const old = this.entries.get(key);
     if (!old) return;
-    this.bytes -= old.body.length;
+    this.account(-(old.bytes ?? 0));
     this.entries.delete(key);
   }
 }
 
 // Normalized keys of recent request URLs: a cached response is mostly asked for by the same URL again,
 // and sorting its query on every hit was a visible part of the cost of a hit. Short URLs only.
-const keys = new Map<string, string>();
+const keys = new EmptiedMap<string>(10_000, (url, key) => ENTRY + 2 * (url.length + key.length));
 
 export function normalizedKey(url: string): string {
   let key = keys.get(url);
   if (key === undefined) {
     key = normalize(url);
-    if (url.length <= 256) {
-      if (keys.size >= 10_000) keys.clear();
-      keys.set(url, key);
-    }
+    if (url.length <= 256) keys.set(url, key);
   }
   return key;
 }
