@@ -64,7 +64,7 @@ export async function secretScanningRoutes(app: FastifyInstance): Promise<void> 
   // The raw bytes, which the signature covers (this plugin's scope only); scanned, not parsed, for their nesting.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
-    nestedDeeper(body as Buffer) ? done(new NestedTooDeepError(), undefined) : done(null, body),
+    nestedDeeper((body as Buffer).toString('latin1')) ? done(new NestedTooDeepError(), undefined) : done(null, body),
   );
 
   app.post(
