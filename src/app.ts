@@ -8,6 +8,7 @@ import type { Database } from './db/index.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handling.ts';
 import { registerBaseSecurityHeaders } from './http/security-headers.ts';
 import { registerRequestId, requestId } from './http/request-id.ts';
+import { registerJsonParser } from './http/json-nesting.ts';
 import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './api/v0/openapi/openapi.ts';
@@ -116,6 +117,7 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   registerRequestId(app);
   registerErrorHandling(app, registerMethodNotAllowed(app));
   registerBaseSecurityHeaders(app);
+  registerJsonParser(app);
   // Before every route, so that its onResponse hook sees them all.
   const httpMetrics = registerMetrics(app);
   await registerOpenApi(app, await readFile(new URL('favicon.svg', STATIC_DIR)));

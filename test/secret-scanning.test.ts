@@ -15,6 +15,8 @@ import { tickingTimers } from './fake-clock.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { generateApiKey } from '../src/api-keys/api-keys.format.ts';
 import { freePort } from './process.ts';
+import { arrays } from './nesting.ts';
+import { MAX_JSON_DEPTH } from '../src/http/json-nesting.ts';
 
 interface Signer {
   identifier: string;
@@ -200,6 +202,29 @@ test('missing headers are 400, a body over 1 MB is 413, a signed body that is no
     assert.equal(res.statusCode, 400, text);
   }
   assert.ok(await works(t, key.raw), 'nothing was revoked');
+});
+
+test('a report nested 30,000 deep is 400 before its signature is checked; at the bound it is verified and read', async () => {
+  const key = await newKey(t, await devSignIn(t, 'nested'), 'nested');
+  // A real report with one more item, 30,000 arrays deep.
+  const deep = `${report([key.raw]).slice(0, -1)},${arrays(30_000)}]`;
+  const tooDeep = {
+    message: 'Invalid request',
+    errors: [{ loc: ['body'], msg: `is nested deeper than ${MAX_JSON_DEPTH} levels` }],
+  };
+  for (const res of [await signed(t, deep), await post(t, deep, {})]) {
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), tooDeep);
+  }
+  // At the bound (the report, an item, its token's arrays): the signature is checked on the raw bytes, and the item
+  // refused by the reader as any malformed one.
+  const atBound = `[{"token":${arrays(MAX_JSON_DEPTH - 2)},"type":"cds_api_key"}]`;
+  assert.equal((await signed(t, atBound, current, `${atBound} `)).statusCode, 401);
+  const malformed = await signed(t, atBound);
+  assert.equal(malformed.statusCode, 400);
+  assert.deepEqual(malformed.json().errors, [{ loc: ['body', 0], msg: 'must have string token and type' }]);
+  assert.ok(await works(t, key.raw), 'nothing was revoked');
+  assert.doesNotMatch(t.logs(), /"level":(50|60)/);
 });
 
 test("an unknown identifier fetches GitHub's keys again, at most once a minute", async () => {

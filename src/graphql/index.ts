@@ -19,6 +19,7 @@ import { resolvers, type Context } from './resolvers.ts';
 import { AppError, isDatabaseUnavailable } from '../errors.ts';
 import { clientAddress, createLimiter } from '../access/rate-limit.ts';
 import { TooManyRequestsError } from '../errors.ts';
+import { NestedTooDeepError, nestedDeeper } from '../http/json-nesting.ts';
 
 const MAX_DEPTH = 8;
 const MAX_FIELDS = 200;
@@ -90,6 +91,14 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
       async (request: FastifyRequest, reply: FastifyReply) => {
         const limiting = limit(request, reply);
         if (limiting) await limiting;
+      },
+      // A GET's variables and extensions are JSON text mercurius parses itself (a body's pass the app's parser).
+      async (request: FastifyRequest) => {
+        const query = request.query as Record<string, unknown>;
+        for (const name of ['variables', 'extensions']) {
+          const text = query[name];
+          if (typeof text === 'string' && nestedDeeper(text)) throw new NestedTooDeepError(['query', name]);
+        }
       },
       ...own,
     ] as typeof route.onRequest;

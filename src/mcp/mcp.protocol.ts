@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 as the Model Context Protocol's Streamable HTTP transport carries it: one message per POST, answered
 // with one JSON body (a request) or 202 (a notification or a response). https://modelcontextprotocol.io/specification
 import { AppError } from '../errors.ts';
+import { MAX_JSON_DEPTH, nestedDeeper } from '../http/json-nesting.ts';
 
 /** The revisions of the protocol served, newest first: those of @modelcontextprotocol/sdk 1.32 that have Streamable HTTP. */
 export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
@@ -44,6 +45,9 @@ const isId = (value: unknown): value is Id =>
 
 /** The body of a POST as one message. */
 export function readMessage(body: string): Message {
+  // Before parsing: a value nested deeper is walked by recursion further on (the key of a kept answer, the checks).
+  if (nestedDeeper(body))
+    throw new ProtocolError(INVALID_REQUEST, `Invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(body);

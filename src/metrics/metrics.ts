@@ -196,7 +196,7 @@ function registerMemoryMetrics(registry: client.Registry): void {
   });
 }
 
-/** Per read replica (DATABASE_REPLICA_URLS, db/replicas.ts), labelled with its host:port: read at scrape time. */
+/** Per read replica (DATABASE_REPLICA_URLS, db/server/replicas.ts), labelled with its host:port: read at scrape time. */
 function registerReplicaMetrics(registry: client.Registry, replicas: Replicas): void {
   const labelNames = ['replica'] as const;
   new client.Counter({

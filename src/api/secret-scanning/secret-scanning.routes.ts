@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, InvalidRequestError } from '../../errors.ts';
 import { revokePublishedKeys, type PublishedToken } from '../../api-keys/leaks.ts';
 import { clientAddress, createLimiter } from '../../access/rate-limit.ts';
+import { NestedTooDeepError, nestedDeeper } from '../../http/json-nesting.ts';
 import { GithubPublicKeys, verifySignature } from './github-keys.ts';
 
 export const SECRET_SCANNING_PATH = '/api/secret-scanning';
@@ -60,9 +61,11 @@ export async function secretScanningRoutes(app: FastifyInstance): Promise<void> 
     clock: app.shared.clock,
     identity: (request) => `scan:${clientAddress(request)}`,
   });
-  // The raw bytes, which the signature covers (this plugin's scope only).
+  // The raw bytes, which the signature covers (this plugin's scope only); scanned, not parsed, for their nesting.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+    nestedDeeper((body as Buffer).toString('latin1')) ? done(new NestedTooDeepError(), undefined) : done(null, body),
+  );
 
   app.post(
     SECRET_SCANNING_PATH,
