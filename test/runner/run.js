@@ -73,16 +73,24 @@ function findTests() {
 
 // Each bundle keeps the meaning of `import.meta.url` (and dirname, filename) of every source file in it:
 // the literal location of that file in src/ or test/, so paths to data/, static files and package.json hold.
-const WORKER_HOST = path.join(ROOT, 'src/db/embedded/pglite-host.ts');
+// The files that start a worker thread from the file beside their own (src/threads.ts), each with its worker.
+const WORKER_HOSTS = new Map([
+  ['src/db/embedded/pglite-host.ts', 'src/db/embedded/pglite-worker.ts'],
+  ['src/data/geocode/geocode.gazetteer.ts', 'src/data/geocode/geocode.worker.ts'],
+]);
+const HOSTS = new Set([...WORKER_HOSTS.keys()].map((file) => path.join(ROOT, file)));
 const keepImportMeta = {
   name: 'keep-import-meta',
   setup(build) {
     build.onLoad({ filter: /\.ts$/ }, (args) => {
       if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
       const source = readFileSync(args.path, 'utf8');
-      // The embedded database's host starts its worker thread from the file beside its own: the compiled
-      // worker of this build (an entry point below), not the .ts one (which would register tsx in every thread).
-      const file = args.path === WORKER_HOST ? path.join(OUT, 'src/db/embedded/pglite-host.mjs') : args.path;
+      // The embedded database's host and the gazetteer's start their worker thread from the file beside their own:
+      // the compiled worker of this build (an entry point below), not the .ts one (which would register tsx in every
+      // thread).
+      const file = HOSTS.has(args.path)
+        ? path.join(OUT, path.relative(ROOT, args.path)).replace(/\.ts$/, '.mjs')
+        : args.path;
       const meta = { url: pathToFileURL(file).href, dirname: path.dirname(file), filename: file };
       return {
         contents: source.replace(/\bimport\.meta\.(url|dirname|filename)\b/g, (_, key) => JSON.stringify(meta[key])),
@@ -98,7 +106,7 @@ async function compile() {
     ...files,
     path.join(ROOT, 'src/cli/main.ts'),
     path.join(ROOT, 'src/server.ts'),
-    path.join(ROOT, 'src/db/embedded/pglite-worker.ts'),
+    ...[...WORKER_HOSTS.values()].map((file) => path.join(ROOT, file)),
   ];
   await build({
     entryPoints,

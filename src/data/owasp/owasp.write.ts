@@ -2,6 +2,7 @@
 // the offline geocoder. Records that left the files are deactivated, never deleted.
 import type { Db } from '../../db/index.ts';
 import { geocode, type Point } from '../geocode/geocode.ts';
+import { loadGazetteer } from '../geocode/geocode.gazetteer.ts';
 import { placeChapter } from '../geocode/chapter-places.ts';
 import { emptyCounts, type ResourceCounts } from '../base/resource-counts.ts';
 import {
@@ -39,6 +40,8 @@ export async function writeOwaspData(db: Db, data: OwaspData): Promise<OwaspRepo
     skippedLeaders: { otherGroups: 0, withoutName: 0, duplicates: 0, unknownGroups: 0 },
   };
   const { counts, geocoded } = report;
+  // Read in a worker thread when no one has yet: placing stays synchronous, the event loop is not held for the read.
+  if (data.chapters.length > 0 || data.events?.length) await loadGazetteer();
 
   const chapters = data.chapters.map((chapter) => {
     const location = placeChapter(chapter);

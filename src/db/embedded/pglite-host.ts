@@ -11,8 +11,8 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Duplex } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
+import { startWorker, workerEntry } from '../../threads.ts';
 
 /** What the worker starts from (its workerData). */
 export interface WorkerStart {
@@ -76,18 +76,9 @@ interface Pending {
   reject(error: Error): void;
 }
 
-// Under tsx (`node --import tsx`, the test runner, `cds` from the sources) this file is a .ts and so is the
-// worker's; once built (dist/) both are .js. A worker thread does not get the loader of `--import tsx` (Node 20
-// loads a worker's entry before its own --import), so a .ts worker starts from a line of JavaScript that
-// registers tsx's loader and then imports the entry.
-const ownFile = fileURLToPath(import.meta.url);
-const WORKER_ENTRY = new URL(`./pglite-worker${path.extname(ownFile)}`, import.meta.url);
-function newWorker(options: WorkerOptions): Worker {
-  if (!ownFile.endsWith('.ts')) return new Worker(WORKER_ENTRY, options);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_ENTRY.href)}); })`;
-  return new Worker(bootstrap, { ...options, eval: true });
-}
+// The worker's file is the one beside this one (src/threads.ts: a .ts under tsx, a .js once built).
+const WORKER_ENTRY = workerEntry(import.meta.url, 'pglite-worker');
+const newWorker = (options: WorkerOptions): Worker => startWorker(WORKER_ENTRY, options);
 
 /** The error of every query once the worker is gone: ECONNRESET, like a server that dropped its connection. */
 export class PgliteWorkerGoneError extends Error {

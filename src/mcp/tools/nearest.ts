@@ -1,6 +1,7 @@
 // `nearest`: the chapters or events nearest a place (a name our offline gazetteer knows) or a point: the list with
 // `near=LAT,LON`, nearest first, each with `distance_km`.
 import { locate } from '../../data/geocode/geocode.ts';
+import { loadGazetteer } from '../../data/geocode/geocode.gazetteer.ts';
 import { API_PREFIX } from '../mcp.catalogue.ts';
 import { ToolError } from '../mcp.input.ts';
 import { ANNOTATIONS, cursorSchema, fieldsParam, fieldsSchema, limitSchema, pageOf, type ToolFactory } from './tool.ts';
@@ -45,7 +46,7 @@ export const nearestTool: ToolFactory = (catalogue) => {
         throw new ToolError('`upcoming_only` applies to events only');
       const origin = point
         ? { latitude: Number(args.latitude), longitude: Number(args.longitude) }
-        : placeOf(String(args.place));
+        : await placeOf(String(args.place));
       // Decimal degrees as REST reads them (never `1e-7`), to the micro-degree (0.1 m).
       const degrees = (value: number) => String(Math.round(value * 1e6) / 1e6);
       const query = new URLSearchParams({ near: `${degrees(origin.latitude)},${degrees(origin.longitude)}` });
@@ -61,7 +62,10 @@ export const nearestTool: ToolFactory = (catalogue) => {
   };
 };
 
-function placeOf(place: string) {
+async function placeOf(place: string) {
+  // The first place asked for waits for the gazetteer's cities, read in a worker thread (~1 s) while the event loop
+  // answers everything else.
+  await loadGazetteer();
   const found = locate({ name: place });
   if (!found)
     throw new ToolError(

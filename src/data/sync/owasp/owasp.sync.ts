@@ -9,6 +9,7 @@ import { bumpDataVersion, readDataVersion } from '../../../changes/counters.quer
 import { changedRows } from '../../base/resource-counts.ts';
 import { readOwaspData } from '../../owasp/owasp.read.ts';
 import { writeOwaspData } from '../../owasp/owasp.write.ts';
+import { loadGazetteer } from '../../geocode/geocode.gazetteer.ts';
 import type { OwaspData, OwaspReport } from '../../owasp/owasp.types.ts';
 import { downloadFile, OWASP_FILES, type Download, type DownloadLimits } from './owasp.download.ts';
 import { NO_PROGRESS, type SyncProgress } from '../../base/sync-log.ts';
@@ -111,6 +112,8 @@ async function downloadAll(
 }
 
 async function write(db: Db, data: OwaspData, states: RequestState[], now: () => Date = () => new Date()) {
+  // The places of the chapters, read before the transaction rather than while it holds the write lock.
+  await loadGazetteer();
   return db.transaction().execute(async (trx) => {
     await lockWrites(trx);
     const owasp = await writeOwaspData(trx, data);
