@@ -14,7 +14,7 @@ export const day = (n: number) => new Date(Date.UTC(2020, 0, 1) + n * 86_400_000
 export type Row<T extends keyof DB> = Partial<Insertable<DB[T]>>;
 
 /** Inserts one row into `table` and returns it as stored, defaults included. */
-export async function insertRow<T extends keyof DB & string>(
+export function insertRow<T extends keyof DB & string>(
   db: Db,
   table: T,
   values: Insertable<DB[T]>,

@@ -317,7 +317,7 @@ test(
     const dir = path.join(tmp, 'dumps');
     try {
       await follow();
-      await until('the replica current', async () => replicas.state(standby) === 'current');
+      await until('the replica current', () => Promise.resolve(replicas.state(standby) === 'current'));
       const reads = standby.reads;
       assert.equal((await buildDumps({ database: reading, dir })).outcome, 'built');
       assert.equal(standby.reads, reads + 1, 'built from the replica');

@@ -33,7 +33,7 @@ function failPage(reply: FastifyReply, status: number, message: string, details 
     .send(errorPage(message, details));
 }
 
-export async function authRoutes(app: FastifyInstance): Promise<void> {
+export function authRoutes(app: FastifyInstance): void {
   const { github } = app.config;
   const secure = app.config.isProduction;
 

@@ -57,7 +57,8 @@ export class DataVersionWatcher {
     for (const listener of this.listeners) listener(version);
   }
 
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     clearInterval(this.timer);
+    return Promise.resolve();
   }
 }

@@ -40,7 +40,7 @@ const migrations: Record<string, Migration> = {
   '0013_key_lifecycle': m0013,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
 
 export class MigrationError extends Error {
   constructor(

@@ -93,12 +93,13 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
         if (limiting) await limiting;
       },
       // A GET's variables and extensions are JSON text mercurius parses itself (a body's pass the app's parser).
-      async (request: FastifyRequest) => {
+      (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
         const query = request.query as Record<string, unknown>;
-        for (const name of ['variables', 'extensions']) {
+        const deep = ['variables', 'extensions'].find((name) => {
           const text = query[name];
-          if (typeof text === 'string' && nestedDeeper(text)) throw new NestedTooDeepError(['query', name]);
-        }
+          return typeof text === 'string' && nestedDeeper(text);
+        });
+        done(deep ? new NestedTooDeepError(['query', deep]) : undefined);
       },
       ...own,
     ] as typeof route.onRequest;

@@ -9,7 +9,7 @@ import { memoize } from '../memo.ts';
 
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
-export async function llmsTxtRoute(app: FastifyInstance): Promise<void> {
+export function llmsTxtRoute(app: FastifyInstance): void {
   const textOf = memoize(20, (base) => llmsTxt(base, app.config));
   const baseOf = (request: FastifyRequest): string => {
     if (app.config.publicUrl) return app.config.publicUrl.replace(/\/+$/, '');

@@ -22,7 +22,7 @@ export interface McpOptions {
   gate: Gate;
 }
 
-export async function mcpRoutes(app: FastifyInstance, { gate }: McpOptions): Promise<void> {
+export function mcpRoutes(app: FastifyInstance, { gate }: McpOptions): void {
   const methods = createMethods(app);
   const results = new ToolResults(app.shared.watcher, app.config.responseCache);
   const origins = app.config.corsOrigins;
@@ -108,8 +108,6 @@ export async function mcpRoutes(app: FastifyInstance, { gate }: McpOptions): Pro
     method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
     url: MCP_PATH,
     schema: { hide: true },
-    handler: async () => {
-      throw new AppError(405, { message: 'Method not allowed' }, { allow: 'POST' });
-    },
+    handler: () => Promise.reject(new AppError(405, { message: 'Method not allowed' }, { allow: 'POST' })),
   });
 }

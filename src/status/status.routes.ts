@@ -64,7 +64,7 @@ async function check(probe: () => Promise<unknown>): Promise<{ ok: boolean; late
   }
 }
 
-export async function statusRoutes(app: FastifyInstance): Promise<void> {
+export function statusRoutes(app: FastifyInstance): void {
   // Liveness: the process answers (a process manager restarts it when this stops). Touches no database, so a
   // database outage never gets healthy instances restarted. One exception: an embedded database whose worker
   // cannot come back by itself (in memory, or 5 failed restarts in a row) makes it 503, since only restarting

@@ -10,7 +10,7 @@ import { dailyDocument, sendDailyDocument } from './daily-document.ts';
 
 export const CALENDAR_PATH = '/calendar/events.ics';
 
-export async function calendarRoutes(app: FastifyInstance): Promise<void> {
+export function calendarRoutes(app: FastifyInstance): void {
   const document = dailyDocument(app, async (db) =>
     calendarText(await listCalendarEvents(db), {
       name: 'OWASP events',

@@ -46,7 +46,7 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-export async function graphiqlRoutes(app: FastifyInstance): Promise<void> {
+export function graphiqlRoutes(app: FastifyInstance): void {
   // Read on the first request, not at start-up: most processes (tests, the CLI, production) never serve them.
   let assets: Promise<Map<string, StaticFile>> | undefined;
   const loadAssets = async () => {

@@ -53,7 +53,7 @@ const DOCUMENTS: Record<string, (db: Db) => Promise<string>> = {
     })),
 };
 
-export async function mapDataRoutes(app: FastifyInstance): Promise<void> {
+export function mapDataRoutes(app: FastifyInstance): void {
   for (const [name, build] of Object.entries(DOCUMENTS)) {
     const document = dailyDocument(app, build);
     app.get(`/map/${name}.geojson`, { schema: { hide: true } }, (request, reply) =>

@@ -47,7 +47,7 @@ function readReport(body: Buffer): PublishedToken[] {
   });
 }
 
-export async function secretScanningRoutes(app: FastifyInstance): Promise<void> {
+export function secretScanningRoutes(app: FastifyInstance): void {
   const keys = new GithubPublicKeys({
     apiUrl: app.config.github.apiUrl,
     token: app.config.github.token,

@@ -37,7 +37,7 @@ export interface ApiV0Options {
 export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV0Options): Promise<void> {
   registerCors(app);
   // The welcome object is public: it sits outside the scope that authenticates.
-  app.get('/', { schema: { hide: true, response: { 200: Welcome } } }, async () => ({
+  app.get('/', { schema: { hide: true, response: { 200: Welcome } } }, () => ({
     name: 'OWASP community data API',
     version: 'v0',
     docs: '/api/v0/docs',

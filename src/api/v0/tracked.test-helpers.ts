@@ -33,7 +33,7 @@ const specs = ({ nest, other, octoNest }: Repositories): readonly TrackedSpec[] 
 export function useTrackedApp(
   list: string,
   insert: (db: Db) => Insert,
-  more: (db: Db, repositories: Repositories) => Promise<Tracked[]> = async () => [],
+  more: (db: Db, repositories: Repositories) => Promise<Tracked[]> = () => Promise.resolve([]),
 ) {
   const tracked = useListApp<Tracked>(
     list,

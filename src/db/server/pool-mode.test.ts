@@ -15,11 +15,15 @@ const SET_LOCAL =
 /** A client's query that records what it is sent; `fail` rejects the statements it matches. */
 function recorder(fail?: RegExp) {
   const sent: string[] = [];
-  const query = async (text: string) => {
+  const query = (text: string) => {
     sent.push(text);
     if (fail?.test(text))
-      throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
-    return text.includes(';') ? [{ command: 'BEGIN' }, { command: 'SET' }] : { command: 'SELECT', rows: [] };
+      return Promise.reject(
+        Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+      );
+    return Promise.resolve(
+      text.includes(';') ? [{ command: 'BEGIN' }, { command: 'SET' }] : { command: 'SELECT', rows: [] },
+    );
   };
   return { sent, query };
 }

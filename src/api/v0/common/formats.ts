@@ -101,11 +101,16 @@ const EXTENSIONS: Record<string, string> = { [CSV_TYPE]: 'csv', [CALENDAR_TYPE]:
  * `snapshots-2025-02-issues.csv`, `projects-by-level.csv`). Set as the answer is sent, from the request alone, so that
  * an answer of the response cache (which keeps the body, its type and `Link`) carries it too.
  */
-export async function setContentDisposition(
+export function setContentDisposition(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
-): Promise<unknown> {
+  done: (error: null, payload: unknown) => void,
+): void {
+  done(null, withContentDisposition(request, reply, payload));
+}
+
+function withContentDisposition(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (reply.statusCode !== 200) return payload;
   const extension = EXTENSIONS[String(reply.getHeader('content-type')).split(';')[0]!.trim()];
   if (extension === undefined) return payload;

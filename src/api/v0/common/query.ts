@@ -3,6 +3,7 @@
 // booleans (yes/no/on/off), case-insensitive enumerations, and empty values treated as absent.
 import type { FastifyRequest } from 'fastify';
 import { InvalidRequestError, type ParamError } from '../../../errors.ts';
+import { syncHook } from './params.ts';
 
 interface PropertySchema {
   type?: string;
@@ -22,7 +23,9 @@ function isEnum(schema: PropertySchema): boolean {
   return Array.isArray(schema.enum) || (schema.anyOf?.every((s) => s.const !== undefined) ?? false);
 }
 
-export async function normalizeQuery(request: FastifyRequest): Promise<void> {
+export const normalizeQuery = syncHook(normalize);
+
+function normalize(request: FastifyRequest): void {
   const schema = request.routeOptions.schema?.querystring as
     { properties?: Record<string, PropertySchema> } | undefined;
   const properties = schema?.properties;

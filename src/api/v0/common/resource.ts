@@ -119,7 +119,7 @@ export function resource<F extends TObject, Item extends TObject, P extends TObj
 /** Registers every operation of the resources, each resource in its own scope. */
 export async function registerResources(app: FastifyInstance, resources: readonly Resource[]): Promise<void> {
   for (const { operations } of resources) {
-    await app.register(async (scope) => {
+    await app.register((scope) => {
       for (const operation of operations) operation.register(scope);
     });
   }

@@ -344,7 +344,7 @@ export async function registerOpenApi(app: FastifyInstance, icon?: Buffer): Prom
   });
   // `servers`: where this service is reached, PUBLIC_URL or the scheme and host the document was asked of (as the
   // Link headers' addresses), so that a client generated from it has its base address.
-  app.get('/api/v0/openapi.json', { schema: { hide: true } }, async (request) => {
+  app.get('/api/v0/openapi.json', { schema: { hide: true } }, (request) => {
     const base = linkBase(request);
     return base ? { ...app.swagger(), servers: [{ url: base, description: 'This service' }] } : app.swagger();
   });
