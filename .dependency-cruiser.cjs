@@ -16,6 +16,7 @@ const LAYERS = [
   ['status', ['status/']],
   ['mcp', ['mcp/']],
   ['api', ['api/']],
+  ['dumps', ['dumps/']],
   ['auth', ['auth/']],
   ['metrics', ['metrics/']],
   ['api-keys', ['api-keys/']],

@@ -10,7 +10,8 @@ import os from 'node:os';
 import { ROOT, runCli } from './process.ts';
 import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
 import { buildTestApp } from './app.ts';
-import { buildDumps } from '../src/api/v0/dumps/dumps.build.ts';
+import { buildDumps } from '../src/dumps/dumps.build.ts';
+import { DUMPS } from '../src/api/v0/resources.ts';
 
 let server: DumpsServer;
 before(async () => {
@@ -241,7 +242,7 @@ test('one download is one request of the rate limit; a folder of another databas
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-dumps-limit-'));
   const t = await buildTestApp({ env: { DUMPS_DIR: dir, RATE_LIMIT_PER_SECOND: '3' }, clock: () => 1_000_000_000 });
   try {
-    await buildDumps({ database: t.database, dir });
+    await buildDumps({ database: t.database, dir, dumps: DUMPS });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const res = await t.app.inject({ method: 'GET', url: '/api/v0/dumps/events.ndjson.gz' });
