@@ -17,6 +17,7 @@ const LAYERS = [
   ['mcp', ['mcp/']],
   ['api', ['api/']],
   ['access', ['access/']],
+  ['dumps', ['dumps/']],
   ['auth', ['auth/']],
   ['metrics', ['metrics/']],
   ['api-keys', ['api-keys/']],

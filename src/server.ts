@@ -6,7 +6,8 @@ import { releaseGazetteer } from './data/geocode/geocode.gazetteer.ts';
 import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
 import { startSyncScheduler } from './data/scheduler/sync.scheduler.ts';
-import { startDumpBuilds } from './api/v0/dumps/dumps.background.ts';
+import { startDumpBuilds } from './dumps/dumps.background.ts';
+import { DUMPS } from './api/v0/resources.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
 import { describeError, explainEmbeddedFailure } from './db/embedded/disk-space.ts';
@@ -69,7 +70,7 @@ if (database.kind === 'pglite' && Number(process.versions.node.split('.')[0]) < 
 const scheduler = startSyncScheduler({ database, config, log });
 // The bulk dumps, rebuilt in the background whenever the data version moves (GET /api/v0/dumps/).
 const dumps = config.dumpsDir
-  ? startDumpBuilds({ database, dir: config.dumpsDir, watcher: app.shared.watcher, log })
+  ? startDumpBuilds({ database, dir: config.dumpsDir, dumps: DUMPS, watcher: app.shared.watcher, log })
   : undefined;
 
 let stopping = false;

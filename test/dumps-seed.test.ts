@@ -8,6 +8,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { freePort, runCli } from './process.ts';
 import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
+import { DUMPS, RESOURCES } from '../src/api/v0/resources.ts';
+import { NOT_ROW_DUMPS, ROW_DUMPS } from '../src/data/import/dumps/dump-rows.queries.ts';
 
 let source: DumpsServer;
 let target: DumpsServer;
@@ -22,22 +24,8 @@ after(async () => {
   await Promise.all([source?.stop(), target?.stop()]);
 });
 
-const LISTS = [
-  'chapters',
-  'committees',
-  'events',
-  'projects',
-  'sponsors',
-  'snapshots',
-  'organizations',
-  'members',
-  'repositories',
-  'issues',
-  'labels',
-  'milestones',
-  'releases',
-  'deleted',
-];
+/** Every list: each resource of the registry. */
+const LISTS = RESOURCES.map((resource) => resource.name);
 
 const get = (server: DumpsServer, url: string) => server.get(url);
 
@@ -62,6 +50,12 @@ async function assertEmpty(server: DumpsServer, after: string): Promise<void> {
     `${after}: the target holds no records`,
   );
 }
+
+test('the seeding knows every dump of the registry: rows of a table, or declared as what it does instead', () => {
+  const seeded = [...ROW_DUMPS, ...Object.keys(NOT_ROW_DUMPS)];
+  assert.deepEqual([...seeded].sort(), DUMPS.map((dump) => dump.resource).sort());
+  assert.equal(new Set(seeded).size, seeded.length, 'a dump is rows or not, never both');
+});
 
 test('a bad key, no key, a source that does not answer, a bad address: an error that says so, nothing imported', async () => {
   const wrong = await importInto(target, source.base, `cds_${'x'.repeat(43)}abcdef`);

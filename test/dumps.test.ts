@@ -10,7 +10,8 @@ import os from 'node:os';
 import { ROOT, runCli } from './process.ts';
 import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
 import { buildTestApp } from './app.ts';
-import { buildDumps } from '../src/api/v0/dumps/dumps.build.ts';
+import { buildDumps } from '../src/dumps/dumps.build.ts';
+import { DUMPS, RESOURCES } from '../src/api/v0/resources.ts';
 
 let server: DumpsServer;
 before(async () => {
@@ -47,27 +48,22 @@ const detailPath = (resource: string, params: Record<string, string | number>) =
     .map((value) => encodeURIComponent(String(value)))
     .join('/')}`;
 
-const RESOURCES = [
-  'chapters',
-  'committees',
-  'events',
-  'projects',
-  'sponsors',
-  'snapshots',
-  'snapshot-releases',
-  'organizations',
-  'members',
-  'repositories',
-  'issues',
-  'labels',
-  'milestones',
-  'releases',
-  'deleted',
-];
+test('every resource of the registry declares its dump, named as the resource; no two dumps share a name', () => {
+  for (const resource of RESOURCES)
+    assert.ok(
+      resource.dumps?.some((dump) => dump.resource === resource.name),
+      `${resource.name} declares no dump of its own`,
+    );
+  const names = DUMPS.map((dump) => dump.resource);
+  assert.equal(new Set(names).size, names.length, names.join(' '));
+});
 
-test('the manifest lists a dump of every list resource, and of the releases the snapshots count', async () => {
+test('the manifest lists exactly the registry’s dumps, in its order (every resource’s, and the releases the snapshots count)', async () => {
   const items = await manifestOf(server);
-  assert.deepEqual(items.map((item) => item.resource).sort(), [...RESOURCES].sort());
+  assert.deepEqual(
+    items.map((item) => item.resource),
+    DUMPS.map((dump) => dump.resource),
+  );
   for (const item of items) {
     assert.equal(item.url, `/api/v0/dumps/${item.resource}.ndjson.gz`);
     assert.match(item.sha256, /^[0-9a-f]{64}$/);
@@ -241,7 +237,7 @@ test('one download is one request of the rate limit; a folder of another databas
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-dumps-limit-'));
   const t = await buildTestApp({ env: { DUMPS_DIR: dir, RATE_LIMIT_PER_SECOND: '3' }, clock: () => 1_000_000_000 });
   try {
-    await buildDumps({ database: t.database, dir });
+    await buildDumps({ database: t.database, dir, dumps: DUMPS });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const res = await t.app.inject({ method: 'GET', url: '/api/v0/dumps/events.ndjson.gz' });

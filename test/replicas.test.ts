@@ -20,8 +20,9 @@ import zlib from 'node:zlib';
 import { openDatabase, type Database, type Db } from '../src/db/index.ts';
 import { withReplicas, type Replica } from '../src/db/server/replicas.ts';
 import { bumpDataVersion, readDataVersionAt } from '../src/changes/counters.queries.ts';
-import { buildDumps } from '../src/api/v0/dumps/dumps.build.ts';
-import { readManifest } from '../src/api/v0/dumps/dumps.files.ts';
+import { buildDumps } from '../src/dumps/dumps.build.ts';
+import { readManifest } from '../src/dumps/dumps.files.ts';
+import { DUMPS } from '../src/api/v0/resources.ts';
 import { dataChangesKey } from '../src/changes/announce.ts';
 import { exited, freePort, startServer, waitFor200 } from './process.ts';
 import { startPrivatePostgres, startPrivateStandby, type PrivatePostgres } from './postgres-server.ts';
@@ -319,7 +320,7 @@ test(
       await follow();
       await until('the replica current', () => Promise.resolve(replicas.state(standby) === 'current'));
       const reads = standby.reads;
-      assert.equal((await buildDumps({ database: reading, dir })).outcome, 'built');
+      assert.equal((await buildDumps({ database: reading, dir, dumps: DUMPS })).outcome, 'built');
       assert.equal(standby.reads, reads + 1, 'built from the replica');
 
       await replicaClient!.query('SELECT pg_wal_replay_pause()');
@@ -331,7 +332,7 @@ test(
       await follow();
       assert.equal(replicas.state(standby), 'behind');
       const onPrimary = replicas.primaryReads;
-      assert.equal((await buildDumps({ database: reading, dir })).outcome, 'built');
+      assert.equal((await buildDumps({ database: reading, dir, dumps: DUMPS })).outcome, 'built');
       assert.equal(replicas.primaryReads, onPrimary + 1, 'built from the primary');
       const chapters = (await readManifest(dir))!.items.find((item) => item.resource === 'chapters')!;
       const text = zlib.gunzipSync(await fs.readFile(path.join(dir, chapters.file))).toString();

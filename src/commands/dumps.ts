@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { buildDumps } from '../api/v0/dumps/dumps.build.ts';
+import { buildDumps } from '../dumps/dumps.build.ts';
+import { DUMPS } from '../api/v0/resources.ts';
 import { UsageError } from './usage.ts';
 import { err, isTerminal, out, withDatabase } from './output.ts';
 import { table, wantsJson } from './tables.ts';
@@ -29,7 +30,7 @@ export async function runDumpsCommand(config: Config, args: string[]): Promise<n
   const json = wantsJson(values, isTerminal('stdout'));
   return withDatabase(config, async (db, database) => {
     await migrateToLatest(db);
-    const report = await buildDumps({ database, dir, wait: true });
+    const report = await buildDumps({ database, dir, dumps: DUMPS, wait: true });
     if (json) out(`${JSON.stringify(report, null, 2)}\n`);
     else
       out(

@@ -1,5 +1,6 @@
 // The registry of REST v0 resources. Adding one is one folder (schemas, queries, routes, test) and one
-// line here: the routes (index.ts), the landing page's list and the conformance test read it.
+// line here: the routes (index.ts), the landing page's list, the dumps' build and the conformance test read it.
+import type { DumpSource } from '../../dumps/dump-source.ts';
 import type { Resource } from './common/resource.ts';
 import { chapters } from './chapters/chapters.routes.ts';
 import { committees } from './committees/committees.routes.ts';
@@ -27,3 +28,8 @@ export const RESOURCE_GROUPS = {
 export const RESOURCES: readonly Resource[] = Object.values(RESOURCE_GROUPS)
   .flat()
   .sort((a, b) => (a.name < b.name ? -1 : 1));
+
+/** Every dump, in the order of the manifest: each resource's, by group (clients and tests compare the manifest). */
+export const DUMPS: readonly DumpSource[] = Object.values(RESOURCE_GROUPS)
+  .flat()
+  .flatMap((resource) => resource.dumps);

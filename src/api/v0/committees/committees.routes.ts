@@ -1,4 +1,5 @@
 import { resource } from '../common/resource.ts';
+import { keyedDump } from '../common/dumps.ts';
 import { CommitteeDetail, CommitteeFilters, CommitteeItem, CommitteeParams } from './committees.schemas.ts';
 import { COMMITTEE_ORDERING, getCommittee, listCommittees, exampleCommittee } from './committees.queries.ts';
 
@@ -11,4 +12,5 @@ export const committees = resource('committees', 'Committee', {
     response: CommitteeDetail,
     fetch: (db, params) => getCommittee(db, params.committee_id),
   },
+  dumps: [keyedDump('committees', CommitteeDetail, 'committee_id', (db) => listCommittees(db, {}))],
 });

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../../../../test/app.ts';
 import { bumpDataVersion } from '../../../changes/counters.queries.ts';
-import { CountCache, tablesOf } from './counts.ts';
+import { CountCache } from './counts.ts';
+import { tablesOf } from '../../../db/statements.ts';
 
 let t: TestApp;
 

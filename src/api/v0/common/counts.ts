@@ -2,16 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../../db/index.ts';
 import { readTableVersions } from '../../../db/table-versions.queries.ts';
-import { memoize } from '../../../memo.ts';
 import { BoundedMap, memory, type Share } from '../../../memory-budget.ts';
-
-/**
- * The tables a statement reads: every name after FROM or JOIN, quoted or not. Remembered for recent texts: a list
- * sends the same text with other values (read per request).
- */
-export const tablesOf = memoize(1_000, (text): string[] => [
-  ...new Set([...text.matchAll(/\b(?:from|join)\s+"?([a-z_][a-z0-9_]*)"?/gi)].map((m) => m[1]!.toLowerCase())),
-]);
 
 interface Entry<T> {
   total: Promise<T>;

@@ -10,7 +10,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
-import { tablesOf, type CountCache } from './counts.ts';
+import type { CountCache } from './counts.ts';
+import { tablesOf } from '../../../db/statements.ts';
 import type { ListQuery } from './pagination.ts';
 
 /**

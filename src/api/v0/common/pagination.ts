@@ -1,13 +1,13 @@
 // Page/limit pagination with the envelope of the contract and an RFC 8288 Link header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import { invalidParam } from '../../../errors.ts';
 import { termSql, type OrderTerm } from './ordering.ts';
 import type { Page, PageInfo } from './page.ts';
 import { after, BoundaryCache, decodeCursor, encodeCursor, STEP, type Key } from './keyset.ts';
-import { tablesOf, type CountCache } from './counts.ts';
+import type { CountCache } from './counts.ts';
+import { tablesOf } from '../../../db/statements.ts';
 import { coordinateColumns, featureJson, located, type GeoColumns } from './geojson.ts';
 import { linkBase } from '../../../http/link-base.ts';
 
@@ -48,26 +48,6 @@ export interface PageResult {
   next?: string;
   /** Whether a page follows, when read through a cursor (the count cannot tell where the cursor is). */
   hasNext?: boolean;
-}
-
-/**
- * The fields of a list item as the database renders them: each property of the item schema, in
- * schema order, with timestamps written the way the serializer writes a Date (milliseconds, `Z`).
- */
-export function itemColumns(item: TObject): RawBuilder<unknown>[] {
-  return Object.entries(item.properties).map(([name, schema]) => {
-    const column = sql.ref(`t.${name}`);
-    return isDateTime(schema)
-      ? sql`to_char(${column} at time zone 'UTC', ${sql.lit(ISO_MILLIS)}) as ${sql.id(name)}`
-      : sql`${column}`;
-  });
-}
-
-const ISO_MILLIS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
-
-function isDateTime(schema: TSchema): boolean {
-  if (schema.format === 'date-time') return true;
-  return Array.isArray(schema.anyOf) && (schema.anyOf as TSchema[]).some(isDateTime);
 }
 
 export function pageOf(query: PageQuery): Page {

@@ -1,8 +1,9 @@
-// A REST resource as declarations: its list and its detail, named once. The registry (../resources.ts)
-// lists every resource; it feeds the routes, the landing page and the conformance test.
+// A REST resource as declarations: its list, its detail and its dumps, named once. The registry (../resources.ts)
+// lists every resource; it feeds the routes, the landing page, the dumps' build and the conformance test.
 import type { FastifyInstance } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
+import type { DumpSource } from '../../../dumps/dump-source.ts';
 import { sql } from 'kysely';
 import { detailRoute, listRoute, type DetailDefinition, type ListDefinition } from './routes.ts';
 
@@ -27,6 +28,8 @@ export interface Resource {
   /** The path segment: `/api/v0/<name>/`. */
   name: string;
   operations: Operation[];
+  /** Its bulk dumps (`GET /api/v0/dumps/`), one or more, in the order of the manifest (common/dumps.ts). */
+  dumps: readonly DumpSource[];
 }
 
 export function listOperation<F extends TObject, Item extends TObject, P extends TObject = TObject>(
@@ -71,7 +74,13 @@ interface DetailParts<P extends TObject, Row, Body extends TSchema> {
 export function resource<F extends TObject, Item extends TObject, P extends TObject, Row, Body extends TSchema>(
   name: string,
   noun: string,
-  declared: { description?: string; summary?: string; list: ListParts<F, Item>; detail?: DetailParts<P, Row, Body> },
+  declared: {
+    description?: string;
+    summary?: string;
+    list: ListParts<F, Item>;
+    detail?: DetailParts<P, Row, Body>;
+    dumps: readonly DumpSource[];
+  },
 ): Resource {
   const list = declared.list;
   const operations: Operation[] = [
@@ -113,7 +122,7 @@ export function resource<F extends TObject, Item extends TObject, P extends TObj
       example: detail.example,
     });
   }
-  return { name, operations };
+  return { name, operations, dumps: declared.dumps };
 }
 
 /** Registers every operation of the resources, each resource in its own scope. */

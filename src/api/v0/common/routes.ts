@@ -24,10 +24,10 @@ import { DISTANCE_ORDERING, NEAR_FIELD, NearParams, nearness, nearRows, readNear
 import { invalidParam } from '../../../errors.ts';
 import { BoundaryCache } from './keyset.ts';
 import { CountCache, onTablesChange } from './counts.ts';
+import { itemColumns } from '../../../db/statements.ts';
 import {
   envelopeJson,
   fetchPage,
-  itemColumns,
   pageInfo,
   pageOf,
   setLinkHeader,

@@ -1,4 +1,6 @@
 import { resource } from '../common/resource.ts';
+import { fieldsOf } from '../common/dumps.ts';
+import type { ListQuery } from '../common/pagination.ts';
 import { DeletedFilters, DeletedItem } from './deleted.schemas.ts';
 import { DELETED_GROUPS, DELETED_ORDERING, listDeleted } from './deleted.queries.ts';
 
@@ -17,4 +19,14 @@ export const deleted = resource('deleted', 'Deleted', {
     changes: { name: 'deleted', column: 'tombstones.deleted_at' },
     query: listDeleted,
   },
+  dumps: [
+    {
+      // The feed of records that left their lists has no detail either: its list's item (resource, key, deleted_at).
+      resource: 'deleted',
+      record: DeletedItem,
+      params: [],
+      key: 'tombstones.id',
+      rows: (db) => (listDeleted(db, {}) as ListQuery).clearSelect().select(fieldsOf('tombstones', DeletedItem)),
+    },
+  ],
 });

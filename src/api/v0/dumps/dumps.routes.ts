@@ -8,8 +8,8 @@ import type { Static } from '@sinclair/typebox';
 import { AppError, NotFoundError } from '../../../errors.ts';
 import { ERROR_RESPONSES } from '../common/schemas.ts';
 import { DumpManifest, DumpParams } from './dumps.schemas.ts';
-import { openDump, readManifest, type StoredManifest } from './dumps.files.ts';
-import { readDatabaseId } from './dumps.queries.ts';
+import { openDump, readManifest, type StoredManifest } from '../../../dumps/dumps.files.ts';
+import { readDatabaseId } from '../../../db/meta.queries.ts';
 import { byteRange, notModified, rangeStillValid } from './dumps.range.ts';
 
 export const DUMPS_PATH = '/api/v0/dumps/';

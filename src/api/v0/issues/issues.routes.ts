@@ -1,4 +1,5 @@
 import { resource } from '../common/resource.ts';
+import { inRepositoryDump } from '../common/dumps.ts';
 import { repositoryOf } from '../repositories/repositories.schemas.ts';
 import { IssueDetail, IssueFilters, IssueItem, IssueParams } from './issues.schemas.ts';
 import { issueRecords } from './issues.queries.ts';
@@ -18,4 +19,5 @@ export const issues = resource('issues', 'Issue', {
     response: IssueDetail,
     fetch: (db, params) => issueRecords.get(db, repositoryOf(params), params.issue_id),
   },
+  dumps: [inRepositoryDump('issues', IssueDetail, 'issue_id', 'number', (db) => issueRecords.list(db, {}))],
 });

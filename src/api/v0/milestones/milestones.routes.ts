@@ -1,4 +1,5 @@
 import { resource } from '../common/resource.ts';
+import { inRepositoryDump } from '../common/dumps.ts';
 import { repositoryOf } from '../repositories/repositories.schemas.ts';
 import { MilestoneDetail, MilestoneFilters, MilestoneItem, MilestoneParams } from './milestones.schemas.ts';
 import { milestoneRecords } from './milestones.queries.ts';
@@ -18,4 +19,7 @@ export const milestones = resource('milestones', 'Milestone', {
     response: MilestoneDetail,
     fetch: (db, params) => milestoneRecords.get(db, repositoryOf(params), params.milestone_id),
   },
+  dumps: [
+    inRepositoryDump('milestones', MilestoneDetail, 'milestone_id', 'number', (db) => milestoneRecords.list(db, {})),
+  ],
 });

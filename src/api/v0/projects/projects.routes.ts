@@ -1,4 +1,5 @@
 import { resource } from '../common/resource.ts';
+import { keyedDump } from '../common/dumps.ts';
 import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams } from './projects.schemas.ts';
 import { PROJECT_GROUPS, PROJECT_ORDERING, getProject, listProjects, exampleProject } from './projects.queries.ts';
 
@@ -18,4 +19,5 @@ export const projects = resource('projects', 'Project', {
     fetch: (db, params) => getProject(db, params.project_id),
     present: ({ id: _id, ...project }) => project,
   },
+  dumps: [keyedDump('projects', ProjectDetail, 'project_id', (db) => listProjects(db, {}), 'project_id')],
 });

@@ -1,4 +1,5 @@
 import { resource } from '../common/resource.ts';
+import { inRepositoryDump } from '../common/dumps.ts';
 import { repositoryOf } from '../repositories/repositories.schemas.ts';
 import { ReleaseDetail, ReleaseFilters, ReleaseItem, ReleaseParams } from './releases.schemas.ts';
 import { releaseRecords } from './releases.queries.ts';
@@ -21,4 +22,5 @@ export const releases = resource('releases', 'Release', {
     response: ReleaseDetail,
     fetch: (db, params) => releaseRecords.get(db, repositoryOf(params), params.release_id),
   },
+  dumps: [inRepositoryDump('releases', ReleaseDetail, 'release_id', 'tag_name', (db) => releaseRecords.list(db, {}))],
 });

@@ -1,4 +1,6 @@
 import { resource } from '../common/resource.ts';
+import { fieldsOf, REPOSITORY_PARAMS } from '../common/dumps.ts';
+import type { ListQuery } from '../common/pagination.ts';
 import {
   RepositoryDetail,
   RepositoryFilters,
@@ -29,4 +31,16 @@ export const repositories = resource('repositories', 'Repository', {
     response: RepositoryDetail,
     fetch: (db, params) => getRepository(db, repositoryOf(params)),
   },
+  dumps: [
+    {
+      resource: 'repositories',
+      record: RepositoryDetail,
+      params: ['organization_id', 'repository_id'],
+      key: 'repositories.id',
+      rows: (db) =>
+        (listRepositories(db, {}) as ListQuery)
+          .clearSelect()
+          .select([...fieldsOf('repositories', RepositoryDetail), ...REPOSITORY_PARAMS]),
+    },
+  ],
 });

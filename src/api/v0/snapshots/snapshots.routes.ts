@@ -1,4 +1,5 @@
 import type { TObject } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import { listOperation, resource, type Resource } from '../common/resource.ts';
 import {
   NoFilters,
@@ -26,6 +27,10 @@ import { MEMBER_GROUPS } from '../members/members.queries.ts';
 import { PROJECT_GROUPS } from '../projects/projects.queries.ts';
 import { releaseRecords } from '../releases/releases.queries.ts';
 import type { GroupFields } from '../common/groups.ts';
+import { fieldsOf, keyedDump, param, REPOSITORY_PARAMS } from '../common/dumps.ts';
+import type { ListQuery } from '../common/pagination.ts';
+import type { DumpSource } from '../../../dumps/dump-source.ts';
+import { NEW_RECORDS } from '../../../data/snapshots/monthly-snapshots.queries.ts';
 
 // The reference's five sub-lists: path segment and item; their orderings and rows are in snapshots.queries.ts.
 // `group_by` as on the resource's own list.
@@ -36,6 +41,38 @@ const SUB_LISTS: { segment: SnapshotSegment; item: TObject; itemName: string; gr
   { segment: 'projects', item: SnapshotProjectItem, itemName: 'Project', groups: PROJECT_GROUPS },
   { segment: 'releases', item: SnapshotReleaseItem, itemName: 'SnapshotRelease', groups: releaseRecords.groups },
 ];
+
+/**
+ * The one sub-list of snapshots that the other dumps cannot give: which releases count (neither drafts nor
+ * pre-releases, which no public field shows). The others are the records of their lists by `created_at`.
+ */
+function snapshotReleasesDump(): DumpSource {
+  return {
+    resource: 'snapshot-releases',
+    record: SnapshotReleaseItem,
+    params: ['snapshot_id', 'organization_id', 'repository_id', 'release_id'],
+    key: 'releases.id',
+    rows: (db) =>
+      db
+        .selectFrom('releases')
+        .innerJoin('repositories', 'repositories.id', 'releases.repository_id')
+        .leftJoin('organizations', 'organizations.id', 'repositories.organization_id')
+        // A snapshot's period is its month (UTC), start_at to end_at included (snapshots.queries.ts).
+        .innerJoin('snapshots', (join) =>
+          join.on(sql<boolean>`snapshots.key = to_char(releases.created_at AT TIME ZONE 'UTC', 'YYYY-MM')`),
+        )
+        .where(NEW_RECORDS.releases.where)
+        .select([
+          ...fieldsOf('releases', SnapshotReleaseItem, {
+            organization_login: sql`organizations.login`,
+            repository_name: sql`repositories.name`,
+          }),
+          param('snapshot_id', 'snapshots.key'),
+          ...REPOSITORY_PARAMS,
+          param('release_id', 'releases.tag_name'),
+        ]) as unknown as ListQuery,
+  };
+}
 
 const snapshot = resource('snapshots', 'Snapshot', {
   description:
@@ -50,6 +87,7 @@ const snapshot = resource('snapshots', 'Snapshot', {
     fetch: (db, params) => getSnapshot(db, params.snapshot_id),
     present: ({ id: _id, ...rest }) => rest,
   },
+  dumps: [keyedDump('snapshots', SnapshotDetail, 'snapshot_id', (db) => listSnapshots(db)), snapshotReleasesDump()],
 });
 
 export const snapshots: Resource = {

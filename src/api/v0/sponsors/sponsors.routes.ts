@@ -1,4 +1,5 @@
 import { resource } from '../common/resource.ts';
+import { keyedDump } from '../common/dumps.ts';
 import { SponsorDetail, SponsorFilters, SponsorItem, SponsorParams } from './sponsors.schemas.ts';
 import { SPONSOR_GROUPS, SPONSOR_ORDERING, getSponsor, listSponsors, exampleSponsor } from './sponsors.queries.ts';
 
@@ -16,4 +17,5 @@ export const sponsors = resource('sponsors', 'Sponsor', {
     response: SponsorDetail,
     fetch: (db, params) => getSponsor(db, params.sponsor_id),
   },
+  dumps: [keyedDump('sponsors', SponsorDetail, 'sponsor_id', (db) => listSponsors(db, {}))],
 });

@@ -1,12 +1,11 @@
-// The records of each dump (dumps.resources.ts), rendered as JSON by the database, batch by batch in the order of the
-// table's id. One statement renders a whole batch as NDJSON text, as the lists' pages are rendered
-// (common/pagination.ts): Node only compresses and writes it (docs/decisions.md, dumps). Also the build's snapshot,
-// lock and the id of the database the dumps were built from.
+// The records of each dump (as its resource declares it: dump-source.ts), rendered as JSON by the database, batch by
+// batch in the order of the table's id. One statement renders a whole batch as NDJSON text, as the lists' pages are
+// rendered (api/v0/common/pagination.ts): Node only compresses and writes it (docs/decisions.md, dumps). Also the
+// build's snapshot and lock (the id of the database the dumps were built from is db/meta.queries.ts's).
 import { sql } from 'kysely';
-import type { Db } from '../../../db/index.ts';
-import { itemColumns } from '../common/pagination.ts';
-import { tablesOf } from '../common/counts.ts';
-import type { DumpSource } from './dumps.resources.ts';
+import type { Db } from '../db/index.ts';
+import { itemColumns, tablesOf } from '../db/statements.ts';
+import type { DumpSource } from './dump-source.ts';
 
 /** One batch of a dump: its lines as NDJSON text (each ending in a newline), how many, and the key of the last. */
 export interface Batch {
@@ -76,30 +75,6 @@ export async function tablesRead(db: Db, source: DumpSource): Promise<string[]> 
   ]);
   const tables = tablesOf(`${withText} ${(await source.rows(db)).compile().sql}`);
   return tables.filter((table) => !defined.has(table)).sort();
-}
-
-const DATABASE_ID = 'dumps_database';
-
-/**
- * A random id of this database, kept in app_meta (created by the first build): a dumps folder's manifest names the
- * database it was built from, so that a folder left by another database is never served or reused as this one's.
- */
-export async function readDatabaseId(db: Db): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('app_meta')
-    .select(sql<string>`value #>> '{}'`.as('id'))
-    .where('key', '=', DATABASE_ID)
-    .executeTakeFirst();
-  return row?.id;
-}
-
-export async function createDatabaseId(db: Db): Promise<string> {
-  await db
-    .insertInto('app_meta')
-    .values({ key: DATABASE_ID, value: sql`to_jsonb(gen_random_uuid()::text)` as never })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  return (await readDatabaseId(db))!;
 }
 
 /** Waits for (`wait`) or tries to take the lock of dump builds, held until the transaction ends: one build at a time. */

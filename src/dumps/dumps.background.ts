@@ -3,16 +3,19 @@
 // change during a build asks for one more after it (changes meanwhile coalesce into that one). On a PostgreSQL server
 // the instance that gets the build lock builds; an instance that finds it taken tries again later, and then finds the
 // shared folder up to date (or builds its own folder's).
-import type { Database } from '../../../db/index.ts';
-import { readDataVersion } from '../../../changes/counters.queries.ts';
-import type { DataVersionWatcher } from '../../../changes/data-version.ts';
+import type { Database } from '../db/index.ts';
+import { readDataVersion } from '../changes/counters.queries.ts';
+import type { DataVersionWatcher } from '../changes/data-version.ts';
+import { readDatabaseId } from '../db/meta.queries.ts';
+import type { DumpSource } from './dump-source.ts';
 import { buildDumps } from './dumps.build.ts';
 import { readManifest } from './dumps.files.ts';
-import { readDatabaseId } from './dumps.queries.ts';
 
 export interface DumpBuildsOptions {
   database: Database;
   dir: string;
+  /** Every dump, in the order of the manifest (api/v0/resources.ts, DUMPS). */
+  dumps: readonly DumpSource[];
   watcher: DataVersionWatcher;
   log: {
     info(object: object, message: string): void;
@@ -34,7 +37,7 @@ export interface DumpBuilds {
 const MAX_WAIT_MS = 60_000;
 
 export function startDumpBuilds(options: DumpBuildsOptions): DumpBuilds {
-  const { database, dir, log } = options;
+  const { database, dir, dumps, log } = options;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let building: Promise<void> | undefined;
@@ -72,7 +75,7 @@ export function startDumpBuilds(options: DumpBuildsOptions): DumpBuilds {
     }
     building = (async () => {
       if (await upToDate()) return;
-      const report = await buildDumps({ database, dir, signal: controller.signal });
+      const report = await buildDumps({ database, dir, dumps, signal: controller.signal });
       if (report.outcome === 'locked') {
         schedule(options.retryMs ?? 30_000);
         return;

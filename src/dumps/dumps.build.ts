@@ -1,4 +1,4 @@
-// Builds the dumps of DUMP_SOURCES into a folder: every record of each, streamed batch by batch from the database
+// Builds the dumps it is given (each resource's, from the registry: api/v0/resources.ts) into a folder: every record of each, streamed batch by batch from the database
 // through gzip to a new file (memory does not grow with the table), its checksum computed on the way; files whose
 // tables did not change since the last build are kept. The set is consistent: on a PostgreSQL server it is read in
 // one repeatable-read snapshot (under a lock, so that one instance builds at a time); on the embedded database, whose
@@ -12,12 +12,12 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import zlib from 'node:zlib';
-import type { Database, Db } from '../../../db/index.ts';
-import { readDataVersion } from '../../../changes/counters.queries.ts';
-import { readTableVersions } from '../../../db/table-versions.queries.ts';
+import type { Database, Db } from '../db/index.ts';
+import { readDataVersion } from '../changes/counters.queries.ts';
+import { createDatabaseId } from '../db/meta.queries.ts';
+import { readTableVersions } from '../db/table-versions.queries.ts';
 import {
   batchBoundaries,
-  createDatabaseId,
   exportSnapshot,
   joinSnapshot,
   lockDumpBuilds,
@@ -26,7 +26,7 @@ import {
   tablesRead,
   type Batch,
 } from './dumps.queries.ts';
-import { DUMP_SOURCES, type DumpSource } from './dumps.resources.ts';
+import type { DumpSource } from './dump-source.ts';
 import {
   DUMP_FORMAT,
   dumpFileName,
@@ -42,6 +42,8 @@ import {
 export interface BuildOptions {
   database: Database;
   dir: string;
+  /** Every dump, in the order of the manifest (api/v0/resources.ts, DUMPS). */
+  dumps: readonly DumpSource[];
   /** Wait for another instance's build to end (`cds dumps build`) instead of giving up at once (the background). */
   wait?: boolean;
   signal?: AbortSignal;
@@ -165,7 +167,7 @@ async function buildConsistent(
       const before = await readTableVersions(db);
       const items: StoredDump[] = [];
       const report: BuiltDump[] = [];
-      for (const source of DUMP_SOURCES) {
+      for (const source of options.dumps) {
         options.signal?.throwIfAborted();
         const started = performance.now();
         const tables = versionsOf(await tablesRead(db, source), before);

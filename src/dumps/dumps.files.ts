@@ -30,7 +30,7 @@ export interface StoredDump {
 
 export interface StoredManifest {
   format: number;
-  /** The id of the database the dumps were built from (dumps.queries.ts, readDatabaseId). */
+  /** The id of the database the dumps were built from (db/meta.queries.ts, readDatabaseId). */
   database: string;
   data_version: number;
   built_at: string;

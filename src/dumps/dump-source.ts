@@ -1,0 +1,25 @@
+// What a dump is, as each resource declares its own (in the registry, api/v0/resources.ts): the build reads the
+// declarations it is given and knows no resource itself.
+import type { RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { TObject } from '@sinclair/typebox';
+import type { Db } from '../db/index.ts';
+
+/** A dump's records as a query builder (a list's query, api/v0/common/pagination.ts ListQuery, fits). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DumpRows = SelectQueryBuilder<any, any, any>;
+
+/** One dump: which records, with which fields, named by which path parameters. */
+export interface DumpSource {
+  /** The manifest's `resource`, and the file `/api/v0/dumps/<resource>.ndjson.gz`. */
+  resource: string;
+  /** The fields of each line's `record`, in this order: the detail's response schema (a list item where none). */
+  record: TObject;
+  /** The names of each line's `params`, in the order of the detail's path. */
+  params: readonly string[];
+  /** The records: their fields by name, each param as `__p_<name>`; read in the order of `key`. */
+  rows: (db: Db) => DumpRows | Promise<DumpRows>;
+  /** The table's id: the order of the lines, and where each batch starts. */
+  key: string;
+  /** Named subqueries the rows use (`WITH …`). */
+  with?: RawBuilder<unknown>;
+}
