@@ -28,7 +28,7 @@ const LAYERS = [
   ['redis', ['redis.ts']],
   ['geo', ['geo/']],
   ['config', ['config.ts']],
-  ['base', ['errors.ts', 'version.ts', 'cores.ts', 'memo.ts']],
+  ['base', ['errors.ts', 'version.ts', 'cores.ts', 'memo.ts', 'text.ts']],
 ];
 
 /**
