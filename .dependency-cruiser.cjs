@@ -29,7 +29,7 @@ const LAYERS = [
   ['redis', ['redis.ts']],
   ['geo', ['geo/']],
   ['config', ['config.ts', 'config.values.ts']],
-  ['base', ['errors.ts', 'version.ts', 'cores.ts', 'memo.ts', 'memory-budget.ts', 'threads.ts']],
+  ['base', ['errors.ts', 'version.ts', 'cores.ts', 'memo.ts', 'memory-budget.ts', 'threads.ts', 'text.ts']],
 ];
 
 /**

@@ -1,5 +1,5 @@
 // The page a failed GitHub sign-in ends on (auth.routes.ts).
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../text.ts';
 
 /** `details`: HTML of ours (not escaped) below the message. */
 export function errorPage(message: string, details = ''): string {

@@ -2,7 +2,7 @@
 // created and revoked by /static/api-keys.js through GraphQL, like any other client would.
 import type { SessionUser } from '../auth/sessions.queries.ts';
 import { GITHUB_NOT_CONFIGURED } from '../auth/sign-in-error.page.ts';
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../text.ts';
 import { layout } from './layout.ts';
 
 export const SIGN_IN_URL = '/auth/github/login?next=/settings/api-keys';

@@ -1,5 +1,5 @@
 // GET /: what the service is and where to go next.
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../text.ts';
 import { layout } from './layout.ts';
 import { RESOURCE_GROUPS } from '../api/v0/resources.ts';
 

@@ -1,6 +1,6 @@
 // The shell shared by the web pages: head, site header, footer with the data attribution.
 // Pages carry no inline script or style, so the Content-Security-Policy can forbid both.
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../text.ts';
 
 export interface LayoutOptions {
   title: string;

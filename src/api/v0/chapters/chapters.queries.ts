@@ -10,7 +10,8 @@ import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
 import { countryCode } from '../../../geo/countries.ts';
 import type { Condition } from '../../../search/search.fields.ts';
-import type { ChapterFilters } from './chapters.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { ChapterItem, type ChapterFilters } from './chapters.schemas.ts';
 
 // The interface: an active chapter has is_active true and both coordinates.
 function activeChapters(db: Db) {
@@ -32,7 +33,7 @@ export const CHAPTER_ORDERING: OrderingSpec = {
 export const CHAPTER_GROUPS: GroupFields = { country: 'chapters.country', region: 'chapters.region' };
 
 export function listChapters(db: Db, query: Static<typeof ChapterFilters>) {
-  let q = activeChapters(db).select(['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at']);
+  let q = activeChapters(db).select(columnsOf('chapters', ChapterItem));
   if (query.country !== undefined) {
     // A country named by its ISO code, its name or a common spelling matches by code; other text by name.
     const code = countryCode(query.country);

@@ -4,7 +4,8 @@ import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/id-prefix.ts';
-import type { CommitteeFilters } from './committees.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { CommitteeDetail, CommitteeItem, type CommitteeFilters } from './committees.schemas.ts';
 
 // The contract: lists and details show active committees only; an inactive one is 404 like a missing one.
 function activeCommittees(db: Db) {
@@ -19,12 +20,12 @@ export const COMMITTEE_ORDERING: OrderingSpec = {
 };
 
 export function listCommittees(db: Db, _query: Static<typeof CommitteeFilters>) {
-  return activeCommittees(db).select(['key', 'name', 'created_at', 'updated_at']);
+  return activeCommittees(db).select(columnsOf('committees', CommitteeItem));
 }
 
 export function getCommittee(db: Db, committeeId: string) {
   return activeCommittees(db)
-    .select(['key', 'name', 'description', 'created_at', 'updated_at'])
+    .select(columnsOf('committees', CommitteeDetail))
     .where(sql`lower(key)`, '=', stripPrefix(committeeId, 'www-committee-'))
     .executeTakeFirst();
 }

@@ -21,6 +21,17 @@ export function columnsOf<T extends string, S extends TObject>(
   return Object.keys(schema.properties).map((key) => `${table}.${key}` as `${T}.${keyof Static<S> & string}`);
 }
 
+/**
+ * `column as field` for the fields of an answer that are another table's columns (a join's), given as
+ * `{ field: column }`: the type asks for each of `fields` and no other, so one left out fails to compile.
+ */
+export function aliasesOf<P extends TProperties, const M extends Record<keyof P & string, string>>(
+  fields: P,
+  columns: M & Record<Exclude<keyof M, keyof P>, never>,
+): ReadonlyArray<{ [K in keyof M & string]: `${M[K]} as ${K}` }[keyof M & string]> {
+  return Object.keys(fields).map((field) => `${columns[field as keyof M & string]} as ${field}`) as never;
+}
+
 export const PageParams = {
   page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1, description: 'Page number, from 1.' }),

@@ -2,7 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
-import type { DeletedFilters } from './deleted.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { DeletedItem, type DeletedFilters } from './deleted.schemas.ts';
 
 /** Oldest first by default: a consumer reads the feed from where it stopped. */
 export const DELETED_ORDERING: OrderingSpec = {
@@ -16,7 +17,7 @@ export const DELETED_ORDERING: OrderingSpec = {
 export const DELETED_GROUPS: GroupFields = { resource: { value: 'tombstones.resource' } };
 
 export function listDeleted(db: Db, query: Static<typeof DeletedFilters>) {
-  let q = db.selectFrom('tombstones').select(['tombstones.resource', 'tombstones.key', 'tombstones.deleted_at']);
+  let q = db.selectFrom('tombstones').select(columnsOf('tombstones', DeletedItem));
   if (query.resource !== undefined) q = q.where('tombstones.resource', '=', query.resource);
   return q;
 }

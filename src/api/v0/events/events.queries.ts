@@ -4,7 +4,8 @@ import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
-import type { EventFilters } from './events.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { EventDetail, EventItem, type EventFilters } from './events.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
 export const EVENT_ORDERING: OrderingSpec = {
@@ -18,7 +19,7 @@ export const EVENT_ORDERING: OrderingSpec = {
 export const EVENT_GROUPS: GroupFields = { category: { value: 'events.category' } };
 
 export function listEvents(db: Db, query: Static<typeof EventFilters>) {
-  let q = db.selectFrom('events').select(['key', 'name', 'start_date', 'end_date', 'latitude', 'longitude', 'url']);
+  let q = db.selectFrom('events').select(columnsOf('events', EventItem));
   // Written as the expression of events_upcoming_idx; "today" is the UTC date whatever the session time zone.
   if (query.is_upcoming) q = q.where(sql<boolean>`coalesce(end_date, start_date) >= (now() at time zone 'UTC')::date`);
   if (query.category !== undefined) q = q.where('category', 'in', query.category);
@@ -32,7 +33,7 @@ export function listEvents(db: Db, query: Static<typeof EventFilters>) {
 export function getEvent(db: Db, eventId: string) {
   return db
     .selectFrom('events')
-    .select(['key', 'name', 'description', 'start_date', 'end_date', 'latitude', 'longitude', 'url'])
+    .select(columnsOf('events', EventDetail))
     .where(sql`lower(key)`, '=', eventId.toLowerCase())
     .executeTakeFirst();
 }

@@ -3,7 +3,8 @@ import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
 import { repositoryGroups } from '../repositories/repositories.queries.ts';
-import type { LabelFilters } from './labels.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { LabelItem, type LabelFilters } from './labels.schemas.ts';
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
 export const LABEL_ORDERING: OrderingSpec = {
@@ -16,7 +17,7 @@ export const LABEL_ORDERING: OrderingSpec = {
 export const LABEL_GROUPS: GroupFields = repositoryGroups('labels');
 
 export function listLabels(db: Db, query: Static<typeof LabelFilters>) {
-  let q = db.selectFrom('labels').select(['labels.name', 'labels.description', 'labels.color']);
+  let q = db.selectFrom('labels').select(columnsOf('labels', LabelItem));
   // Colors are stored lower-case (a CHECK guarantees it), so the plain index on color applies.
   if (query.color !== undefined) q = q.where('labels.color', '=', query.color.toLowerCase());
   return q;

@@ -4,7 +4,8 @@ import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
-import type { MemberFilters } from './members.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { MemberDetail, MemberItem, type MemberFilters } from './members.schemas.ts';
 
 // A member is published once the GitHub sync has its profile: GitHub's dates come with it.
 function publishedMembers(db: Db) {
@@ -26,17 +27,11 @@ export const MEMBER_ORDERING: OrderingSpec = {
   tieBreaker: 'members.id',
 };
 
-// The item's columns (the list); the detail adds the profile's (the response schema orders the fields).
-const ITEM_COLUMNS = ['login', 'name', 'avatar_url', 'url', 'created_at', 'updated_at'] as const;
-const PROFILE_COLUMNS = ['bio', 'company', 'location', 'title', 'twitter_username'] as const;
-const COUNT_COLUMNS = ['followers_count', 'following_count', 'public_repositories_count'] as const;
-const ofMembers = <C extends string>(columns: readonly C[]) => columns.map((column) => `members.${column}` as const);
-
 /** `group_by`: the fields of the list's facets (groups.ts). */
 export const MEMBER_GROUPS: GroupFields = { company: 'members.company', location: 'members.location' };
 
 export function listMembers(db: Db, query: Static<typeof MemberFilters>) {
-  let q = publishedMembers(db).select(ofMembers(ITEM_COLUMNS));
+  let q = publishedMembers(db).select(columnsOf('members', MemberItem));
   if (query.company !== undefined) q = q.where(sql`lower(members.company)`, '=', query.company.toLowerCase());
   if (query.location !== undefined) q = q.where(sql`lower(members.location)`, '=', query.location.toLowerCase());
   return q;
@@ -44,7 +39,7 @@ export function listMembers(db: Db, query: Static<typeof MemberFilters>) {
 
 export function getMember(db: Db, login: string) {
   return publishedMembers(db)
-    .select(ofMembers([...ITEM_COLUMNS, ...PROFILE_COLUMNS, ...COUNT_COLUMNS]))
+    .select(columnsOf('members', MemberDetail))
     .where(sql`lower(members.login)`, '=', login.toLowerCase())
     .$narrowType<{ created_at: Date; updated_at: Date }>()
     .executeTakeFirst();

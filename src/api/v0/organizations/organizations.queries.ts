@@ -4,7 +4,8 @@ import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
-import type { OrganizationFilters } from './organizations.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { OrganizationDetail, OrganizationItem, type OrganizationFilters } from './organizations.schemas.ts';
 
 // Published once the GitHub sync has the organization's profile: GitHub's dates come with it.
 function publishedOrganizations(db: Db) {
@@ -21,7 +22,7 @@ export const ORGANIZATION_ORDERING: OrderingSpec = {
   tieBreaker: 'organizations.id',
 };
 
-// The stored e-mail address is never selected: it is not part of the published record.
+// The stored e-mail address is never selected: the schemas, which name the columns, do not have it.
 /** `group_by`: the fields of the list's facets (groups.ts). */
 export const ORGANIZATION_GROUPS: GroupFields = {
   company: 'organizations.company',
@@ -29,26 +30,14 @@ export const ORGANIZATION_GROUPS: GroupFields = {
 };
 
 export function listOrganizations(db: Db, query: Static<typeof OrganizationFilters>) {
-  let q = publishedOrganizations(db).select([
-    'organizations.login',
-    'organizations.name',
-    'organizations.created_at',
-    'organizations.updated_at',
-  ]);
+  let q = publishedOrganizations(db).select(columnsOf('organizations', OrganizationItem));
   if (query.location !== undefined) q = q.where(sql`lower(organizations.location)`, '=', query.location.toLowerCase());
   return q;
 }
 
 export function getOrganization(db: Db, login: string) {
   return publishedOrganizations(db)
-    .select([
-      'organizations.login',
-      'organizations.name',
-      'organizations.company',
-      'organizations.location',
-      'organizations.created_at',
-      'organizations.updated_at',
-    ])
+    .select(columnsOf('organizations', OrganizationDetail))
     .where(sql`lower(organizations.login)`, '=', login.toLowerCase())
     .$narrowType<{ created_at: Date; updated_at: Date }>()
     .executeTakeFirst();

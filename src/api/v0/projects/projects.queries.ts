@@ -8,7 +8,8 @@ import { stripPrefix } from '../common/id-prefix.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
-import type { ProjectFilters } from './projects.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { ProjectItem, type ProjectFilters } from './projects.schemas.ts';
 
 // The contract: lists and details show active projects only; an inactive one is 404 like a missing one.
 function activeProjects(db: Db) {
@@ -26,7 +27,7 @@ export const PROJECT_ORDERING: OrderingSpec = {
 export const PROJECT_GROUPS: GroupFields = { level: { value: 'projects.level' }, type: { value: 'projects.type' } };
 
 export function listProjects(db: Db, query: Static<typeof ProjectFilters>) {
-  let q = activeProjects(db).select(['key', 'name', 'level', 'type', 'created_at', 'updated_at']);
+  let q = activeProjects(db).select(columnsOf('projects', ProjectItem));
   // The level arrives lower-cased (enum normalization) and is stored lower-case (CHECK), so plain
   // equality is case-insensitive and uses projects_level_idx.
   if (query.level !== undefined) q = q.where('level', '=', query.level);

@@ -6,7 +6,8 @@ import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
-import type { RepositoryFilters } from './repositories.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { RepositoryDetail, RepositoryItem, type RepositoryFilters } from './repositories.schemas.ts';
 
 export interface RepositoryScope {
   organization?: string;
@@ -74,9 +75,7 @@ export async function whereInRepositories<DB2, TB extends keyof DB2, O>(
 
 /** The rows of the list for these filters, before ordering and paging (bench/search.ts pages it too). */
 export function filterRepositories(db: Db, query: Static<typeof RepositoryFilters>) {
-  let q = db
-    .selectFrom('repositories')
-    .select(['repositories.name', 'repositories.created_at', 'repositories.updated_at']);
+  let q = db.selectFrom('repositories').select(columnsOf('repositories', RepositoryItem));
   q = whereRepository(q, { organization: query.organization_id });
   if (query.q !== undefined)
     q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.repositories), SEARCH_COLUMNS.repositories);
@@ -101,19 +100,7 @@ export function listRepositories(db: Db, query: Static<typeof RepositoryFilters>
 }
 
 export function getRepository(db: Db, scope: Required<RepositoryScope>) {
-  const q = db
-    .selectFrom('repositories')
-    .select([
-      'repositories.name',
-      'repositories.description',
-      'repositories.commits_count',
-      'repositories.contributors_count',
-      'repositories.forks_count',
-      'repositories.stars_count',
-      'repositories.open_issues_count',
-      'repositories.created_at',
-      'repositories.updated_at',
-    ]);
+  const q = db.selectFrom('repositories').select(columnsOf('repositories', RepositoryDetail));
   return whereRepository(q, scope).executeTakeFirst();
 }
 

@@ -2,34 +2,14 @@
 // words that match the query wrapped in <mark>…</mark>. A word matches when it starts with a query word (or a query
 // word starts with it: "sheets" marks "Sheet"), ignoring case and accents, or when it is one edit away from a query
 // word of four letters or more (the typos the search forgives).
+import { editDistance, escapeHtml } from '../../../text.ts';
 
 const SNIPPET_LENGTH = 160;
 const CONTEXT_BEFORE = 50;
 
-const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML[c]!);
-}
-
 /** Lower case, without accents (NFD, combining marks dropped): what the database's cds_unaccent(lower()) compares. */
 export function fold(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-}
-
-/** Levenshtein distance, given up past 1 (only "one edit or not" is asked). */
-function withinOneEdit(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  if (i === a.length || i === b.length) return true;
-  const rest = (x: number, y: number) => a.slice(x) === b.slice(y);
-  return (
-    rest(i + 1, i + 1) ||
-    rest(i + 1, i) ||
-    rest(i, i + 1) ||
-    (a[i] === b[i + 1] && a[i + 1] === b[i] && rest(i + 2, i + 2))
-  );
 }
 
 function matches(word: string, queryWords: readonly string[]): boolean {
@@ -37,7 +17,7 @@ function matches(word: string, queryWords: readonly string[]): boolean {
     (q) =>
       word.startsWith(q) ||
       (word.length >= 3 && q.startsWith(word)) ||
-      (q.length >= 4 && (withinOneEdit(word, q) || withinOneEdit(word.slice(0, q.length), q))),
+      (q.length >= 4 && (editDistance(word, q, 1) <= 1 || editDistance(word.slice(0, q.length), q, 1) <= 1)),
   );
 }
 

@@ -7,6 +7,7 @@
 // weight per resource. docs/search.md has the numbers and why; bench/SEARCH.md the timings.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../../db/index.ts';
+import { editDistance } from '../../../text.ts';
 import { SEARCHED, searchName, type SearchedTable } from '../../../db/migrations/0011_fulltext_search.ts';
 
 export const SEARCH_RESOURCES = SEARCHED.map((t) => t.resource);
@@ -51,28 +52,6 @@ export interface SearchRow {
 /** The words of a query as the full-text match reads them: letters and digits, lower case. */
 export function queryWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_WORDS).map((w) => w.slice(0, 64));
-}
-
-/** Optimal string alignment distance (Levenshtein with adjacent transpositions), given up past `max`. */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before = new Array<number>(b.length + 1).fill(0);
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
-      current.push(d);
-      best = Math.min(best, d);
-    }
-    if (best > max) return max + 1;
-    before = previous;
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /** The edits forgiven in a word: one from four letters, two from eight. */

@@ -5,6 +5,16 @@ import { NotFoundError } from '../../../errors.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { ListQuery } from '../common/pagination.ts';
 import { NEW_RECORDS } from '../../../data/snapshots/monthly-snapshots.queries.ts';
+import { aliasesOf, columnsOf } from '../common/schemas.ts';
+import { IssueItem } from '../issues/issues.schemas.ts';
+import { ReleaseItem } from '../releases/releases.schemas.ts';
+import {
+  Repository,
+  SnapshotChapterItem,
+  SnapshotItem,
+  SnapshotMemberItem,
+  SnapshotProjectItem,
+} from './snapshots.schemas.ts';
 
 /** A stored snapshot, by id: its bounds are read in SQL, where they keep their microseconds. */
 export interface Period {
@@ -19,7 +29,7 @@ export const SNAPSHOT_ORDERING: OrderingSpec = {
 };
 
 export function listSnapshots(db: Db) {
-  return db.selectFrom('snapshots').select(['created_at', 'end_at', 'key', 'start_at', 'title', 'updated_at']);
+  return db.selectFrom('snapshots').select(columnsOf('snapshots', SnapshotItem));
 }
 
 /** The reference matches the key case-insensitively; ours are digits, so trimming is all it takes. */
@@ -51,7 +61,7 @@ const within = (column: string, period: Period) =>
 function listSnapshotChapters(db: Db, period: Period) {
   return db
     .selectFrom('chapters')
-    .select(['key', 'name', 'latitude', 'longitude', 'created_at', 'updated_at'])
+    .select(columnsOf('chapters', SnapshotChapterItem))
     .where(within('chapters.created_at', period))
     .where(NEW_RECORDS.chapters.where);
 }
@@ -59,7 +69,7 @@ function listSnapshotChapters(db: Db, period: Period) {
 function listSnapshotProjects(db: Db, period: Period) {
   return db
     .selectFrom('projects')
-    .select(['key', 'name', 'level', 'type', 'created_at', 'updated_at'])
+    .select(columnsOf('projects', SnapshotProjectItem))
     .where(within('projects.created_at', period))
     .where(NEW_RECORDS.projects.where);
 }
@@ -67,22 +77,23 @@ function listSnapshotProjects(db: Db, period: Period) {
 function listSnapshotMembers(db: Db, period: Period) {
   return db
     .selectFrom('members')
-    .select(['login', 'name', 'avatar_url', 'url', 'created_at', 'updated_at'])
+    .select(columnsOf('members', SnapshotMemberItem))
     .where(within('members.created_at', period))
     .where(NEW_RECORDS.users.where);
 }
 
 /** Issues and releases name their repository by the organization's login and the repository's name. */
-const REPOSITORY_NAMES = ['organizations.login as organization_login', 'repositories.name as repository_name'] as const;
-const ISSUE_COLUMNS = ['issues.title', 'issues.state', 'issues.url', 'issues.created_at', 'issues.updated_at'] as const;
-const RELEASE_COLUMNS = ['releases.name', 'releases.tag_name', 'releases.published_at', 'releases.created_at'] as const;
+const REPOSITORY_NAMES = aliasesOf(Repository, {
+  organization_login: 'organizations.login',
+  repository_name: 'repositories.name',
+});
 
 function listSnapshotIssues(db: Db, period: Period) {
   return db
     .selectFrom('issues')
     .leftJoin('repositories', 'repositories.id', 'issues.repository_id')
     .leftJoin('organizations', 'organizations.id', 'repositories.organization_id')
-    .select([...ISSUE_COLUMNS, ...REPOSITORY_NAMES])
+    .select([...columnsOf('issues', IssueItem), ...REPOSITORY_NAMES])
     .where(within('issues.created_at', period))
     .where(NEW_RECORDS.issues.where);
 }
@@ -92,7 +103,7 @@ function listSnapshotReleases(db: Db, period: Period) {
     .selectFrom('releases')
     .leftJoin('repositories', 'repositories.id', 'releases.repository_id')
     .leftJoin('organizations', 'organizations.id', 'repositories.organization_id')
-    .select([...RELEASE_COLUMNS, ...REPOSITORY_NAMES])
+    .select([...columnsOf('releases', ReleaseItem), ...REPOSITORY_NAMES])
     .where(within('releases.created_at', period))
     .where(NEW_RECORDS.releases.where);
 }

@@ -42,7 +42,8 @@ export const SnapshotParams = Type.Object({
 
 export const NoFilters = Type.Object({});
 
-const Repository = {
+/** The fields the sub-lists add to issues and releases: their repository's (joined) names. */
+export const Repository = {
   organization_login: Nullable(
     Type.String({ description: 'Login of the organization owning the repository; null for a user-owned one.' }),
   ),

@@ -4,7 +4,8 @@ import type { Db } from '../../../db/index.ts';
 import { firstOf } from '../common/examples.queries.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
-import type { SponsorFilters } from './sponsors.schemas.ts';
+import { columnsOf } from '../common/schemas.ts';
+import { SponsorDetail, SponsorItem, type SponsorFilters } from './sponsors.schemas.ts';
 
 /**
  * The orderings of the list: public name → SQL column (listRoute orders and seeks by them).
@@ -20,9 +21,7 @@ export const SPONSOR_GROUPS: GroupFields = {
 };
 
 export function listSponsors(db: Db, query: Static<typeof SponsorFilters>) {
-  let q = db
-    .selectFrom('sponsors')
-    .select(['key', 'name', 'sponsor_type', 'is_member', 'member_type', 'url', 'image_url']);
+  let q = db.selectFrom('sponsors').select(columnsOf('sponsors', SponsorItem));
   if (query.is_member !== undefined) q = q.where('is_member', '=', query.is_member);
   if (query.member_type !== undefined) q = q.where(sql`lower(member_type)`, '=', query.member_type.toLowerCase());
   if (query.sponsor_type !== undefined) q = q.where(sql`lower(sponsor_type)`, '=', query.sponsor_type.toLowerCase());
@@ -32,7 +31,7 @@ export function listSponsors(db: Db, query: Static<typeof SponsorFilters>) {
 export function getSponsor(db: Db, sponsorId: string) {
   return db
     .selectFrom('sponsors')
-    .select(['key', 'name', 'sponsor_type', 'description', 'url', 'image_url', 'job_url', 'is_member', 'member_type'])
+    .select(columnsOf('sponsors', SponsorDetail))
     .where(sql`lower(key)`, '=', sponsorId.toLowerCase())
     .executeTakeFirst();
 }
