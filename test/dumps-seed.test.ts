@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { freePort, runCli } from './process.ts';
-import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
+import {
+  buildNow,
+  downloadDump,
+  DUMPED_RESOURCES,
+  manifestOf,
+  startDumpsServer,
+  type DumpsServer,
+} from './dumps-server.ts';
 
 let source: DumpsServer;
 let target: DumpsServer;
@@ -22,22 +29,8 @@ after(async () => {
   await Promise.all([source?.stop(), target?.stop()]);
 });
 
-const LISTS = [
-  'chapters',
-  'committees',
-  'events',
-  'projects',
-  'sponsors',
-  'snapshots',
-  'organizations',
-  'members',
-  'repositories',
-  'issues',
-  'labels',
-  'milestones',
-  'releases',
-  'deleted',
-];
+/** The lists of /api/v0/ a seed fills. */
+const LISTS = DUMPED_RESOURCES.filter((resource) => resource !== 'snapshot-releases');
 
 const get = (server: DumpsServer, url: string) => server.get(url);
 

@@ -71,6 +71,28 @@ export async function startDumpsServer(
   };
 }
 
+/**
+ * Every resource the service dumps, written out here rather than read from src/: the manifest is checked against it.
+ * All are lists of /api/v0/ of their own but snapshot-releases (a snapshot's releases).
+ */
+export const DUMPED_RESOURCES = [
+  'chapters',
+  'committees',
+  'events',
+  'projects',
+  'sponsors',
+  'snapshots',
+  'snapshot-releases',
+  'organizations',
+  'members',
+  'repositories',
+  'issues',
+  'labels',
+  'milestones',
+  'releases',
+  'deleted',
+];
+
 export async function manifestOf(server: DumpsServer): Promise<SourceDump[]> {
   const res = await server.get('/api/v0/dumps/');
   if (res.status !== 200) throw new Error(`manifest: ${res.status} ${await res.text()}`);

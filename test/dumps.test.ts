@@ -8,7 +8,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
 import { ROOT, runCli } from './process.ts';
-import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
+import {
+  buildNow,
+  downloadDump,
+  DUMPED_RESOURCES,
+  manifestOf,
+  startDumpsServer,
+  type DumpsServer,
+} from './dumps-server.ts';
 import { buildTestApp } from './app.ts';
 import { buildDumps } from '../src/api/v0/dumps/dumps.build.ts';
 
@@ -47,27 +54,9 @@ const detailPath = (resource: string, params: Record<string, string | number>) =
     .map((value) => encodeURIComponent(String(value)))
     .join('/')}`;
 
-const RESOURCES = [
-  'chapters',
-  'committees',
-  'events',
-  'projects',
-  'sponsors',
-  'snapshots',
-  'snapshot-releases',
-  'organizations',
-  'members',
-  'repositories',
-  'issues',
-  'labels',
-  'milestones',
-  'releases',
-  'deleted',
-];
-
 test('the manifest lists a dump of every list resource, and of the releases the snapshots count', async () => {
   const items = await manifestOf(server);
-  assert.deepEqual(items.map((item) => item.resource).sort(), [...RESOURCES].sort());
+  assert.deepEqual(items.map((item) => item.resource).sort(), [...DUMPED_RESOURCES].sort());
   for (const item of items) {
     assert.equal(item.url, `/api/v0/dumps/${item.resource}.ndjson.gz`);
     assert.match(item.sha256, /^[0-9a-f]{64}$/);
