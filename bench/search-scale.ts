@@ -162,36 +162,30 @@ export interface SearchCase {
   note: string;
 }
 
+/** A query written right, then the same with one edit (`typo`), as the two rows the table pairs. */
+const withTypo = (q: string, note: string, typo: string, typoNote: string): SearchCase[] => [
+  { q, note },
+  { q: typo, typoOf: q, note: typoNote },
+];
+
 /** 2–3-word queries over the synthetic data; every second one is the one before with one edit in a word of ≥ 4 letters. */
 export const SCALE_QUERIES: SearchCase[] = [
-  { q: 'login error', note: 'two of the commonest nouns' },
-  { q: 'logn error', typoOf: 'login error', note: 'deletion' },
-  { q: 'session timeout crash', note: 'mid-frequency words' },
-  { q: 'session timout crash', typoOf: 'session timeout crash', note: 'deletion' },
-  { q: 'memory leak parser', note: 'mid-frequency, a problem word' },
-  { q: 'memory leek parser', typoOf: 'memory leak parser', note: 'substitution' },
-  { q: 'webhook retry', note: 'less frequent nouns' },
-  { q: 'webhok retry', typoOf: 'webhook retry', note: 'deletion' },
-  { q: 'kafka shipment', note: 'two rare nouns' },
-  { q: 'kafka shipmemt', typoOf: 'kafka shipment', note: 'substitution' },
-  { q: 'maria chen', note: 'a member name' },
-  { q: 'marja chen', typoOf: 'maria chen', note: 'substitution in the first name' },
+  ...withTypo('login error', 'two of the commonest nouns', 'logn error', 'deletion'),
+  ...withTypo('session timeout crash', 'mid-frequency words', 'session timout crash', 'deletion'),
+  ...withTypo('memory leak parser', 'mid-frequency, a problem word', 'memory leek parser', 'substitution'),
+  ...withTypo('webhook retry', 'less frequent nouns', 'webhok retry', 'deletion'),
+  ...withTypo('kafka shipment', 'two rare nouns', 'kafka shipmemt', 'substitution'),
+  ...withTypo('maria chen', 'a member name', 'marja chen', 'substitution in the first name'),
 ];
 
 /** 2–3-word queries over the bundled OWASP data (chapters, projects, committees, events, sponsors). */
 export const BUNDLED_QUERIES: SearchCase[] = [
-  { q: 'application security', note: 'common words' },
-  { q: 'aplication security', typoOf: 'application security', note: 'deletion' },
-  { q: 'juice shop', note: 'a project' },
-  { q: 'juise shop', typoOf: 'juice shop', note: 'substitution' },
-  { q: 'security testing guide', note: 'three common words' },
-  { q: 'security tesing guide', typoOf: 'security testing guide', note: 'deletion in the middle word' },
-  { q: 'threat modeling', note: 'a project and events' },
-  { q: 'threat modelling', typoOf: 'threat modeling', note: 'insertion (British spelling)' },
-  { q: 'san francisco', note: 'a chapter' },
-  { q: 'san fransisco', typoOf: 'san francisco', note: 'substitution' },
-  { q: 'mobile security', note: 'a project and chapters' },
-  { q: 'mobile securty', typoOf: 'mobile security', note: 'deletion' },
+  ...withTypo('application security', 'common words', 'aplication security', 'deletion'),
+  ...withTypo('juice shop', 'a project', 'juise shop', 'substitution'),
+  ...withTypo('security testing guide', 'three common words', 'security tesing guide', 'deletion in the middle word'),
+  ...withTypo('threat modeling', 'a project and events', 'threat modelling', 'insertion (British spelling)'),
+  ...withTypo('san francisco', 'a chapter', 'san fransisco', 'substitution'),
+  ...withTypo('mobile security', 'a project and chapters', 'mobile securty', 'deletion'),
 ];
 
 // ---------------------------------------------------------------- measuring

@@ -59,3 +59,61 @@ export const CLIENT_DOCUMENTS = {
 };
 
 export const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+
+/** A signed-in browser of a service process started by the test (test/process.ts), seen from outside over HTTP. */
+export interface ProcessSession {
+  cookies: string;
+  csrf: string;
+}
+
+/** POSTs a GraphQL document to the process at `base` as `session`; gives back the parsed body. */
+export async function graphqlOver<T>(
+  base: string,
+  session: ProcessSession,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<{ data: T }> {
+  const res = await fetch(`${base}/graphql/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: session.cookies, 'x-csrftoken': session.csrf },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await res.json()) as { data: T };
+}
+
+/** Signs `login` in at the process at `base` (AUTH_DEV_LOGIN) and creates a key of a day through GraphQL. */
+export async function newKeyOver(
+  base: string,
+  login: string,
+  name: string,
+): Promise<ProcessSession & { raw: string; uuid: string }> {
+  const signIn = await fetch(`${base}/auth/dev/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login }),
+  });
+  const cookies = signIn.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const session = { cookies, csrf: /csrftoken=([^;]+)/.exec(cookies)![1]! };
+  const { data } = await graphqlOver<{ createApiKey: { rawKey: string; apiKey: { uuid: string } } }>(
+    base,
+    session,
+    CLIENT_DOCUMENTS.createApiKey,
+    { name, expiresAt: inDays(1) },
+  );
+  return { ...session, raw: data.createApiKey.rawKey, uuid: data.createApiKey.apiKey.uuid };
+}
+
+/** Revokes `key` through GraphQL at the process at `base`, as its owner; gives back the mutation's `ok`. */
+export async function revokeOver(base: string, key: ProcessSession & { uuid: string }): Promise<boolean> {
+  const { data } = await graphqlOver<{ revokeApiKey: { ok: boolean } }>(base, key, CLIENT_DOCUMENTS.revokeApiKey, {
+    uuid: key.uuid,
+  });
+  return data.revokeApiKey.ok;
+}
+
+/** A REST read of the process at `base` with an API key. */
+export const readOver = (base: string, key: string, url = '/api/v0/chapters/?limit=1') =>
+  fetch(`${base}${url}`, { headers: { 'x-api-key': key } });

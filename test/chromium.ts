@@ -1,6 +1,8 @@
 // Debian's Chromium for the browser tests, through playwright-core: never a browser a tool downloads.
 import { existsSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildTestApp, type TestApp } from './app.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -43,6 +45,28 @@ export async function openChromium(): Promise<Browser> {
 export async function releaseChromium(browser: Browser | undefined): Promise<void> {
   if (!process.env.CDS_TEST_BUILD) return browser?.close();
   await Promise.all((browser?.contexts() ?? []).map((context) => context.close()));
+}
+
+/** What a browser test file works with: the app served on a free port of 127.0.0.1, and the file's Chromium. */
+export interface Served {
+  t: TestApp;
+  browser: Browser;
+  origin: string;
+}
+
+/** Registers the file's hooks that serve the app (built with `options`) to Chromium; the fields are set from `before` on. */
+export function servedToChromium(options: Parameters<typeof buildTestApp>[0]): Served {
+  const served: Partial<Served> = {};
+  before(async () => {
+    served.t = await buildTestApp(options);
+    served.origin = await served.t.app.listen({ port: 0, host: '127.0.0.1' });
+    served.browser = await openChromium();
+  });
+  after(async () => {
+    await releaseChromium(served.browser);
+    await served.t?.close();
+  });
+  return served as Served;
 }
 
 /** Offline but for our server: every request to another origin is failed, and its address recorded in the array returned. */

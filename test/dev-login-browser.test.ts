@@ -1,27 +1,15 @@
 // AUTH_DEV_LOGIN=true: the API key page offers a local sign-in that works in one click (Debian's Chromium
 // through playwright-core), and without the setting the form is not there.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Browser } from 'playwright-core';
-import { openChromium, releaseChromium } from './chromium.ts';
-import { buildTestApp, type TestApp } from './app.ts';
+import { servedToChromium } from './chromium.ts';
+import { buildTestApp } from './app.ts';
 
-let t: TestApp | undefined;
-let browser: Browser | undefined;
-let origin = '';
-
-before(async () => {
-  t = await buildTestApp({ env: { REST_AUTH: 'required', AUTH_DEV_LOGIN: 'true' } });
-  origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await openChromium();
-});
-after(async () => {
-  await releaseChromium(browser);
-  await t?.close();
-});
+const served = servedToChromium({ env: { REST_AUTH: 'required', AUTH_DEV_LOGIN: 'true' } });
 
 test('one click on "Sign in locally" signs in as "me" and shows the key page', async () => {
-  const page = await browser!.newPage();
+  const { browser, origin } = served;
+  const page = await browser.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
@@ -59,7 +47,8 @@ test('one click on "Sign in locally" signs in as "me" and shows the key page', a
 });
 
 test('an invalid login is refused on the page and nobody is signed in', async () => {
-  const page = await browser!.newPage();
+  const { browser, origin } = served;
+  const page = await browser.newPage();
   await page.goto(`${origin}/settings/api-keys`);
   await page.waitForSelector('html[data-dev-login="ready"]');
   await page.fill('#dev-login', 'not a login');

@@ -2,25 +2,13 @@
 // another host than our server failed: the page renders from our own copies of the npm packages, a query runs,
 // and once signed in (AUTH_DEV_LOGIN's local sign-in) a mutation runs, sent with the X-CSRFToken header that
 // the server demands of a request carrying the session cookie.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { openChromium, releaseChromium, onlyOrigin, pageProblems } from './chromium.ts';
-import { buildTestApp, type TestApp } from './app.ts';
+import { type BrowserContext, type Page } from 'playwright-core';
+import { onlyOrigin, pageProblems, servedToChromium } from './chromium.ts';
+import { buildTestApp } from './app.ts';
 
-let t: TestApp | undefined;
-let browser: Browser | undefined;
-let origin = '';
-
-before(async () => {
-  t = await buildTestApp({ env: { AUTH_DEV_LOGIN: 'true' } });
-  origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await openChromium();
-});
-after(async () => {
-  await releaseChromium(browser);
-  await t?.close();
-});
+const served = servedToChromium({ env: { AUTH_DEV_LOGIN: 'true' } });
 
 interface Watched {
   context: BrowserContext;
@@ -32,11 +20,11 @@ interface Watched {
 }
 
 async function openContext(): Promise<Watched> {
-  const context = await browser!.newContext({ viewport: { width: 1200, height: 800 } });
+  const context = await served.browser.newContext({ viewport: { width: 1200, height: 800 } });
   // Not a timed assertion: a bound on each wait, above Playwright's 30 s, because GraphiQL's 1.5 MB of script can
   // take that long to parse on a loaded 2-core machine.
   context.setDefaultTimeout(120_000);
-  const outside = await onlyOrigin(context, origin);
+  const outside = await onlyOrigin(context, served.origin);
   const page = await context.newPage();
   const problems = pageProblems(page);
   page.on('response', async (response) => {
@@ -53,7 +41,7 @@ interface CodeMirrorElement {
 }
 
 async function openGraphiql(page: Page) {
-  await page.goto(`${origin}/graphiql`);
+  await page.goto(`${served.origin}/graphiql`);
   await page.waitForSelector('html[data-graphiql="ready"]');
   await page.locator('.graphiql-query-editor .CodeMirror').waitFor({ state: 'visible' });
 }
@@ -65,7 +53,7 @@ async function run(page: Page, query: string): Promise<unknown> {
     .evaluate((element, text) => (element as unknown as CodeMirrorElement).CodeMirror.setValue(text), query);
   const response = page.waitForResponse(
     (r) =>
-      r.url() === `${origin}/graphql/` &&
+      r.url() === `${served.origin}/graphql/` &&
       r.request().method() === 'POST' &&
       (r.request().postData() ?? '').includes(query.slice(0, 20)),
   );
@@ -89,7 +77,7 @@ test('GraphiQL renders from our own files with nothing from another host, and a 
     await openGraphiql(page);
     assert.deepEqual(await run(page, '{ me { login } }'), { data: { me: null } });
     assert.deepEqual(outside, [], 'no request to another host');
-    assert.deepEqual([...hosts], [origin]);
+    assert.deepEqual([...hosts], [served.origin]);
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
@@ -99,7 +87,7 @@ test('GraphiQL renders from our own files with nothing from another host, and a 
 test('signed in, a mutation from GraphiQL creates a key, sent with the CSRF token of the cookie', async () => {
   const { context, page, outside, problems } = await openContext();
   try {
-    await page.goto(`${origin}/settings/api-keys`);
+    await page.goto(`${served.origin}/settings/api-keys`);
     await page.waitForSelector('html[data-dev-login="ready"]');
     await page.getByRole('button', { name: 'Sign in locally' }).click();
     await page.getByText('Signed in as').waitFor();
@@ -107,7 +95,7 @@ test('signed in, a mutation from GraphiQL creates a key, sent with the CSRF toke
     await openGraphiql(page);
     const sent: Record<string, string>[] = [];
     page.on('request', (request) => {
-      if (request.url() === `${origin}/graphql/` && request.method() === 'POST') sent.push(request.headers());
+      if (request.url() === `${served.origin}/graphql/` && request.method() === 'POST') sent.push(request.headers());
     });
     const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
     const result = (await run(
@@ -118,7 +106,7 @@ test('signed in, a mutation from GraphiQL creates a key, sent with the CSRF toke
     };
     assert.equal(result.data.createApiKey.ok, true, JSON.stringify(result));
     assert.match(result.data.createApiKey.rawKey, /^cds_/);
-    const stored = await t!.database.db
+    const stored = await served.t.database.db
       .selectFrom('api_keys')
       .select('name')
       .where('name', '=', 'from graphiql')
@@ -126,7 +114,9 @@ test('signed in, a mutation from GraphiQL creates a key, sent with the CSRF toke
     assert.equal(stored.length, 1);
 
     // The header the server checks: the page sent it, equal to the csrftoken cookie, beside the session cookie.
-    const cookies = Object.fromEntries((await context.cookies(origin)).map((cookie) => [cookie.name, cookie.value]));
+    const cookies = Object.fromEntries(
+      (await context.cookies(served.origin)).map((cookie) => [cookie.name, cookie.value]),
+    );
     assert.ok(cookies.cds_session, 'signed in');
     const mutation = sent.at(-1)!;
     assert.equal(mutation['x-csrftoken'], cookies.csrftoken);
@@ -138,9 +128,9 @@ test('signed in, a mutation from GraphiQL creates a key, sent with the CSRF toke
 });
 
 test('GraphiQL answers 404 in production, and its files only by their known names', async () => {
-  const missing = await t!.app.inject({ method: 'GET', url: '/graphiql/assets/package.json' });
+  const missing = await served.t.app.inject({ method: 'GET', url: '/graphiql/assets/package.json' });
   assert.equal(missing.statusCode, 404);
-  const page = await t!.app.inject({ method: 'GET', url: '/graphiql' });
+  const page = await served.t.app.inject({ method: 'GET', url: '/graphiql' });
   assert.equal(page.statusCode, 200);
   assert.match(page.headers['content-security-policy'] as string, /script-src 'self';/);
   assert.doesNotMatch(page.body, /https?:\/\//, 'the page names no other host');
@@ -159,7 +149,7 @@ test('GraphiQL answers 404 in production, and its files only by their known name
 test("the REST documentation (Swagger UI) wears the site's logo and leads back to the site", async () => {
   const { context, page, outside, problems } = await openContext();
   try {
-    await page.goto(`${origin}/api/v0/docs`);
+    await page.goto(`${served.origin}/api/v0/docs`);
     const home = page.getByRole('link', { name: 'OWASP community data: back to the site' });
     await home.waitFor();
     assert.equal(await home.getAttribute('href'), '/');
@@ -168,7 +158,7 @@ test("the REST documentation (Swagger UI) wears the site's logo and leads back t
     // The operations are there, and the bar's link goes home.
     await page.getByText('/api/v0/chapters/').first().waitFor();
     await home.click();
-    await page.waitForURL(`${origin}/`);
+    await page.waitForURL(`${served.origin}/`);
     // The landing page's link to a list opens that operation in the docs.
     await page.getByRole('link', { name: '/api/v0/chapters/' }).click();
     await page.locator('#operations-Chapters-list_chapters.is-open').waitFor();

@@ -1,34 +1,21 @@
 // The key page's part of issue 30 in a real browser (Debian's Chromium through playwright-core): a key that expires
 // within 7 days is flagged, "Rotate" replaces a key (the new one shown once, the old one working for the chosen grace
 // period), and a key GitHub found published is listed as "revoked: published at URL".
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Browser, type Page } from 'playwright-core';
-import { openChromium, releaseChromium } from './chromium.ts';
-import { buildTestApp, type TestApp } from './app.ts';
+import { type Page } from 'playwright-core';
+import { servedToChromium } from './chromium.ts';
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
 import { revokePublishedKeys } from '../src/api-keys/leaks.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 
-let t: TestApp | undefined;
-let browser: Browser | undefined;
-let origin = '';
-
-before(async () => {
-  t = await buildTestApp({ env: { REST_AUTH: 'required', AUTH_DEV_LOGIN: 'true' } });
-  origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await openChromium();
-});
-after(async () => {
-  await releaseChromium(browser);
-  await t?.close();
-});
+const served = servedToChromium({ env: { REST_AUTH: 'required', AUTH_DEV_LOGIN: 'true' } });
 
 const status = (page: Page, key: string) =>
   page.evaluate(async (apiKey) => (await fetch('/api/v0/chapters/', { headers: { 'X-API-Key': apiKey } })).status, key);
 
 test('expiring keys are flagged, a key is rotated from the page, a published key is listed', async () => {
-  assert.ok(browser && t);
+  const { t, browser, origin } = served;
   const db = t.database.db;
   const user = await upsertLocalUser(db, 'page-rotator');
   const days = (n: number) => new Date(Date.now() + n * 86_400_000);

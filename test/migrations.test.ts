@@ -70,23 +70,25 @@ test('migrations apply on an empty database, then there is nothing left to apply
   assert.deepEqual(await pendingMigrations(t.db), []);
 });
 
+/** A chapter's required columns but its key. */
+const CHAPTER = {
+  name: 'x',
+  related_urls: '[]',
+  contribution_data: '{}',
+  contribution_stats: '{}',
+  created_at: '2020-01-01',
+  updated_at: '2020-01-01',
+};
+
 test('public identifiers are unique case-insensitively', async () => {
-  const chapter = {
-    name: 'x',
-    related_urls: '[]',
-    contribution_data: '{}',
-    contribution_stats: '{}',
-    created_at: '2020-01-01',
-    updated_at: '2020-01-01',
-  };
   await t.db
     .insertInto('chapters')
-    .values({ ...chapter, key: 'london' })
+    .values({ ...CHAPTER, key: 'london' })
     .execute();
   await assert.rejects(
     t.db
       .insertInto('chapters')
-      .values({ ...chapter, key: 'London' })
+      .values({ ...CHAPTER, key: 'London' })
       .execute(),
     /duplicate key|unique/i,
   );
@@ -98,18 +100,10 @@ test('public identifiers are unique case-insensitively', async () => {
 });
 
 test('check constraints refuse impossible values', async () => {
-  const base = {
-    name: 'x',
-    related_urls: '[]',
-    contribution_data: '{}',
-    contribution_stats: '{}',
-    created_at: '2020-01-01',
-    updated_at: '2020-01-01',
-  };
   await assert.rejects(
     t.db
       .insertInto('chapters')
-      .values({ ...base, key: 'far', latitude: 91 })
+      .values({ ...CHAPTER, key: 'far', latitude: 91 })
       .execute(),
     /check/i,
   );

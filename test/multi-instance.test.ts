@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createTestDb, serverUrl, type TestDatabase } from './helpers.ts';
 import { exited, freePort, ROOT, runCli, startServer, waitFor200 } from './process.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
-import { CLIENT_DOCUMENTS as DOC, inDays } from './auth.ts';
+import { graphqlOver, newKeyOver, readOver as read, revokeOver } from './auth.ts';
 
 const skip = serverUrl
   ? false
@@ -54,32 +54,7 @@ after(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-async function newKey(
-  base: string,
-  login: string,
-): Promise<{ raw: string; uuid: string; cookies: string; csrf: string }> {
-  const login_ = await fetch(`${base}/auth/dev/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ login }),
-  });
-  const cookies = login_.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const csrf = /csrftoken=([^;]+)/.exec(cookies)![1]!;
-  const res = await fetch(`${base}/graphql/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie: cookies, 'x-csrftoken': csrf },
-    body: JSON.stringify({ query: DOC.createApiKey, variables: { name: 'multi', expiresAt: inDays(1) } }),
-  });
-  const created = ((await res.json()) as { data: { createApiKey: { rawKey: string; apiKey: { uuid: string } } } }).data
-    .createApiKey;
-  return { raw: created.rawKey, uuid: created.apiKey.uuid, cookies, csrf };
-}
-
-const read = (base: string, key: string, url = '/api/v0/chapters/?limit=1') =>
-  fetch(`${base}${url}`, { headers: { 'x-api-key': key } });
+const newKey = (base: string, login: string) => newKeyOver(base, login, 'multi');
 
 test('the rate limit of one key is global across the two instances', { skip }, async () => {
   // The limit counts per second of each process's own clock, which a test cannot move. A burst of 11 requests of a new
@@ -108,12 +83,7 @@ test('the rate limit of one key is global across the two instances', { skip }, a
 test('a key revoked through one instance is refused by the other on the next request', { skip }, async () => {
   const key = await newKey(bases[0]!, 'multi-revoke');
   assert.equal((await read(bases[1]!, key.raw)).status, 200);
-  const revoke = await fetch(`${bases[0]}/graphql/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie: key.cookies, 'x-csrftoken': key.csrf },
-    body: JSON.stringify({ query: DOC.revokeApiKey, variables: { uuid: key.uuid } }),
-  });
-  assert.equal(((await revoke.json()) as { data: { revokeApiKey: { ok: boolean } } }).data.revokeApiKey.ok, true);
+  assert.equal(await revokeOver(bases[0]!, key), true);
   assert.equal((await read(bases[1]!, key.raw)).status, 401);
 });
 
@@ -158,16 +128,13 @@ test(
   async () => {
     const key = await newKey(bases[0]!, 'multi-rotate');
     assert.equal((await read(bases[1]!, key.raw)).status, 200);
-    const rotate = await fetch(`${bases[0]}/graphql/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: key.cookies, 'x-csrftoken': key.csrf },
-      body: JSON.stringify({
-        query: 'mutation($uuid: UUID!) { rotateApiKey(uuid: $uuid, gracePeriodHours: 0) { ok rawKey } }',
-        variables: { uuid: key.uuid },
-      }),
-    });
-    const rotated = ((await rotate.json()) as { data: { rotateApiKey: { ok: boolean; rawKey: string } } }).data
-      .rotateApiKey;
+    const rotate = await graphqlOver<{ rotateApiKey: { ok: boolean; rawKey: string } }>(
+      bases[0]!,
+      key,
+      'mutation($uuid: UUID!) { rotateApiKey(uuid: $uuid, gracePeriodHours: 0) { ok rawKey } }',
+      { uuid: key.uuid },
+    );
+    const rotated = rotate.data.rotateApiKey;
     assert.equal(rotated.ok, true);
     for (const base of bases) {
       assert.equal((await read(base, key.raw)).status, 401, base);

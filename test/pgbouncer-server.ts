@@ -2,13 +2,12 @@
 // `pgbouncer` (installed by .ci/run), on a free port, its configuration in a temporary folder, every database of the
 // server served (`*`), users trusted. PgBouncer refuses to run as root: as root it runs as the `postgres` user (-u).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './process.ts';
+import { findProgram, freePort } from './process.ts';
 
 const exec = promisify(execFile);
 
@@ -25,18 +24,11 @@ export interface PrivatePgbouncer {
 
 /** Debian's /usr/sbin/pgbouncer, else the PATH's; a missing one fails the test with what to install. */
 function pgbouncerPath(): string {
-  for (const dir of ['/usr/sbin', '/usr/bin', ...(process.env.PATH ?? '').split(path.delimiter)]) {
-    const candidate = path.join(dir || '.', 'pgbouncer');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this folder
-    }
-  }
-  throw new Error(
+  return findProgram(
+    'pgbouncer',
     'pgbouncer not found (looked in /usr/sbin, /usr/bin and PATH): this test starts a PgBouncer of its own. ' +
       'Install it, e.g. `apt-get install pgbouncer` (Debian/Ubuntu, what .ci/run does) or `brew install pgbouncer`.',
+    ['/usr/sbin', '/usr/bin', ...(process.env.PATH ?? '').split(path.delimiter)],
   );
 }
 

@@ -1,5 +1,6 @@
 // Runs the real entry points (server, CLI) as child processes, and the CLI in this process (runCli).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,4 +121,22 @@ export async function waitFor200(url: string, timeoutMs: number): Promise<number
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** The first executable `name` in `dirs` (the PATH's by default); a missing one throws `missing`, what to install. */
+export function findProgram(
+  name: string,
+  missing: string,
+  dirs = (process.env.PATH ?? '').split(path.delimiter),
+): string {
+  for (const dir of dirs) {
+    const candidate = path.join(dir || '.', name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this folder
+    }
+  }
+  throw new Error(missing);
 }

@@ -1,9 +1,7 @@
 // A private Redis for tests that stop and restart it, started from the machine's redis-server.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from './process.ts';
+import { findProgram, freePort } from './process.ts';
 
 export interface PrivateRedis {
   url: string;
@@ -13,16 +11,8 @@ export interface PrivateRedis {
 
 /** The redis-server of the PATH; a missing one fails the test with what to install (never a bare ENOENT). */
 export function redisServerPath(): string {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir || '.', 'redis-server');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this folder
-    }
-  }
-  throw new Error(
+  return findProgram(
+    'redis-server',
     'redis-server not found on the PATH: this test starts a Redis server of its own. ' +
       'Install it, e.g. `apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS).',
   );

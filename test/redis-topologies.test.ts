@@ -21,7 +21,7 @@ import {
   type PrivateCluster,
   type PrivateSentinel,
 } from './redis-topologies.ts';
-import { CLIENT_DOCUMENTS as DOC, inDays } from './auth.ts';
+import { newKeyOver, readOver as read, revokeOver } from './auth.ts';
 import { chapter } from './factories.ts';
 import { bumpDataVersion } from '../src/changes/counters.queries.ts';
 import { announceDataChanged } from '../src/changes/announce.ts';
@@ -78,32 +78,7 @@ async function stopInstances(instances: Instance[]): Promise<void> {
   for (const instance of instances) await exited(instance);
 }
 
-async function newKey(
-  base: string,
-  login: string,
-): Promise<{ raw: string; uuid: string; cookies: string; csrf: string }> {
-  const signIn = await fetch(`${base}/auth/dev/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ login }),
-  });
-  const cookies = signIn.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const csrf = /csrftoken=([^;]+)/.exec(cookies)![1]!;
-  const res = await fetch(`${base}/graphql/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie: cookies, 'x-csrftoken': csrf },
-    body: JSON.stringify({ query: DOC.createApiKey, variables: { name: 'topology', expiresAt: inDays(1) } }),
-  });
-  const created = ((await res.json()) as { data: { createApiKey: { rawKey: string; apiKey: { uuid: string } } } }).data
-    .createApiKey;
-  return { raw: created.rawKey, uuid: created.apiKey.uuid, cookies, csrf };
-}
-
-const read = (base: string, key: string, url = '/api/v0/chapters/?limit=1') =>
-  fetch(`${base}${url}`, { headers: { 'x-api-key': key } });
+const newKey = (base: string, login: string) => newKeyOver(base, login, 'topology');
 
 /** cds_rate_limit_shared of an instance's /metrics. */
 async function shared(instance: Instance): Promise<number> {
@@ -177,12 +152,7 @@ async function assertRevocationSeen(instances: Instance[], login: string): Promi
   const key = await newKey(instances[0]!.base, login);
   assert.equal((await read(instances[1]!.base, key.raw)).status, 200);
   assert.equal((await read(instances[1]!.base, key.raw)).status, 200, 'remembered as valid');
-  const revoke = await fetch(`${instances[0]!.base}/graphql/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie: key.cookies, 'x-csrftoken': key.csrf },
-    body: JSON.stringify({ query: DOC.revokeApiKey, variables: { uuid: key.uuid } }),
-  });
-  assert.equal(((await revoke.json()) as { data: { revokeApiKey: { ok: boolean } } }).data.revokeApiKey.ok, true);
+  assert.equal(await revokeOver(instances[0]!.base, key), true);
   assert.equal((await read(instances[1]!.base, key.raw)).status, 401);
 }
 

@@ -8,11 +8,12 @@
 // TEST_NODE_ARGS: more arguments of the worker processes' `node`, e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile
 // them (and their PGlite threads); TEST_CPU_LOG (test/runner/group.js) logs each file's CPU seconds.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { onCurrentNode } from './current-node.js';
+import { CACHED as DURATIONS, checkSeed, findTests, refreshSeed, SEED as SEED_DURATIONS } from './durations.js';
 
 /** When `npm test` began (test/runner/group.js logs the files' times from it). */
 const STARTED = Date.now();
@@ -21,7 +22,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const elsewhere = await onCurrentNode(ROOT);
 if (elsewhere !== undefined) process.exit(elsewhere);
 const args = process.argv.slice(2);
-const files = (args.length > 0 ? args.map((file) => path.resolve(file)) : findTests()).sort();
+const files = args.length > 0 ? args.map((file) => path.resolve(file)).sort() : findTests();
 const concurrency = process.env.TEST_CONCURRENCY || '2';
 /**
  * The resident memory (MB) after which a worker takes no further file (test/runner/group.js): a third of the machine's
@@ -53,23 +54,6 @@ const MALLOC_ENV = {
 };
 const CACHE = path.join(ROOT, 'node_modules/.cache/cds-test');
 const OUT = path.join(CACHE, String(process.pid));
-/** Seconds each test file took in earlier runs (written by test/runner/reporter.js), to start the longest first. */
-const DURATIONS = path.join(CACHE, 'durations.json');
-/**
- * The same, as measured on a quiet machine and kept in the repository: the order of a fresh clone's first run (CI's),
- * which has no cache yet. Refresh it after a run with `cp node_modules/.cache/cds-test/durations.json test/runner/durations.json`.
- */
-const SEED_DURATIONS = path.join(ROOT, 'test/runner/durations.json');
-
-function findTests() {
-  const found = [];
-  for (const dir of ['src', 'test']) {
-    for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })) {
-      if (entry.isFile() && entry.name.endsWith('.test.ts')) found.push(path.join(entry.parentPath, entry.name));
-    }
-  }
-  return found;
-}
 
 // Each bundle keeps the meaning of `import.meta.url` (and dirname, filename) of every source file in it:
 // the literal location of that file in src/ or test/, so paths to data/, static files and package.json hold.
@@ -214,5 +198,17 @@ try {
 } finally {
   rmSync(OUT, { recursive: true, force: true });
   await dropServerTemplates();
+}
+// After a full, passing run outside CI, a seed order (test/runner/durations.js) that lacks a test file or names a
+// removed one is rewritten from this run's times. Only then: a rewrite after every run would leave the checkout changed
+// by every `npm test`. CI's copy is thrown away with its machine.
+if (args.length === 0 && code === 0 && !process.env.CI) {
+  const { missing, stale } = checkSeed();
+  if (missing.length > 0 || stale.length > 0) {
+    refreshSeed();
+    console.log(
+      `test/runner/durations.json rewritten from this run (it lacked ${missing.length} test files and named ${stale.length} removed ones): commit it`,
+    );
+  }
 }
 process.exit(code);

@@ -1,0 +1,82 @@
+// test/runner/durations.json, the seconds each test file took on a quiet machine: the order of a fresh clone's first
+// run (CI's), which has no node_modules/.cache/cds-test/durations.json yet. A file it lacks runs first (it may be long)
+// and a name it keeps of a removed file misleads, so it must name exactly the test files:
+// - test/runner/run.js rewrites it from the run's durations after a full, passing run outside CI when it does not;
+// - `npm run durations` (part of `npm run check`, no test run) fails when it lacks a test file or names a removed one;
+// - `npm run durations -- --refresh` rewrites it from the last runs' durations (the cache), after a full run.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Seconds each test file took in the last runs on this machine (written by test/runner/reporter.js). */
+export const CACHED = path.join(ROOT, 'node_modules/.cache/cds-test/durations.json');
+export const SEED = path.join(ROOT, 'test/runner/durations.json');
+
+/** Every `*.test.ts` under src/ and test/, absolute. */
+export function findTests() {
+  const found = [];
+  for (const dir of ['src', 'test']) {
+    for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })) {
+      if (entry.isFile() && entry.name.endsWith('.test.ts')) found.push(path.join(entry.parentPath, entry.name));
+    }
+  }
+  return found.sort();
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return {}; // none yet
+  }
+}
+
+/** The test files (relative to the root) the seed lacks, and the names it keeps of files that are gone. */
+export function checkSeed() {
+  const seed = readJson(SEED);
+  const files = new Set(findTests().map((file) => path.relative(ROOT, file)));
+  return {
+    missing: [...files].filter((file) => !(file in seed)),
+    stale: Object.keys(seed).filter((file) => !files.has(file)),
+  };
+}
+
+/**
+ * Rewrites the seed with the durations of the last runs (the cache) for every test file, longest first. Called after
+ * a full, passing run, when the cache has every file; else a file it lacks keeps its seed value, or takes the median.
+ */
+export function refreshSeed() {
+  const cached = readJson(CACHED);
+  const seed = readJson(SEED);
+  const known = findTests()
+    .map((file) => path.relative(ROOT, file))
+    .map((file) => [file, cached[file] ?? seed[file]]);
+  const times = known.map(([, seconds]) => seconds).filter((seconds) => typeof seconds === 'number');
+  const median = times.sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? 1;
+  const entries = known
+    .map(([file, seconds]) => [file, typeof seconds === 'number' ? seconds : median])
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  writeFileSync(SEED, `${JSON.stringify(Object.fromEntries(entries), null, 1)}\n`);
+}
+
+const files = (n) => `${n} test file${n === 1 ? '' : 's'}`;
+
+// `npm run durations`: the check; with --refresh, the rewrite.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--refresh')) refreshSeed();
+  const { missing, stale } = checkSeed();
+  if (missing.length > 0 || stale.length > 0) {
+    const said = [
+      ...(missing.length > 0 ? [`lacks ${files(missing.length)}: ${missing.join(', ')}`] : []),
+      ...(stale.length > 0 ? [`names ${files(stale.length)} that no longer exist: ${stale.join(', ')}`] : []),
+    ];
+    console.error(
+      `test/runner/durations.json ${said.join('; and ')}.\n` +
+        'Refresh it with a full, passing `npm test` outside CI (CI unset): the runner rewrites it from that run ' +
+        '(test/runner/README.md).',
+    );
+    process.exit(1);
+  }
+  console.log('test/runner/durations.json names every test file.');
+}
