@@ -16,7 +16,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase, type Db } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
 import { exited, freePort, startServer, waitFor200 } from '../test/process.ts';
 import { startPrivatePostgres, startPrivateStandby } from '../test/postgres-server.ts';
 

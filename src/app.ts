@@ -30,9 +30,9 @@ import { connectRedis, redisConfigured, redisKeyPrefix, type RedisClient } from 
 import { Counter } from './access/rate-limit.ts';
 import { ResponseCache } from './api/v0/rest/response-cache.ts';
 import type { Timers } from './access/known-keys.ts';
-import { SharedChanges } from './changes/shared-changes.ts';
+import { SharedChanges } from './announcements/heard.ts';
 import { memory } from './memory-budget.ts';
-import type { DataVersionWatcher } from './changes/data-version.ts';
+import type { DataVersionWatcher } from './announcements/data-version.ts';
 
 export interface AppOptions {
   config: Config;

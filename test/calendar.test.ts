@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import ICAL from 'ical.js';
 import { buildTestApp, type TestApp } from './app.ts';
 import { event, utcDate } from './factories-community.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
 import { eventUid } from '../src/api/v0/events/events.calendar.ts';
 
 const LONG =

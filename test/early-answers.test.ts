@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
 import { startPrivateRedis } from './redis-server.ts';
 import { serverUrl } from './helpers.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from './app.ts';
 import { BUNDLED_DATA_DIR } from '../src/data/import/dataset.import.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
 import { readOwaspData } from '../src/data/owasp/owasp.read.ts';
 import { writeOwaspData } from '../src/data/owasp/owasp.write.ts';
 import type { OwaspData } from '../src/data/owasp/owasp.types.ts';

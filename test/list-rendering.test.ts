@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from './app.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
 import { chapter, member, repository } from './factories.ts';
 import { release } from './factories-github.ts';
 import { ChapterItem } from '../src/api/v0/chapters/chapters.schemas.ts';

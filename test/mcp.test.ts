@@ -10,7 +10,7 @@ import { buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
 import { event, utcDate } from './factories-community.ts';
 import { chapter } from './factories.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
 
 const KEYED = { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required' };
 // The limit's one-second windows on the test's own clock: a burst falls in one window whatever the machine's speed.

@@ -13,7 +13,7 @@ import { buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS, devSignIn, graphql, inDays } from './auth.ts';
 import { issue, member, organization } from './factories.ts';
 import { milestone, release } from './factories-github.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
 
 let t: TestApp;
 let nest: Nest;

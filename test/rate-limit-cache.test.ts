@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
 import { chapter } from './factories.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { Redis } from 'ioredis';
 

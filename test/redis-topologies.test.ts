@@ -23,8 +23,8 @@ import {
 } from './redis-topologies.ts';
 import { newKeyOver, readOver as read, revokeOver } from './auth.ts';
 import { chapter } from './factories.ts';
-import { bumpDataVersion } from '../src/changes/counters.queries.ts';
-import { announceDataChanged } from '../src/changes/announce.ts';
+import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
+import { announceDataChanged } from '../src/announcements/announce.ts';
 import { FALLBACK_ENDED, FALLBACK_STARTED } from '../src/access/shared-counting.ts';
 
 const skip = serverUrl

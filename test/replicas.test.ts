@@ -19,11 +19,11 @@ import { Redis } from 'ioredis';
 import zlib from 'node:zlib';
 import { openDatabase, type Database, type Db } from '../src/db/index.ts';
 import { withReplicas, type Replica } from '../src/db/server/replicas.ts';
-import { bumpDataVersion, readDataVersionAt } from '../src/changes/counters.queries.ts';
+import { bumpDataVersion, readDataVersionAt } from '../src/announcements/counters.queries.ts';
 import { buildDumps } from '../src/dumps/dumps.build.ts';
 import { readManifest } from '../src/dumps/dumps.files.ts';
 import { DUMPS } from '../src/api/v0/resources.ts';
-import { dataChangesKey } from '../src/changes/announce.ts';
+import { dataChangesKey } from '../src/announcements/announce.ts';
 import { exited, freePort, startServer, waitFor200 } from './process.ts';
 import { startPrivatePostgres, startPrivateStandby, type PrivatePostgres } from './postgres-server.ts';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
@@ -114,7 +114,7 @@ after(async () => {
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
 
-/** What an import does after its transaction (changes/announce.ts): the shared data-change counter moves. */
+/** What an import does after its transaction (announcements/announce.ts): the shared data-change counter moves. */
 async function announce(): Promise<void> {
   await announcer.incr(dataChangesKey(PREFIX));
 }
@@ -312,7 +312,7 @@ test(
     );
     const replicas = reading.replicas!;
     const [standby] = replicas.replicas as [Replica];
-    // What the data version's watcher does (changes/data-version.ts).
+    // What the data version's watcher does (announcements/data-version.ts).
     const follow = async () => replicas.observed((await readDataVersionAt(reading.db)).wal, true);
     replicas.start({ info: () => {}, warn: () => {} });
     const dir = path.join(tmp, 'dumps');

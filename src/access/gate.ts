@@ -2,7 +2,7 @@
 // against the limit. One gate per app, shared by the REST scope (api/v0/index.ts, which then consults the response
 // cache) and the MCP endpoint (src/mcp/), so that both know the same keys, the same revocations and the same counts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SharedChanges } from '../changes/shared-changes.ts';
+import type { SharedChanges } from '../announcements/heard.ts';
 import { createAuthenticator } from './authenticate.ts';
 import type { IncomingMessage } from 'node:http';
 import { createLimiter, keyCounted, type Counted, type Counter } from './rate-limit.ts';

@@ -1,5 +1,5 @@
 // Valid API keys are remembered in memory for a short while, so a cached read needs no database
-// round trip. A revocation, here or on another instance, empties it (src/changes/shared-changes.ts
+// round trip. A revocation, here or on another instance, empties it (src/announcements/heard.ts
 // tells it: at once in the revoking process, before the next request with Redis, within a second
 // through the database otherwise).
 import type { KeyCache, KeyIdentity } from '../api-keys/api-keys.service.ts';

@@ -2,8 +2,8 @@
 import type { Db } from '../db/index.ts';
 import { generateApiKey, isWellFormedApiKey, sha256Hex } from './api-keys.format.ts';
 import { findValidKeyByDigest, insertKeyWithinLimit } from './api-keys.queries.ts';
-import { revokeKey, rotateKey } from '../changes/changes.ts';
-import type { Announcer } from '../changes/announce.ts';
+import { revokeKey, rotateKey } from '../announcements/announced-writes.ts';
+import type { Announcer } from '../announcements/announce.ts';
 
 export const MAX_ACTIVE_KEYS = 3;
 export const MAX_NAME_LENGTH = 100;

@@ -3,8 +3,8 @@
 // where it was found is kept for its owner's key page. Tokens are looked up by digest; none is stored or logged.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
-import type { Announcer } from '../changes/announce.ts';
-import { revokeLeakedKeys } from '../changes/changes.ts';
+import type { Announcer } from '../announcements/announce.ts';
+import { revokeLeakedKeys } from '../announcements/announced-writes.ts';
 import { isWellFormedApiKey, sha256Hex } from './api-keys.format.ts';
 
 /** One item of a report, in GitHub's format. */

@@ -11,7 +11,7 @@ import {
   sourcesFrom,
   type ImportReport,
 } from '../data/import/dataset.import.ts';
-import { announceDataChanged } from '../changes/announce.ts';
+import { announceDataChanged } from '../announcements/announce.ts';
 import { countRecords, type ResourceCount } from './cds-status.queries.ts';
 import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';

@@ -8,7 +8,7 @@ import { findUserByLogin } from '../auth/users.queries.ts';
 import { UsageError } from './usage.ts';
 import { err, keyRevoked, out, withDatabase } from './output.ts';
 import { table } from './tables.ts';
-import { commandAnnouncer } from '../changes/announce.ts';
+import { commandAnnouncer } from '../announcements/announce.ts';
 
 class CommandFailed extends Error {}
 

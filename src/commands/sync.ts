@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { announceDataChanged } from '../changes/announce.ts';
+import { announceDataChanged } from '../announcements/announce.ts';
 import { SyncStopped, syncGithub, type GithubSyncReport } from '../data/sync/github/github.sync.ts';
 import { syncOwasp } from '../data/sync/owasp/owasp.sync.ts';
 import { OWASP_DATA_URL } from '../data/sync/owasp/owasp.download.ts';

@@ -4,8 +4,8 @@
 // the instance that gets the build lock builds; an instance that finds it taken tries again later, and then finds the
 // shared folder up to date (or builds its own folder's).
 import type { Database } from '../db/index.ts';
-import { readDataVersion } from '../changes/counters.queries.ts';
-import type { DataVersionWatcher } from '../changes/data-version.ts';
+import { readDataVersion } from '../announcements/counters.queries.ts';
+import type { DataVersionWatcher } from '../announcements/data-version.ts';
 import { readDatabaseId } from '../db/meta.queries.ts';
 import type { DumpSource } from './dump-source.ts';
 import { buildDumps } from './dumps.build.ts';

@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import zlib from 'node:zlib';
 import type { Database, Db } from '../db/index.ts';
-import { readDataVersion } from '../changes/counters.queries.ts';
+import { readDataVersion } from '../announcements/counters.queries.ts';
 import { createDatabaseId } from '../db/meta.queries.ts';
 import { readTableVersions } from '../db/table-versions.queries.ts';
 import {

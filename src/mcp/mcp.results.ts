@@ -3,7 +3,7 @@
 // gate (its key, one count against its limit) as the REST request it stands for, and that request's answer was built
 // under the same data version; RESPONSE_CACHE=false turns both off. It spares the in-process REST request, which cost
 // more than the rest of the call (docs/decisions.md, "mcp").
-import type { DataVersionWatcher } from '../changes/data-version.ts';
+import type { DataVersionWatcher } from '../announcements/data-version.ts';
 import { BoundedMap, bytesOf, memory, type Share } from '../memory-budget.ts';
 
 const MAX_ENTRIES = 5_000;

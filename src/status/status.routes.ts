@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { readDataVersion } from '../changes/counters.queries.ts';
+import { readDataVersion } from '../announcements/counters.queries.ts';
 import { probeDatabase } from './status.queries.ts';
 import { memory } from '../memory-budget.ts';
 

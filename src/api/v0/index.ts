@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createResponseCache, type ResponseCache } from './rest/response-cache.ts';
 import type { Gate } from '../../access/gate.ts';
 import { keyExpirationHeader } from '../../access/authenticate.ts';
-import type { SharedChanges } from '../../changes/shared-changes.ts';
+import type { SharedChanges } from '../../announcements/heard.ts';
 import { registerCors } from './rest/cors.ts';
 import { RESOURCES } from './resources.ts';
 import { searchRoute } from './search/search.routes.ts';

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../../db/index.ts';
-import { bumpDataVersion, readDataVersion } from '../../changes/counters.queries.ts';
+import { bumpDataVersion, readDataVersion } from '../../announcements/counters.queries.ts';
 import { analyzeAll, noStatementTimeout } from './dataset.queries.ts';
 import { lockWrites } from '../base/write-lock.queries.ts';
 import { readOwaspData } from '../owasp/owasp.read.ts';

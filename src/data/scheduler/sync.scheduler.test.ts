@@ -11,7 +11,7 @@ import pino from 'pino';
 import { createTestDb, serverUrl, type TestDatabase } from '../../../test/helpers.ts';
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/index.ts';
-import { dataChangesKey } from '../../changes/announce.ts';
+import { dataChangesKey } from '../../announcements/announce.ts';
 import { BUNDLED_DATA_DIR } from '../import/dataset.import.ts';
 import { SCHEDULER_LEASE, startSyncScheduler, type SyncJob } from './sync.scheduler.ts';
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Config, SyncSettings } from '../../config.ts';
 import type { Database, Db } from '../../db/index.ts';
-import { announceDataChanged } from '../../changes/announce.ts';
+import { announceDataChanged } from '../../announcements/announce.ts';
 import { syncGithub } from '../sync/github/github.sync.ts';
 import { syncOwasp } from '../sync/owasp/owasp.sync.ts';
 import { githubSummary, owaspSummary } from '../sync/sync.summary.ts';

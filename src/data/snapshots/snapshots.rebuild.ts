@@ -1,7 +1,7 @@
 // Rebuilding the snapshots on their own (`cds snapshots rebuild`, and after a GitHub sync, whose units
 // commit one by one): under the write lock, with a new data version when a snapshot changed.
 import type { Db } from '../../db/index.ts';
-import { bumpDataVersion, readDataVersion } from '../../changes/counters.queries.ts';
+import { bumpDataVersion, readDataVersion } from '../../announcements/counters.queries.ts';
 import { lockWrites } from '../base/write-lock.queries.ts';
 import { rebuildSnapshots, snapshotsChanged, type RebuildResult } from './monthly-snapshots.queries.ts';
 

@@ -87,7 +87,7 @@ export interface WalPosition {
   segmentSize: number;
 }
 
-/** What the data version's watcher tells the replicas (changes/data-version.ts). */
+/** What the data version's watcher tells the replicas (announcements/data-version.ts). */
 export interface PrimaryPositions {
   /** The primary's WAL position read with the data version; `newVersion`: the version moved with this reading. */
   observed(wal: WalPosition, newVersion: boolean): void;

@@ -6,10 +6,10 @@ import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
 import { stripPrefix } from '../common/id-prefix.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
-import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
-import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
+import { parseSearch, SEARCH_FIELDS } from '../../../list-filter/filter.parser.ts';
+import { applySearch, SEARCH_COLUMNS } from '../../../list-filter/filter.sql.ts';
 import { countryCode } from '../../../geo/countries.ts';
-import type { Condition } from '../../../search/search.fields.ts';
+import type { Condition } from '../../../list-filter/filter.fields.ts';
 import { columnsOf } from '../common/schemas.ts';
 import { ChapterItem, type ChapterFilters } from './chapters.schemas.ts';
 

@@ -4,7 +4,7 @@ import { chapter, member } from '../../../../test/factories.ts';
 import { entityLeader, leader } from '../../../../test/factories-community.ts';
 import { assertDateTime } from '../../../../test/lists.ts';
 import { assertNotFound, useTestApp } from '../../../../test/resources.ts';
-import { bumpDataVersion } from '../../../changes/counters.queries.ts';
+import { bumpDataVersion } from '../../../announcements/counters.queries.ts';
 
 const api = useTestApp(async (db) => {
   await chapter(db, {

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../../../../test/app.ts';
-import { bumpDataVersion } from '../../../changes/counters.queries.ts';
+import { bumpDataVersion } from '../../../announcements/counters.queries.ts';
 import { CountCache } from './counts.ts';
 import { tablesOf } from '../../../db/statements.ts';
 

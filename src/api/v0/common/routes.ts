@@ -90,7 +90,7 @@ export interface ListDefinition<
   /** The filtered rows (ListQuery); async when a filter is looked up first (one repository), or a path parameter. */
   query: (db: Db, filters: Static<F>, params: Static<P>) => ListQuery | Promise<ListQuery>;
   /**
-   * The time window of incremental consumption (changes.ts). By default `updated_after`/`updated_before` on
+   * The time window of incremental consumption (updated-window.ts). By default `updated_after`/`updated_before` on
    * the `updated_at` ordering's column, for every list that orders by `updated_at`.
    */
   changes?: ChangeWindow;

@@ -6,8 +6,8 @@ import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
 import { stripPrefix } from '../common/id-prefix.ts';
 import { listLeaders } from '../common/leaders.queries.ts';
-import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
-import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
+import { parseSearch, SEARCH_FIELDS } from '../../../list-filter/filter.parser.ts';
+import { applySearch, SEARCH_COLUMNS } from '../../../list-filter/filter.sql.ts';
 import { columnsOf } from '../common/schemas.ts';
 import { ProjectItem, type ProjectFilters } from './projects.schemas.ts';
 

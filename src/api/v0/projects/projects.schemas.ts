@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { ProjectLevel, ProjectType } from '../../../db/schema.ts';
 import { DateTime, LeaderRef } from '../common/schemas.ts';
-import { MAX_QUERY_LENGTH } from '../../../search/search.fields.ts';
-import { searchDescription } from '../../../search/search.docs.ts';
+import { MAX_QUERY_LENGTH } from '../../../list-filter/filter.fields.ts';
+import { searchDescription } from '../../../list-filter/filter.docs.ts';
 
 export const PROJECT_LEVELS: readonly ProjectLevel[] = ['flagship', 'production', 'lab', 'incubator', 'other'];
 

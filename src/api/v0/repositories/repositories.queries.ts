@@ -4,8 +4,8 @@ import type { Db } from '../../../db/index.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import type { GroupFields } from '../common/groups.ts';
-import { parseSearch, SEARCH_FIELDS } from '../../../search/search.parser.ts';
-import { applySearch, SEARCH_COLUMNS } from '../../../search/search.sql.ts';
+import { parseSearch, SEARCH_FIELDS } from '../../../list-filter/filter.parser.ts';
+import { applySearch, SEARCH_COLUMNS } from '../../../list-filter/filter.sql.ts';
 import { columnsOf } from '../common/schemas.ts';
 import { RepositoryDetail, RepositoryItem, type RepositoryFilters } from './repositories.schemas.ts';
 

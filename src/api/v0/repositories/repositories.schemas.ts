@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, StringFilter } from '../common/schemas.ts';
-import { MAX_QUERY_LENGTH } from '../../../search/search.fields.ts';
-import { searchDescription } from '../../../search/search.docs.ts';
+import { MAX_QUERY_LENGTH } from '../../../list-filter/filter.fields.ts';
+import { searchDescription } from '../../../list-filter/filter.docs.ts';
 
 export const RepositoryItem = Type.Object(
   {

@@ -3,7 +3,7 @@
 // matching If-None-Match gets 304. Entries belong to a data version and die with it.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { DataVersionWatcher } from '../../../changes/data-version.ts';
+import type { DataVersionWatcher } from '../../../announcements/data-version.ts';
 import { negotiates, requestMediaType } from '../../../http/negotiate.ts';
 import { linkBase } from '../../../http/link-base.ts';
 import { EmptiedMap, ENTRY, memory, type Share } from '../../../memory-budget.ts';

@@ -2,7 +2,7 @@
 // releases), committed in one transaction with what its requests returned: after a crash, a unit is
 // either wholly stored with its ETags and cursor, or not at all, and the next run redoes it.
 import type { Db } from '../../../db/index.ts';
-import { bumpDataVersion } from '../../../changes/counters.queries.ts';
+import { bumpDataVersion } from '../../../announcements/counters.queries.ts';
 import { changedRows } from '../../base/resource-counts.ts';
 import type { GithubCollector } from '../../github/github.collect.ts';
 import type { GithubData, MemberRecord, OrganizationRecord } from '../../github/github.records.ts';

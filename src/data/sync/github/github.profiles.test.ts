@@ -12,7 +12,7 @@ import {
   type GithubApiStandIn,
   type LoggedRequest,
 } from '../../../../test/github-api-standin.ts';
-import { readDataVersion } from '../../../changes/counters.queries.ts';
+import { readDataVersion } from '../../../announcements/counters.queries.ts';
 import { changedRows } from '../../base/resource-counts.ts';
 import { syncGithub, type GithubSyncReport } from './github.sync.ts';
 

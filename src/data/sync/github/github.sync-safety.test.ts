@@ -11,7 +11,7 @@ import {
   useFixtureSync,
   type LoggedRequest,
 } from '../../../../test/github-api-standin.ts';
-import { readDataVersion } from '../../../changes/counters.queries.ts';
+import { readDataVersion } from '../../../announcements/counters.queries.ts';
 import { retryAfterMs } from './github.client.ts';
 import { SyncStopped, syncGithub, type GithubSyncOptions } from './github.sync.ts';
 

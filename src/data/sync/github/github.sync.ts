@@ -2,7 +2,7 @@
 // per transaction, with conditional requests so that an unchanged repository costs only 304s.
 import type { Db } from '../../../db/index.ts';
 import { ImportError } from '../../base/import-error.ts';
-import { readDataVersion } from '../../../changes/counters.queries.ts';
+import { readDataVersion } from '../../../announcements/counters.queries.ts';
 import { emptyCounts } from '../../base/resource-counts.ts';
 import { GITHUB_RESOURCES, type RepositoryRecord } from '../../github/github.records.ts';
 import type { GithubReport } from '../../github/github.write.ts';

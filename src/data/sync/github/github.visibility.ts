@@ -3,7 +3,7 @@
 // `repository` a record may embed), so a token that can read private repositories never leaks one. A stored
 // repository missing from the public listing is asked for: unless GitHub shows it public (moved or renamed),
 // it is deleted with its issues, labels, milestones and releases.
-import { bumpDataVersion } from '../../../changes/counters.queries.ts';
+import { bumpDataVersion } from '../../../announcements/counters.queries.ts';
 import type { Db } from '../../../db/index.ts';
 import type { GithubClient } from './github.client.ts';
 import { deleteRepositories, storedRepositoriesOf } from './github.visibility.queries.ts';

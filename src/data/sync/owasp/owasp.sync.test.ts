@@ -14,7 +14,7 @@ import type { Db } from '../../../db/index.ts';
 import { ImportError } from '../../base/import-error.ts';
 import { distanceKm } from '../../geocode/geocode.gazetteer.ts';
 import { BUNDLED_DATA_DIR } from '../../import/dataset.import.ts';
-import { readDataVersion } from '../../../changes/counters.queries.ts';
+import { readDataVersion } from '../../../announcements/counters.queries.ts';
 import { OWASP_FILES } from './owasp.download.ts';
 import { syncOwasp } from './owasp.sync.ts';
 

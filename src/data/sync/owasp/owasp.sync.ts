@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../../db/index.ts';
 import { ImportError } from '../../base/import-error.ts';
-import { bumpDataVersion, readDataVersion } from '../../../changes/counters.queries.ts';
+import { bumpDataVersion, readDataVersion } from '../../../announcements/counters.queries.ts';
 import { changedRows } from '../../base/resource-counts.ts';
 import { readOwaspData } from '../../owasp/owasp.read.ts';
 import { writeOwaspData } from '../../owasp/owasp.write.ts';

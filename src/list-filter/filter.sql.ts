@@ -2,7 +2,7 @@
 // fixed fragments (operators, casts, wildcards) and column names from the maps below.
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { Condition, Operator, SearchField, SearchResource } from './search.fields.ts';
+import type { Condition, Operator, SearchField, SearchResource } from './filter.fields.ts';
 
 /** Public field name → `table.column`, or an expression computed from the row. */
 export type ColumnMap<F extends string> = Readonly<Record<F, string | RawBuilder<unknown>>>;

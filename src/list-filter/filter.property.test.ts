@@ -2,9 +2,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createTestDb, type TestDatabase } from '../../test/helpers.ts';
-import { OPERATORS, type Condition, type FieldSpec, type Operator } from './search.fields.ts';
-import { MAX_QUERY_LENGTH, parseSearch, SEARCH_FIELDS } from './search.parser.ts';
-import { applySearch, SEARCH_COLUMNS } from './search.sql.ts';
+import { OPERATORS, type Condition, type FieldSpec, type Operator } from './filter.fields.ts';
+import { MAX_QUERY_LENGTH, parseSearch, SEARCH_FIELDS } from './filter.parser.ts';
+import { applySearch, SEARCH_COLUMNS } from './filter.sql.ts';
 
 const SPECS: FieldSpec[] = Object.values(SEARCH_FIELDS);
 const DAY_MS = 86_400_000;

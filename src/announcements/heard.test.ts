@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { createTestDb, type TestDatabase } from '../../test/helpers.ts';
 import { bumpDataVersion } from './counters.queries.ts';
-import { SharedChanges } from './shared-changes.ts';
+import { SharedChanges } from './heard.ts';
 
 let database: TestDatabase;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSearch, SEARCH_FIELDS, type Condition, type FieldSpec, type Operator } from './search.parser.ts';
-import { SEARCH_DESCRIPTION, SEARCH_EXAMPLES, searchDescription } from './search.docs.ts';
+import { parseSearch, SEARCH_FIELDS, type Condition, type FieldSpec, type Operator } from './filter.parser.ts';
+import { SEARCH_DESCRIPTION, SEARCH_EXAMPLES, searchDescription } from './filter.docs.ts';
 
 const s = (field: string, value: string, exact = false): Condition => ({ kind: 'string', field, value, exact });
 const n = (field: string, op: Operator, value: number): Condition => ({ kind: 'number', field, op, value });

@@ -1,11 +1,11 @@
 // Structured search `q`: a hand-written scanner turns the text into terms (field, operator, value),
 // then each term becomes one typed condition or is dropped on its own. Never throws; the grammar
 // and every decision are in docs/search.md.
-import type { Condition, FieldSpec, Operator } from './search.fields.ts';
-import { asciiLower, parseBoolean, parseDate, parseInteger } from './search.values.ts';
+import type { Condition, FieldSpec, Operator } from './filter.fields.ts';
+import { asciiLower, parseBoolean, parseDate, parseInteger } from './filter.values.ts';
 
-export { MAX_QUERY_LENGTH, SEARCH_FIELDS } from './search.fields.ts';
-export type { Condition, FieldSpec, FieldType, Operator } from './search.fields.ts';
+export { MAX_QUERY_LENGTH, SEARCH_FIELDS } from './filter.fields.ts';
+export type { Condition, FieldSpec, FieldType, Operator } from './filter.fields.ts';
 
 interface Term {
   /** Undefined for free text. Raw spelling: may be empty or unknown. */

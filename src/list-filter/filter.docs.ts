@@ -1,5 +1,5 @@
 // The OpenAPI description of `q`. The full rules live in docs/search.md.
-import { MAX_QUERY_LENGTH, SEARCH_FIELDS, type SearchResource } from './search.fields.ts';
+import { MAX_QUERY_LENGTH, SEARCH_FIELDS, type SearchResource } from './filter.fields.ts';
 
 // Characters are code points: what JSON Schema's maxLength counts, so the 400 matches the published schema.
 const RULES = `Structured search, at most ${MAX_QUERY_LENGTH} characters (Unicode code points); empty or blank is ignored.

@@ -1,13 +1,13 @@
 // Compile-only checks (no database): the text of the SQL never depends on what the user typed.
-// What the SQL selects is checked against a real database in search.property.test.ts.
+// What the SQL selects is checked against a real database in filter.property.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { Condition } from './search.fields.ts';
-import { parseSearch, SEARCH_FIELDS } from './search.parser.ts';
-import { applySearch, escapeLike, SEARCH_COLUMNS } from './search.sql.ts';
+import type { Condition } from './filter.fields.ts';
+import { parseSearch, SEARCH_FIELDS } from './filter.parser.ts';
+import { applySearch, escapeLike, SEARCH_COLUMNS } from './filter.sql.ts';
 
 const db = new Kysely<DB>({
   dialect: {
