@@ -1,8 +1,8 @@
 // What an open database is, and how one is opened, whichever the engine (index.ts opens it: server/ or embedded/).
 import type { Kysely, KyselyConfig } from 'kysely';
 import type { DB } from './schema.ts';
-import type { EmbeddedHealth, RestartOptions } from './embedded/pglite-supervisor.ts';
-import type { PoolMode } from './server/pool-mode.ts';
+import type { PoolMode } from '../config.ts';
+import type { EmbeddedHealth, RestartOptions } from './embedded-health.ts';
 import type { ListBudget } from './pools.ts';
 
 export type Db = Kysely<DB>;
