@@ -14,8 +14,9 @@
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { setTimeout } from 'node:timers/promises';
 import { serverUrl } from '../test/helpers.ts';
-import { ROOT } from '../test/process.ts';
+import { exited, ROOT } from '../test/process.ts';
 import { floodDatabase, mcpGet, MEMBERS_FROM, startFloodServer, type FloodServer } from '../test/memory-flood.ts';
 
 const HEAP_MB = Number(process.env.HEAP_MB ?? 512);
@@ -138,7 +139,8 @@ async function main(): Promise<number> {
     failure = (error as Error).message.split('\n')[0];
   } finally {
     const elapsed = (performance.now() - started) / 1000;
-    // A server that died says why on stderr (V8: "Reached heap limit … JavaScript heap out of memory").
+    // A server that closed the connection is dying: its exit (and V8's "JavaScript heap out of memory") follows.
+    if (failure && server) await Promise.race([exited(server.process), setTimeout(10_000)]);
     const died = server && (server.process.exitCode !== null || server.process.signalCode !== null);
     console.log('| phase | requests/s | heap after a full GC, MB | cds_cache_memory_bytes, MB |');
     console.log('|---|---:|---:|---|');
