@@ -151,6 +151,14 @@ async function main(): Promise<number> {
       const { exitCode, signalCode } = server!.process;
       const oom = /[^\n]*heap out of memory[^\n]*/.exec(server!.output());
       console.log(`server died (exit ${exitCode ?? signalCode}): ${oom?.[0].trim() ?? server!.output().slice(-500)}`);
+    } else if (failure && server) {
+      // Alive but failing (a 503): what it logged at error level says why.
+      for (const line of server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"level":50'))
+        .slice(-3))
+        console.log(`server: ${line.slice(0, 300)}`);
     } else if (!failure) console.log('\nevery answer 200, the process alive at the end');
     await server?.stop();
     await database.drop();
