@@ -93,6 +93,25 @@ export function keyedDump(
   };
 }
 
+/** The dump of a GitHub account table (`/<resource>/<login>`): its list's rows and the detail's fields. */
+export function loginDump(
+  resource: 'members' | 'organizations',
+  record: TObject,
+  pathParam: string,
+  list: (db: Db) => unknown,
+): DumpSource {
+  return {
+    resource,
+    record,
+    params: [pathParam],
+    key: `${resource}.id`,
+    rows: (db) =>
+      (list(db) as ListQuery)
+        .clearSelect()
+        .select([...fieldsOf(resource, record), param(pathParam, `${resource}.login`)]),
+  };
+}
+
 /** The dump of a table whose records are named in their repository (`/<organization>/<repository>/<id>`). */
 export function inRepositoryDump(
   resource: 'issues' | 'milestones' | 'releases',

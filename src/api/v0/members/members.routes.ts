@@ -1,6 +1,5 @@
 import { resource } from '../common/resource.ts';
-import { fieldsOf, param } from '../common/dumps.ts';
-import type { ListQuery } from '../common/pagination.ts';
+import { loginDump } from '../common/dumps.ts';
 import { MemberDetail, MemberFilters, MemberItem, MemberParams } from './members.schemas.ts';
 import { MEMBER_GROUPS, MEMBER_ORDERING, getMember, listMembers, exampleMember } from './members.queries.ts';
 
@@ -19,16 +18,5 @@ export const members = resource('members', 'Member', {
     response: MemberDetail,
     fetch: (db, params) => getMember(db, params.member_id),
   },
-  dumps: [
-    {
-      resource: 'members',
-      record: MemberDetail,
-      params: ['member_id'],
-      key: 'members.id',
-      rows: (db) =>
-        (listMembers(db, {}) as ListQuery)
-          .clearSelect()
-          .select([...fieldsOf('members', MemberDetail), param('member_id', 'members.login')]),
-    },
-  ],
+  dumps: [loginDump('members', MemberDetail, 'member_id', (db) => listMembers(db, {}))],
 });

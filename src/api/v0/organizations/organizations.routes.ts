@@ -1,6 +1,5 @@
 import { resource } from '../common/resource.ts';
-import { fieldsOf, param } from '../common/dumps.ts';
-import type { ListQuery } from '../common/pagination.ts';
+import { loginDump } from '../common/dumps.ts';
 import {
   OrganizationDetail,
   OrganizationFilters,
@@ -30,16 +29,5 @@ export const organizations = resource('organizations', 'Organization', {
     response: OrganizationDetail,
     fetch: (db, params) => getOrganization(db, params.organization_id),
   },
-  dumps: [
-    {
-      resource: 'organizations',
-      record: OrganizationDetail,
-      params: ['organization_id'],
-      key: 'organizations.id',
-      rows: (db) =>
-        (listOrganizations(db, {}) as ListQuery)
-          .clearSelect()
-          .select([...fieldsOf('organizations', OrganizationDetail), param('organization_id', 'organizations.login')]),
-    },
-  ],
+  dumps: [loginDump('organizations', OrganizationDetail, 'organization_id', (db) => listOrganizations(db, {}))],
 });
