@@ -15,7 +15,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { FastifyInstance } from 'fastify';
 import { embeddedWorker, openDatabase, type Database } from '../src/db/index.ts';
-import type { RestartOptions } from '../src/db/embedded/pglite-supervisor.ts';
+import type { RestartOptions } from '../src/db/embedded-health.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 import { chapter } from './factories.ts';
 import { EMBEDDED, seedDataDir, serverUrl } from './helpers.ts';

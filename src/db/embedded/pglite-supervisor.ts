@@ -18,14 +18,6 @@ import type {
   RestartOptions,
 } from '../embedded-health.ts';
 
-export type {
-  EmbeddedEvents,
-  EmbeddedHealth,
-  EmbeddedState,
-  RestartClock,
-  RestartOptions,
-} from '../embedded-health.ts';
-
 const realClock: RestartClock = {
   now: () => performance.now(),
   setTimeout(run, ms) {

@@ -66,15 +66,16 @@ export function inRepositories(rows: ListQuery, table: string): ListQuery {
 }
 
 /**
- * The dump of a table whose records are named by their key alone (`/<resource>/<key>`, the table named as the
- * resource): its list's rows, the detail's fields, and with `leaders` the entity's leaders as the detail shows them.
+ * The dump of a table whose records are named by one column (`/<resource>/<key>`, the table named as the resource):
+ * its list's rows, the detail's fields, and with `leaders` the entity's leaders as the detail shows them.
  */
 export function keyedDump(
-  resource: 'chapters' | 'committees' | 'events' | 'projects' | 'sponsors' | 'snapshots',
+  resource: 'chapters' | 'committees' | 'events' | 'projects' | 'sponsors' | 'snapshots' | 'members' | 'organizations',
   record: TObject,
   pathParam: string,
   list: (db: Db) => unknown,
   leaders?: 'chapter_id' | 'project_id',
+  column: 'key' | 'login' = 'key',
 ): DumpSource {
   return {
     resource,
@@ -88,28 +89,19 @@ export function keyedDump(
       const computed: Record<string, Field> = leaders ? { leaders: LEADERS } : {};
       return listed
         .clearSelect()
-        .select([...fieldsOf(resource, record, computed), param(pathParam, `${resource}.key`)]);
+        .select([...fieldsOf(resource, record, computed), param(pathParam, `${resource}.${column}`)]);
     },
   };
 }
 
-/** The dump of a GitHub account table (`/<resource>/<login>`): its list's rows and the detail's fields. */
+/** The dump of a GitHub account table (`/<resource>/<login>`): a keyed dump named by the login. */
 export function loginDump(
   resource: 'members' | 'organizations',
   record: TObject,
   pathParam: string,
   list: (db: Db) => unknown,
 ): DumpSource {
-  return {
-    resource,
-    record,
-    params: [pathParam],
-    key: `${resource}.id`,
-    rows: (db) =>
-      (list(db) as ListQuery)
-        .clearSelect()
-        .select([...fieldsOf(resource, record), param(pathParam, `${resource}.login`)]),
-  };
+  return keyedDump(resource, record, pathParam, list, undefined, 'login');
 }
 
 /** The dump of a table whose records are named in their repository (`/<organization>/<repository>/<id>`). */
