@@ -8,6 +8,7 @@ import { createTestDb, type TestDatabase } from './helpers.ts';
 const TABLES = [
   'api_keys',
   'app_meta',
+  'changes',
   'chapters',
   'committees',
   'entity_leaders',
@@ -47,6 +48,7 @@ const ALL = [
   '0011_fulltext_search',
   '0012_nearest',
   '0013_key_lifecycle',
+  '0014_change_log',
 ];
 
 let t: TestDatabase;
@@ -139,6 +141,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0014_change_log']);
   assert.deepEqual(await migrateDown(t.db), ['0013_key_lifecycle']);
   assert.deepEqual(await migrateDown(t.db), ['0012_nearest']);
   assert.deepEqual(await migrateDown(t.db), ['0011_fulltext_search']);

@@ -9,9 +9,14 @@ import type { WalPosition } from '../db/server/replicas.ts';
 const DATA_VERSION = 'data_version';
 const REVOCATIONS = 'keys_revoked';
 
-/** A counter that changes whenever stored data changes; response caches key on it. */
-export function bumpDataVersion(db: Db): Promise<number> {
-  return bumpMetaCounter(db, DATA_VERSION);
+/**
+ * A counter that changes whenever stored data changes; response caches key on it. Once per transaction (migration
+ * 0014): the change log's triggers bump it with the first change they record, and a second bump in the same
+ * transaction returns the first's version, which every change of the transaction carries.
+ */
+export async function bumpDataVersion(db: Db): Promise<number> {
+  const { rows } = await sql<{ version: string }>`SELECT cds_bump_data_version() AS version`.execute(db);
+  return Number(rows[0]!.version);
 }
 
 export function readDataVersion(db: Db): Promise<number> {

@@ -350,6 +350,19 @@ export interface TombstoneTable {
   deleted_at: DefaultTimestamp;
 }
 
+/** The change log (migration 0014, docs/changes.md): written by triggers only. */
+export interface ChangeTable {
+  id: Id;
+  resource: string;
+  action: 'created' | 'updated' | 'deleted';
+  key: string;
+  /** What follows `/api/v0/<resource>/` in the record's detail path; null when it has none (labels). */
+  path: string | null;
+  occurred_at: DefaultTimestamp;
+  data_version: Ref;
+  changed_fields: string[] | null;
+}
+
 export interface DB {
   app_meta: AppMetaTable;
   chapters: ChapterTable;
@@ -374,4 +387,5 @@ export interface DB {
   api_keys: ApiKeyTable;
   snapshots: SnapshotTable;
   tombstones: TombstoneTable;
+  changes: ChangeTable;
 }

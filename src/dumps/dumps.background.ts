@@ -63,7 +63,9 @@ export function startDumpBuilds(options: DumpBuildsOptions): DumpBuilds {
     const manifest = await readManifest(dir);
     if (!manifest) return false;
     const [database_, version] = await Promise.all([readDatabaseId(database.db), readDataVersion(database.db)]);
-    return manifest.database === database_ && manifest.data_version === version;
+    return (
+      manifest.database === database_ && manifest.data_version === version && manifest.last_change_id !== undefined
+    );
   };
 
   function run(): void {

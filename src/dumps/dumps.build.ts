@@ -16,6 +16,7 @@ import type { Database, Db } from '../db/index.ts';
 import { readDataVersion } from '../announcements/counters.queries.ts';
 import { createDatabaseId } from '../db/meta.queries.ts';
 import { readTableVersions } from '../db/table-versions.queries.ts';
+import { lastChangeId } from '../changes/change-log.queries.ts';
 import {
   batchBoundaries,
   exportSnapshot,
@@ -186,12 +187,15 @@ async function buildConsistent(
         });
       }
       const dataVersion = await readDataVersion(db);
+      // Before the tables' versions are read again: a change committed after this read moves one, and the build runs again.
+      const lastChange = await lastChangeId(db);
       const after = await readTableVersions(db);
       if (sameVersions(Object.fromEntries(before), Object.fromEntries(after))) {
         const manifest: StoredManifest = {
           format: DUMP_FORMAT,
           database: databaseId,
           data_version: dataVersion,
+          last_change_id: lastChange,
           built_at: new Date().toISOString(),
           items: items.map((item) => ({ ...item, data_version: dataVersion })),
         };

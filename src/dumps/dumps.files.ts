@@ -33,6 +33,8 @@ export interface StoredManifest {
   /** The id of the database the dumps were built from (db/meta.queries.ts, readDatabaseId). */
   database: string;
   data_version: number;
+  /** The last change of the log the build includes (docs/changes.md); absent in manifests written before the log. */
+  last_change_id?: number;
   built_at: string;
   items: StoredDump[];
 }

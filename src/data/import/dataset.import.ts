@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../../db/index.ts';
 import { bumpDataVersion, readDataVersion } from '../../announcements/counters.queries.ts';
 import { analyzeAll, noStatementTimeout } from './dataset.queries.ts';
+import { recordNoChanges } from '../base/baseline.queries.ts';
 import { lockWrites } from '../base/write-lock.queries.ts';
 import { readOwaspData } from '../owasp/owasp.read.ts';
 import { writeOwaspData } from '../owasp/owasp.write.ts';
@@ -110,7 +111,10 @@ async function runImport(
     const owaspData = step(await readOwaspData(sources.owaspDir), 0);
     return await db.transaction().execute(async (trx) => {
       await lockWrites(trx);
-      if (onlyIfEmpty && (await readDataVersion(trx)) > 0) return null;
+      const empty = (await readDataVersion(trx)) === 0;
+      if (onlyIfEmpty && !empty) return null;
+      // The first import into an empty database is the baseline: no change recorded (base/baseline.queries.ts).
+      if (empty) await recordNoChanges(trx);
       // A bulk load: its set-based statements (a million issues at once) may take longer than a request's budget.
       await noStatementTimeout(trx);
       // The GitHub responses are read inside the transaction: their issues are staged in its TEMP tables
@@ -147,6 +151,7 @@ export async function importFromDumps(
       await lockWrites(trx);
       await noStatementTimeout(trx);
       const found = await firstNonEmptyTable(trx);
+      await recordNoChanges(trx);
       if (found)
         throw new ImportError(
           '--from-dumps',

@@ -50,6 +50,7 @@ export function dumpsRoutes(app: FastifyInstance): void {
       notCached(request);
       const manifest = await currentManifest();
       return {
+        last_change_id: manifest?.last_change_id ?? 0,
         items: (manifest?.items ?? []).map((item) => ({
           resource: item.resource,
           url: `${DUMPS_PATH}${item.resource}.ndjson.gz`,

@@ -14,7 +14,17 @@ export const DumpItem = Type.Object(
   { title: 'Dump' },
 );
 
-export const DumpManifest = Type.Object({ items: Type.Array(DumpItem) }, { title: 'DumpManifest' });
+export const DumpManifest = Type.Object(
+  {
+    last_change_id: Type.Integer({
+      description:
+        'The last change (`GET /api/v0/changes/`) the files include: load them, then follow the changes after this ' +
+        'id (docs/changes.md). 0 until the first build.',
+    }),
+    items: Type.Array(DumpItem),
+  },
+  { title: 'DumpManifest' },
+);
 
 export const DumpParams = Type.Object({
   file: Type.String({ maxLength: 100, description: '`<resource>.ndjson.gz`' }),

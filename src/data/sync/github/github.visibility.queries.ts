@@ -25,6 +25,11 @@ export async function deleteRepositories(db: Db, githubIds: number[]): Promise<n
   const keys = githubIds.flatMap((id) => [`github:issues-since:${id}`, `github:counts-at:${id}`]);
   await sql`DELETE FROM sync_requests WHERE scope = ANY(${scopes}::text[])`.execute(db);
   await sql`DELETE FROM sync_state WHERE key = ANY(${keys}::text[])`.execute(db);
+  // Their records first, each its own statement: the change log names them by their repository (migration 0014),
+  // which a cascade from the repositories' deletion would have removed already.
+  for (const table of ['issues', 'milestones', 'releases', 'labels'])
+    await sql`DELETE FROM ${sql.table(table)} WHERE repository_id IN
+      (SELECT id FROM repositories WHERE github_id = ANY(${githubIds}::bigint[]))`.execute(db);
   const result = await sql`DELETE FROM repositories WHERE github_id = ANY(${githubIds}::bigint[])`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
