@@ -33,6 +33,7 @@ import type { Timers } from './access/known-keys.ts';
 import { SharedChanges } from './announcements/heard.ts';
 import { memory } from './memory-budget.ts';
 import type { DataVersionWatcher } from './announcements/data-version.ts';
+import type { Lookup } from './webhooks/webhook-targets.ts';
 
 export interface AppOptions {
   config: Config;
@@ -48,6 +49,8 @@ export interface AppOptions {
   every?: Every;
   /** The time and waits of the brute-force guard's memory of known keys (tests pass a fake). */
   timers?: Timers;
+  /** How webhook targets' names are resolved (tests answer without DNS); the system's resolver by default. */
+  webhookLookup?: Lookup;
 }
 
 // Never log credentials: API keys, cookies, tokens.
@@ -59,7 +62,15 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export async function buildApp({ config, database, logger, clock = Date.now, every, timers }: AppOptions) {
+export async function buildApp({
+  config,
+  database,
+  logger,
+  clock = Date.now,
+  every,
+  timers,
+  webhookLookup,
+}: AppOptions) {
   // Cached hits answered before the routes (api/v0/rest/early-answers.ts), once the REST scope is built.
   const answers: { early?: EarlyAnswers } = {};
   let closing = false;
@@ -102,6 +113,7 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
     watcher: changes.dataVersion,
     cache: new ResponseCache(),
     clock,
+    webhookLookup,
   };
   app.decorate('shared', shared);
   scheduleSessionSweep(app, every);
@@ -201,6 +213,8 @@ export interface SharedState {
   cache: ResponseCache;
   /** The app's time (AppOptions.clock). */
   clock: () => number;
+  /** AppOptions.webhookLookup. */
+  webhookLookup: Lookup | undefined;
 }
 
 declare module 'fastify' {
