@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 export interface Received {
+  /** The request's path. */
+  path: string;
   headers: Record<string, string>;
   body: string;
   json: { type: string; timestamp: string; data: { id: number; type: string; key: string; resource: string } };
@@ -53,7 +55,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      const request: Received = { headers, body, json: JSON.parse(body) as Received['json'] };
+      const request: Received = { path: req.url ?? '', headers, body, json: JSON.parse(body) as Received['json'] };
       receiver.received.push(request);
       for (const waiter of waiters.filter((w) => receiver.received.length >= w.count)) {
         waiters.splice(waiters.indexOf(waiter), 1);

@@ -143,7 +143,10 @@ export interface ReplayRange {
 const isId = (value: number | null | undefined) =>
   value === undefined || value === null || (Number.isSafeInteger(value) && value >= 0);
 
-/** Sends again the changes of a range (ids, or times) the endpoint had already; see startReplay. */
+/**
+ * Sends again the changes of a range (ids, or times) the endpoint had already; see startReplay. Without a start,
+ * nothing is sent again: the endpoint is only enabled again, to go on from its last delivered change.
+ */
 export async function replayWebhook(
   scope: WebhookScope,
   userId: string | undefined,
@@ -161,7 +164,10 @@ export async function replayWebhook(
   const found = await owned(scope, uuid, userId);
   const bounds = byTimes
     ? await changeIdsBetween(scope.db, range.since ?? undefined, range.until ?? undefined)
-    : { after: range.afterId ?? 0, until: range.untilId ?? Number(found.delivered_through) };
+    : {
+        after: range.afterId ?? Number(found.delivered_through),
+        until: range.untilId ?? Number(found.delivered_through),
+      };
   if (bounds.until < bounds.after)
     throw new WebhookError('WEBHOOK_INVALID_INPUT', 'The end of the range is before its start.');
   const webhook = await startReplay(scope.db, found.uuid, userId, bounds.after, bounds.until);
