@@ -510,6 +510,24 @@ test('the address is checked again at every delivery: a target now private, or a
   }
 });
 
+test('an instance with another WEBHOOK_SECRETS_KEY sends nothing unsigned: the attempt fails and is retried later', async () => {
+  const owner = await signIn();
+  const url = hookUrl();
+  const hook = await createHook(owner, url);
+  await chapter(t.database.db);
+  const worker = startWorker({ secretsKey: 'another-webhook-secrets-key-0123456789' });
+  await idle(worker);
+  assert.equal(receivedAt(url).length, 0);
+  const attempts = await deliveries(owner, hook);
+  assert.deepEqual(
+    attempts.map((a) => a.status),
+    ['failed'],
+  );
+  assert.match(attempts[0]!.error!, /WEBHOOK_SECRETS_KEY is not the key it was sealed with/);
+  const state_ = await state(owner, hook);
+  assert.equal(state_.failedAttempts, 1);
+});
+
 /** Runs the worker until nothing is due (a look at once, then the endpoints it found). */
 async function idle(worker: WebhookDeliveries): Promise<void> {
   await worker.idle();

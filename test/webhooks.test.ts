@@ -261,3 +261,32 @@ test('without WEBHOOK_SECRETS_KEY no webhook can be created, with a message sayi
     await plain.close();
   }
 });
+
+test('the OpenAPI document describes the message a webhook receives (its `webhooks` section)', async () => {
+  const res = await t.app.inject({ method: 'GET', url: '/api/v0/openapi.json' });
+  const document = res.json() as {
+    openapi: string;
+    webhooks: Record<
+      string,
+      {
+        post: {
+          parameters: { name: string }[];
+          requestBody: {
+            content: Record<string, { schema: { required: string[]; properties: { type: { enum: string[] } } } }>;
+          };
+        };
+      }
+    >;
+  };
+  assert.equal(document.openapi, '3.1.0');
+  const post = document.webhooks.change!.post;
+  assert.deepEqual(
+    post.parameters.map((p) => p.name),
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+  );
+  const schema = post.requestBody.content['application/json']!.schema;
+  assert.deepEqual(schema.required, ['type', 'timestamp', 'data']);
+  assert.ok(
+    schema.properties.type.enum.includes('chapter.created') && schema.properties.type.enum.includes('release.deleted'),
+  );
+});

@@ -23,6 +23,9 @@ import {
   type ClaimedWebhook,
 } from './webhook-queue.queries.ts';
 
+/** A message that cannot be signed (its secret cannot be opened): a failed attempt. */
+class UnsignableError extends Error {}
+
 /** The longest wait between two attempts, however many failed. */
 export const MAX_RETRY_DELAY_MS = 3_600_000;
 
@@ -103,15 +106,19 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
     looking = claimDue(db, owner, now(), leaseMs, concurrency - serving.size)
       .then((claimed) => {
         for (const webhook of claimed) {
-          const run = serve(webhook)
-            .catch((error: unknown) => {
-              log.warn({ err: error, webhook: webhook.uuid }, 'webhook deliveries failed; trying again later');
-              return release(db, webhook.id, owner).catch(() => {});
-            })
-            .finally(() => {
+          const run = serve(webhook).then(
+            () => {
               serving.delete(webhook.id);
               look();
-            });
+            },
+            async (error: unknown) => {
+              // Not a failure of the endpoint (the database, a bug): the next poll tries again, not at once.
+              log.warn({ err: error, webhook: webhook.uuid }, 'webhook deliveries failed; trying again later');
+              await release(db, webhook.id, owner).catch(() => {});
+              serving.delete(webhook.id);
+              settleIdle();
+            },
+          );
           serving.set(webhook.id, run);
         }
         return claimed.length;
@@ -132,12 +139,27 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
       });
   }
 
-  /** The secrets that sign now: the current one, and the one a rotation replaced during its overlap. */
+  /**
+   * The secrets that sign now: the current one, and the one a rotation replaced during its overlap (when it can be
+   * opened). A current one that cannot be (no WEBHOOK_SECRETS_KEY, or another) fails the attempt like an endpoint's
+   * failure: retried, then disabled, never a loop.
+   */
   function secretsOf(webhook: ClaimedWebhook): string[] {
-    if (!box) throw new Error('WEBHOOK_SECRETS_KEY is not set: webhooks cannot be signed');
-    const secrets = [box.open(webhook.secret_sealed)];
-    if (webhook.previous_secret_sealed && webhook.previous_secret_until && webhook.previous_secret_until > now())
-      secrets.push(box.open(webhook.previous_secret_sealed));
+    if (!box) throw new UnsignableError('WEBHOOK_SECRETS_KEY is not set: the message cannot be signed');
+    let current: string;
+    try {
+      current = box.open(webhook.secret_sealed);
+    } catch (error) {
+      throw new UnsignableError((error as Error).message);
+    }
+    const secrets = [current];
+    if (webhook.previous_secret_sealed && webhook.previous_secret_until && webhook.previous_secret_until > now()) {
+      try {
+        secrets.push(box.open(webhook.previous_secret_sealed));
+      } catch {
+        // The previous secret only adds a signature: without it the message is still signed.
+      }
+    }
     return secrets;
   }
 
@@ -194,9 +216,11 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
       const message = buildMessage(webhook.uuid, change, secretsOf(webhook), Math.floor(Date.now() / 1000));
       outcome = await postMessage(url, target, message.headers, message.body, options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
     } catch (error) {
-      if (!(error instanceof TargetRefusedError)) throw error;
-      refused = error.message;
-      outcome = { error: refused };
+      if (error instanceof UnsignableError) outcome = { error: error.message };
+      else if (error instanceof TargetRefusedError) {
+        refused = error.message;
+        outcome = { error: refused };
+      } else throw error;
     }
     const base = { webhookId: webhook.id, changeId: change.id, attemptedAt };
     const status = outcome.status;
