@@ -28,6 +28,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** `/hook/3` → `/hook/4`. */
+const nextPath = (path: string) => path.replace(/\d+$/, (n) => String(Number(n) + 1));
+
 export async function startReceiver(): Promise<Receiver> {
   const waiters: { count: number; resolve: () => void }[] = [];
   const held: http.ServerResponse[] = [];
@@ -64,7 +67,11 @@ export async function startReceiver(): Promise<Receiver> {
       const answer = receiver.answer(request);
       if (answer === 'drop') req.socket.destroy();
       else if (answer === 'hold') held.push(res);
-      else res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer >= 300 ? 'x'.repeat(5000) : 'ok');
+      else
+        res
+          // A redirect names the next path of this receiver: a client that followed it would be seen there.
+          .writeHead(answer, { 'content-type': 'text/plain', location: nextPath(request.path) })
+          .end(answer >= 300 ? 'x'.repeat(5000) : 'ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -9,6 +9,8 @@ import { devSignIn, graphql, type Browser } from './auth.ts';
 import { fakeClock, type FakeClock } from './fake-clock.ts';
 import { chapter } from './factories.ts';
 import { committee } from './factories-community.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { startPgbouncer } from './pgbouncer-server.ts';
 import { startReceiver, verify, type Answer, type Receiver } from './webhook-receiver.ts';
 import { startWebhookDeliveries, type WebhookDeliveries } from '../src/webhooks/webhook-delivery.ts';
 import type { WebhookSettings } from '../src/config.ts';
@@ -44,7 +46,7 @@ after(async () => {
 /** This instance's delivery worker, on the test's clock; it looks only when kicked (no timer of its own in effect). */
 function startWorker(
   settings: Partial<WebhookSettings> = {},
-  options: { lookup?: Lookup; leaseMs?: number; db?: TestApp['database']['db'] } = {},
+  options: { lookup?: Lookup; leaseMs?: number; concurrency?: number; db?: TestApp['database']['db'] } = {},
 ): WebhookDeliveries {
   const log = (level: string) => (object: object, message: string) =>
     workerLogs.push(`${level} ${message} ${JSON.stringify(object, Object.getOwnPropertyNames(object))}`);
@@ -57,6 +59,7 @@ function startWorker(
     random: () => 0,
     ...(options.lookup ? { lookup: options.lookup } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
   });
   workers.push(worker);
   return worker;
@@ -276,6 +279,21 @@ test('a receiver down for a while, then up, gets every change once its retries c
   assert.equal(receivedAt(stuckUrl).length, 3);
 });
 
+test('a redirect is not followed: it is a failed attempt, and the address it names gets nothing', async () => {
+  const owner = await signIn();
+  const url = hookUrl();
+  const elsewhere = hookUrl();
+  const hook = await createHook(owner, url);
+  answers.set(new URL(url).pathname, () => 307);
+  await chapter(t.database.db);
+  const worker = startWorker();
+  await idle(worker);
+  assert.equal(receivedAt(url).length, 1);
+  assert.equal(receivedAt(elsewhere).length, 0);
+  const [attempt] = await deliveries(owner, hook);
+  assert.deepEqual([attempt!.status, attempt!.responseCode], ['failed', 307]);
+});
+
 test('a 410 answer disables the endpoint at once; failing past WEBHOOK_RETRY_MAX_HOURS disables it; a replay enables it', async () => {
   const owner = await signIn();
   const goneUrl = hookUrl();
@@ -435,17 +453,25 @@ test('a crash mid-delivery loses nothing: another instance takes over once the l
   }
 });
 
-test('two instances deliver each message once', async () => {
+test('two instances deliver each message once (on PostgreSQL, the second one through PgBouncer in transaction mode)', async () => {
   const owner = await signIn();
   const urls = [hookUrl(), hookUrl(), hookUrl(), hookUrl()];
   for (const url of urls) await createHook(owner, url);
   const start = await lastId();
   for (let i = 0; i < 10; i++) await chapter(t.database.db);
   const ids = await changeIds(start);
-  const second = await buildTestApp({ env: ENV, sharedDatabase: t.database, clock: clock.now });
+  // On the server, the other instance has connections of its own, through the pooler; on PGlite, the same database.
+  const bouncer = t.database.url ? await startPgbouncer(t.database.url) : undefined;
+  const pooled = bouncer
+    ? await openDatabase({
+        databaseUrl: bouncer.url(new URL(t.database.url!).pathname.slice(1)),
+        poolMode: 'transaction',
+        poolSize: 5,
+      })
+    : undefined;
   try {
-    const one = startWorker();
-    const two = startWorker({}, { db: second.database.db });
+    const one = startWorker({}, { concurrency: 2 });
+    const two = startWorker({}, { concurrency: 2, db: pooled?.db ?? t.database.db });
     await Promise.all([idle(one), idle(two)]);
     await Promise.all([idle(one), idle(two)]);
     for (const url of urls)
@@ -456,7 +482,8 @@ test('two instances deliver each message once', async () => {
       );
   } finally {
     await cleanUp();
-    await second.close();
+    await pooled?.close();
+    await bouncer?.destroy();
   }
 });
 
