@@ -4,6 +4,8 @@
 import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { buildTestApp, type TestApp } from './app.ts';
 import { devSignIn, graphql, type Browser } from './auth.ts';
 import { fakeClock, type FakeClock } from './fake-clock.ts';
@@ -194,6 +196,14 @@ test('every change a subscription covers, in id order, signed so that standardwe
     assert.equal(request.json.timestamp, (request.json.data as unknown as { occurred_at: string }).occurred_at);
     assert.throws(() => verify(some.secret, request), /signature/i, "another webhook's secret does not verify it");
   }
+  // Each body is what the OpenAPI document's `webhooks` section says.
+  const document = (await t.app.inject({ method: 'GET', url: '/api/v0/openapi.json' })).json() as {
+    webhooks: { change: { post: { requestBody: { content: Record<string, { schema: object }> } } } };
+  };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  const valid = ajv.compile(document.webhooks.change.post.requestBody.content['application/json']!.schema);
+  for (const request of toAll) assert.ok(valid(request.json), ajv.errorsText(valid.errors));
   const toSome = receivedAt(someUrl);
   assert.deepEqual(
     toSome.map((request) => request.json.type),

@@ -1,26 +1,7 @@
 // The OpenAPI 3.1 `webhooks` section: the message a registered webhook receives for each change (issue 43,
 // docs/changes.md "Webhooks"), so that a generated client has its type. Webhooks are managed in GraphQL and `cds`.
-import { CHANGE_TYPES, RESOURCE_NAMES } from '../../../changes/change-log.ts';
-
-const CHANGE = {
-  type: 'object',
-  description: 'A change, as the change log shows it (`GET /api/v0/changes/`).',
-  required: ['id', 'type', 'resource', 'key', 'occurred_at', 'data_version', 'changed_fields', 'url'],
-  properties: {
-    id: { type: 'integer', minimum: 1, description: 'Increasing: a later change has a larger id.' },
-    type: { type: 'string', enum: CHANGE_TYPES, examples: ['chapter.updated'] },
-    resource: { type: 'string', enum: RESOURCE_NAMES, examples: ['chapters'] },
-    key: { type: 'string', description: "The record's identity, as in the deletion feed.", examples: ['london'] },
-    occurred_at: { type: 'string', format: 'date-time' },
-    data_version: { type: 'integer' },
-    changed_fields: {
-      type: ['array', 'null'],
-      items: { type: 'string' },
-      description: 'The fields that changed (updates only).',
-    },
-    url: { type: ['string', 'null'], description: "The record's detail path, null where it has none (labels)." },
-  },
-};
+import { CHANGE_TYPES } from '../../../changes/change-log.ts';
+import { ChangeItem } from '../changes/changes.schemas.ts';
 
 const header = (name: string, description: string, example: string) => ({
   name,
@@ -67,7 +48,7 @@ export const OPENAPI_WEBHOOKS = {
               properties: {
                 type: { type: 'string', enum: CHANGE_TYPES, description: "The change's type." },
                 timestamp: { type: 'string', format: 'date-time', description: 'When the change happened.' },
-                data: CHANGE,
+                data: { ...ChangeItem, description: 'The change, as the pull feed `GET /api/v0/changes/` shows it.' },
               },
             },
           },
