@@ -463,6 +463,33 @@ test('a crash mid-delivery loses nothing: another instance takes over once the l
   }
 });
 
+test('a graceful stop does not wait for a hanging endpoint: the lease goes back and the next instance sends at once', async () => {
+  const owner = await signIn();
+  const url = hookUrl();
+  const hook = await createHook(owner, url);
+  answers.set(new URL(url).pathname, (count) => (count === 1 ? 'hold' : 204));
+  const start = await lastId();
+  await chapter(t.database.db);
+  await chapter(t.database.db);
+  const ids = await changeIds(start);
+  const stopping = startWorker({}, { leaseMs: 60_000 });
+  await until(() => receivedAt(url).length === 1);
+  await stopping.stop();
+  const next = startWorker();
+  await idle(next);
+  assert.deepEqual(
+    receivedAt(url).map((r) => r.json.data.id),
+    [ids[0], ids[0], ids[1]],
+    'no clock moved: the lease was given back',
+  );
+  const attempts = await deliveries(owner, hook);
+  assert.ok(
+    attempts.every((a) => a.status === 'delivered'),
+    'the cut attempt is not counted as a failure',
+  );
+  receiver.releaseHeld(204);
+});
+
 test('two instances deliver each message once (on PostgreSQL, the second one through PgBouncer in transaction mode)', async () => {
   const owner = await signIn();
   const urls = [hookUrl(), hookUrl(), hookUrl(), hookUrl()];

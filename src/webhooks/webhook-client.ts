@@ -31,6 +31,7 @@ export function postMessage(
   headers: Record<string, string>,
   body: string,
   timeoutMs = ATTEMPT_TIMEOUT_MS,
+  signal?: AbortSignal,
 ): Promise<PostOutcome> {
   const lookup: LookupFunction = (_hostname, options, callback) => {
     if (options.all) callback(null, [{ address: target.address, family: target.family }]);
@@ -74,6 +75,8 @@ export function postMessage(
       finish({ error: `no answer within ${timeoutMs / 1000} s` });
     }, timeoutMs);
     timer.unref();
+    // The worker stopping (a graceful shutdown) does not wait for a slow endpoint.
+    signal?.addEventListener('abort', () => request.destroy(new Error('stopped')), { once: true });
     request.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code ?? error.message }));
     request.end(body);
   });

@@ -75,6 +75,7 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
   const owner = crypto.randomUUID();
   const box = settings.secretsKey ? new SecretBox(settings.secretsKey) : undefined;
   const serving = new Map<string, Promise<void>>();
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let looking: Promise<number> | undefined;
   let again = false;
@@ -207,6 +208,10 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
 
   /** One attempt of one message; true when delivered. A failure postpones or disables the endpoint. */
   async function send(webhook: ClaimedWebhook, change: Change): Promise<boolean> {
+    if (stopped) {
+      await release(db, webhook.id, owner);
+      return false;
+    }
     const attemptedAt = now();
     let outcome: PostOutcome;
     let refused: string | undefined;
@@ -214,7 +219,8 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
       const url = parseTarget(webhook.url, settings.allowPrivate);
       const target = await checkTarget(url, settings.allowPrivate, lookup);
       const message = buildMessage(webhook.uuid, change, secretsOf(webhook), Math.floor(Date.now() / 1000));
-      outcome = await postMessage(url, target, message.headers, message.body, options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+      const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+      outcome = await postMessage(url, target, message.headers, message.body, timeoutMs, controller.signal);
     } catch (error) {
       if (error instanceof UnsignableError) outcome = { error: error.message };
       else if (error instanceof TargetRefusedError) {
@@ -227,6 +233,12 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
     if (status !== undefined && status >= 200 && status < 300) {
       await recordAttempt(db, { ...base, status: 'delivered', responseCode: status, responseBody: outcome.body });
       return true;
+    }
+    if (stopped) {
+      // Cut short by the stop: not the endpoint's failure. The lease goes back, so that the next instance (or this
+      // one restarted) sends the message again at once.
+      await release(db, webhook.id, owner);
+      return false;
     }
     const detail = status === undefined ? outcome.error : `HTTP ${status}`;
     if (status === 410) {
@@ -272,6 +284,7 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      controller.abort();
       await looking;
       await Promise.all(serving.values());
       for (const resolve of idleWaiters) resolve();
