@@ -41,6 +41,13 @@ for (const [name, value] of [
   ['CACHE_MEMORY_MB', 'bad'],
   ['CACHE_MEMORY_MB', '0'],
   ['CACHE_MEMORY_MB', '64MB'],
+  ['WEBHOOKS_PER_USER', 'five'],
+  ['WEBHOOKS_PER_USER', '-1'],
+  ['WEBHOOK_RETRY_MIN_MS', '0'],
+  ['WEBHOOK_RETRY_MIN_MS', '5s'],
+  ['WEBHOOK_RETRY_MAX_HOURS', '0'],
+  ['WEBHOOKS_ALLOW_PRIVATE', 'sometimes'],
+  ['WEBHOOK_SECRETS_KEY', 'too-short'],
 ] as const) {
   test(`a bad ${name} (${value}) is refused with a message naming it`, () => {
     assert.throws(
@@ -230,4 +237,25 @@ test('DATABASE_REPLICA_URLS: none by default; postgres URLs beside DATABASE_URL;
     );
   }
   assert.throws(() => loadConfig({ REPLICA_MAX_LAG_MS: '1s' }), /REPLICA_MAX_LAG_MS/);
+});
+
+test('webhooks: 5 per user, retries from 5 s for 72 h, private targets refused, no secrets key; each can be set', () => {
+  assert.deepEqual(loadConfig({}).webhooks, {
+    perUser: 5,
+    retryMinMs: 5_000,
+    retryMaxHours: 72,
+    allowPrivate: false,
+    secretsKey: undefined,
+  });
+  const key = 'k'.repeat(32);
+  assert.deepEqual(
+    loadConfig({
+      WEBHOOKS_PER_USER: '2',
+      WEBHOOK_RETRY_MIN_MS: '100',
+      WEBHOOK_RETRY_MAX_HOURS: '1',
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+      WEBHOOK_SECRETS_KEY: key,
+    }).webhooks,
+    { perUser: 2, retryMinMs: 100, retryMaxHours: 1, allowPrivate: true, secretsKey: key },
+  );
 });
