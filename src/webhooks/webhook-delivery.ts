@@ -180,13 +180,15 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
           (change) => change.id <= replayUntil,
         );
         if (changes.length === 0) {
-          if (!(await advanceReplay(db, webhook.id, owner, replayUntil, lease()))) return;
+          if (!(await advanceReplay(db, webhook.id, owner, replay, replayUntil, lease())))
+            return release(db, webhook.id, owner);
           replay = undefined;
           continue;
         }
         for (const change of changes) {
           if (!(await send(webhook, change))) return;
-          if (!(await advanceReplay(db, webhook.id, owner, change.id, lease()))) return;
+          if (!(await advanceReplay(db, webhook.id, owner, replay, change.id, lease())))
+            return release(db, webhook.id, owner);
           replay = change.id;
         }
         if (replay >= replayUntil) replay = undefined;

@@ -63,9 +63,20 @@ export async function advance(db: Db, id: string, owner: string, through: number
   return result.numUpdatedRows > 0n;
 }
 
-/** A replay's cursor moves to `through`; past its end the replay is over. */
-export async function advanceReplay(db: Db, id: string, owner: string, through: number, leaseUntil: Date) {
+/**
+ * A replay's cursor moves from `from` to `through`; past its end the replay is over. False when the lease is lost, or
+ * when a replay asked meanwhile moved the cursor (merged ranges): the next claim reads the row again.
+ */
+export async function advanceReplay(
+  db: Db,
+  id: string,
+  owner: string,
+  from: number,
+  through: number,
+  leaseUntil: Date,
+) {
   const result = await held(db, id, owner)
+    .where('replay_cursor', '=', String(from))
     .set({
       replay_cursor: sql`CASE WHEN ${through}::bigint >= replay_until THEN NULL ELSE ${through}::bigint END`,
       replay_until: sql`CASE WHEN ${through}::bigint >= replay_until THEN NULL ELSE replay_until END`,
