@@ -8,6 +8,7 @@ import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
 import { startSyncScheduler } from './data/scheduler/sync.scheduler.ts';
 import { startDumpBuilds } from './dumps/dumps.background.ts';
 import { startWebhookDeliveries } from './webhooks/webhook-delivery.ts';
+import { withWebhookSecretsKey } from './webhooks/secrets-key.ts';
 import { DUMPS } from './api/v0/resources.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
@@ -16,7 +17,8 @@ import { describeError, explainEmbeddedFailure } from './db/embedded/disk-space.
 let config: Config;
 try {
   loadEnvFile();
-  config = loadConfig();
+  // On the embedded database without WEBHOOK_SECRETS_KEY, the data folder's own key (webhooks/secrets-key.ts).
+  config = await withWebhookSecretsKey(loadConfig());
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(`${error.message}\n`);

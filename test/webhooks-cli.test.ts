@@ -121,3 +121,31 @@ test('refusals are clear errors that create nothing', async () => {
   assert.match(usage.stderr, /--after must be a change id/);
   assert.equal(await count(), '0');
 });
+
+test('without WEBHOOK_SECRETS_KEY: the embedded database keeps a key of its own in the data folder; a server needs one', async () => {
+  const keyless = { ...env, WEBHOOK_SECRETS_KEY: undefined, WEBHOOKS_PER_USER: '5' };
+  const create = () =>
+    runCli(['webhooks', 'create', 'hook-operator', 'https://93.184.215.14/keyless', '--json'], keyless);
+  const first = await create();
+  if (database) {
+    // Several instances share a PostgreSQL server: they must share the key, so it is a setting there.
+    assert.equal(first.code, 1);
+    assert.match(first.stderr, /WEBHOOK_SECRETS_KEY/);
+    assert.equal(await count(), '0');
+    return;
+  }
+  assert.equal(first.code, 0, first.stderr);
+  assert.match((JSON.parse(first.stdout) as { secret: string }).secret, /^whsec_/);
+  const file = path.join(tmp, 'webhook-secrets.key');
+  const key = await fs.readFile(file, 'utf8');
+  assert.match(key.trim(), /^[A-Za-z0-9+/=]{44}$/);
+  assert.equal((await fs.stat(file)).mode & 0o777, 0o600);
+  // The next command (another process would be the same) keeps the key: the secrets sealed with it stay usable.
+  const second = await create();
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(await fs.readFile(file, 'utf8'), key);
+  const listed = await runCli(['webhooks', 'list', '--json'], keyless);
+  assert.equal(listed.code, 0, listed.stderr);
+  for (const id of (JSON.parse(listed.stdout) as { id: string }[]).map((hook) => hook.id))
+    assert.equal((await runCli(['webhooks', 'delete', id], keyless)).code, 0);
+});
