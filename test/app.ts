@@ -7,6 +7,7 @@ import pino from 'pino';
 import { buildApp, REDACTED_PATHS } from '../src/app.ts';
 import type { Timers } from '../src/access/known-keys.ts';
 import type { Every } from '../src/auth/session-sweep.ts';
+import type { Every as HubEvery } from '../src/changes/change-hub.ts';
 import { importDataset } from '../src/data/import/dataset.import.ts';
 import { createTestDb, type TestDatabase } from './helpers.ts';
 
@@ -32,6 +33,8 @@ export async function buildTestApp(
     every?: Every;
     /** The time and waits of the brute-force guard's memory of known keys (test/fake-clock.ts: tickingTimers). */
     timers?: Timers;
+    /** The timer of the change streams' poll and heartbeat (src/changes/change-hub.ts). */
+    streamEvery?: HubEvery;
   } = {},
 ): Promise<TestApp> {
   const database = options.sharedDatabase ?? (await createTestDb({ importBundled: options.importBundled ?? false }));
@@ -70,6 +73,7 @@ export async function buildTestApp(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.every ? { every: options.every } : {}),
     ...(options.timers ? { timers: options.timers } : {}),
+    ...(options.streamEvery ? { streamEvery: options.streamEvery } : {}),
   });
   await app.ready();
   return {
