@@ -21,7 +21,8 @@ import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { llmsTxtRoute } from './mcp/llms-txt.ts';
 import { secretScanningRoutes } from './api/secret-scanning/secret-scanning.routes.ts';
 import { registerSessions } from './auth/session.plugin.ts';
-import { scheduleSessionSweep, type Every } from './auth/session-sweep.ts';
+import { everyInterval, scheduleSessionSweep, type Every } from './auth/session-sweep.ts';
+import { scheduleChangePruning } from './changes/change-retention.ts';
 import { registerGraphql } from './graphql/index.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
@@ -34,6 +35,7 @@ import { SharedChanges } from './announcements/heard.ts';
 import { memory } from './memory-budget.ts';
 import type { DataVersionWatcher } from './announcements/data-version.ts';
 import { ChangeHub, type Every as HubEvery } from './changes/change-hub.ts';
+import type { Lookup } from './webhooks/webhook-targets.ts';
 
 export interface AppOptions {
   config: Config;
@@ -45,12 +47,14 @@ export interface AppOptions {
    * (tests fix it or move it). Default: Date.now.
    */
   clock?: () => number;
-  /** The timer of periodic work (the sweep of expired sessions); tests run it by hand. */
+  /** The timer of periodic work (the sweep of expired sessions, the change log's pruning); tests run it by hand. */
   every?: Every;
   /** The time and waits of the brute-force guard's memory of known keys (tests pass a fake). */
   timers?: Timers;
   /** The timer of the change streams' poll and heartbeat (changes/change-hub.ts); tests beat by hand. */
   streamEvery?: HubEvery;
+  /** How webhook targets' names are resolved (tests answer without DNS); the system's resolver by default. */
+  webhookLookup?: Lookup;
 }
 
 // Never log credentials: API keys, cookies, tokens.
@@ -62,7 +66,16 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export async function buildApp({ config, database, logger, clock = Date.now, every, timers, streamEvery }: AppOptions) {
+export async function buildApp({
+  config,
+  database,
+  logger,
+  clock = Date.now,
+  every,
+  timers,
+  webhookLookup,
+  streamEvery,
+}: AppOptions) {
   // Cached hits answered before the routes (api/v0/rest/early-answers.ts), once the REST scope is built.
   const answers: { early?: EarlyAnswers } = {};
   let closing = false;
@@ -110,9 +123,19 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
     cache: new ResponseCache(),
     clock,
     hub,
+    webhookLookup,
   };
   app.decorate('shared', shared);
   scheduleSessionSweep(app, every);
+  // The change log's retention (CHANGES_RETENTION_DAYS), on the app's clock and timer.
+  const pruning = scheduleChangePruning({
+    db: database.db,
+    days: config.changesRetentionDays,
+    now: clock,
+    every: every ?? everyInterval,
+    log: app.log,
+  });
+  app.addHook('onClose', () => pruning.stop());
   const unwatch = logEmbeddedWorker(app.log, database);
   app.addHook('onClose', async () => {
     unwatch();
@@ -212,6 +235,8 @@ export interface SharedState {
   clock: () => number;
   /** The streams of changes of this instance and their poller. */
   hub: ChangeHub;
+  /** AppOptions.webhookLookup. */
+  webhookLookup: Lookup | undefined;
 }
 
 declare module 'fastify' {

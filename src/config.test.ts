@@ -43,6 +43,13 @@ for (const [name, value] of [
   ['CACHE_MEMORY_MB', '64MB'],
   ['CHANGES_STREAMS_PER_KEY', '0'],
   ['CHANGES_STREAMS_PER_KEY', 'five'],
+  ['WEBHOOKS_PER_USER', 'five'],
+  ['WEBHOOKS_PER_USER', '-1'],
+  ['WEBHOOK_RETRY_MIN_MS', '0'],
+  ['WEBHOOK_RETRY_MIN_MS', '5s'],
+  ['WEBHOOK_RETRY_MAX_HOURS', '0'],
+  ['WEBHOOKS_ALLOW_PRIVATE', 'sometimes'],
+  ['WEBHOOK_SECRETS_KEY', 'too-short'],
 ] as const) {
   test(`a bad ${name} (${value}) is refused with a message naming it`, () => {
     assert.throws(
@@ -150,6 +157,13 @@ test('DUMPS_DIR: the data folder’s dumps/ on the embedded database, none on a 
   assert.equal(loadConfig({}).sourceApiKey, undefined);
 });
 
+test('CHANGES_RETENTION_DAYS: 90 days by default, or a number of days from 1', () => {
+  assert.equal(loadConfig({}).changesRetentionDays, 90);
+  assert.equal(loadConfig({ CHANGES_RETENTION_DAYS: ' 7 ' }).changesRetentionDays, 7);
+  for (const bad of ['0', '-1', '90d', '1.5', '100000'])
+    assert.throws(() => loadConfig({ CHANGES_RETENTION_DAYS: bad }), /CHANGES_RETENTION_DAYS/, bad);
+});
+
 test('CDS_SOURCE_TIMEOUT_MS and CDS_SOURCE_MIN_KBPS: the pace of a dumps source, 30 s and 10 kB/s by default', () => {
   assert.deepEqual(loadConfig({}).sourcePace, { timeoutMs: 30_000, minBytesPerSecond: 10_000 });
   assert.deepEqual(loadConfig({ CDS_SOURCE_TIMEOUT_MS: '300', CDS_SOURCE_MIN_KBPS: '0' }).sourcePace, {
@@ -230,4 +244,25 @@ test('DATABASE_REPLICA_URLS: none by default; postgres URLs beside DATABASE_URL;
     );
   }
   assert.throws(() => loadConfig({ REPLICA_MAX_LAG_MS: '1s' }), /REPLICA_MAX_LAG_MS/);
+});
+
+test('webhooks: 5 per user, retries from 5 s for 72 h, private targets refused, no secrets key; each can be set', () => {
+  assert.deepEqual(loadConfig({}).webhooks, {
+    perUser: 5,
+    retryMinMs: 5_000,
+    retryMaxHours: 72,
+    allowPrivate: false,
+    secretsKey: undefined,
+  });
+  const key = 'k'.repeat(32);
+  assert.deepEqual(
+    loadConfig({
+      WEBHOOKS_PER_USER: '2',
+      WEBHOOK_RETRY_MIN_MS: '100',
+      WEBHOOK_RETRY_MAX_HOURS: '1',
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+      WEBHOOK_SECRETS_KEY: key,
+    }).webhooks,
+    { perUser: 2, retryMinMs: 100, retryMaxHours: 1, allowPrivate: true, secretsKey: key },
+  );
 });

@@ -130,10 +130,27 @@ export interface Config {
    * embedded database; undefined (no dumps) on a PostgreSQL server without DUMPS_DIR.
    */
   readonly dumpsDir: string | undefined;
+  /** How long the change log keeps a change (CHANGES_RETENTION_DAYS, 90): older ones are pruned every hour. */
+  readonly changesRetentionDays: number;
   /** The source's API key of `cds import --from-dumps` (CDS_SOURCE_API_KEY); unset: no key is sent. */
   readonly sourceApiKey: string | undefined;
   /** How slow that source may be (CDS_SOURCE_TIMEOUT_MS, CDS_SOURCE_MIN_KBPS; data/import/dumps/source-pace.ts). */
   readonly sourcePace: { readonly timeoutMs: number; readonly minBytesPerSecond: number };
+  /** Webhooks (docs/changes.md, "Webhooks"). */
+  readonly webhooks: WebhookSettings;
+}
+
+/** WEBHOOKS_PER_USER, WEBHOOK_RETRY_MIN_MS, WEBHOOK_RETRY_MAX_HOURS, WEBHOOKS_ALLOW_PRIVATE, WEBHOOK_SECRETS_KEY. */
+export interface WebhookSettings {
+  readonly perUser: number;
+  /** The first retry's delay; each next one doubles it (with jitter). */
+  readonly retryMinMs: number;
+  /** How long an endpoint may fail before it is disabled. */
+  readonly retryMaxHours: number;
+  /** `http` and private, loopback or link-local targets allowed (tests, private networks); a warning at start. */
+  readonly allowPrivate: boolean;
+  /** Encrypts the signing secrets in the database (webhooks/webhook-secrets.ts); unset: no webhook can be created. */
+  readonly secretsKey: string | undefined;
 }
 
 export { ConfigError, parseDuration } from './config.values.ts';
@@ -213,11 +230,13 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     dumpsDir: dumpsDir(env),
+    changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 90, 1, 36_500),
     sourceApiKey: text(env, 'CDS_SOURCE_API_KEY'),
     sourcePace: {
       timeoutMs: integer(env, 'CDS_SOURCE_TIMEOUT_MS', 30_000, 100, 3_600_000),
       minBytesPerSecond: integer(env, 'CDS_SOURCE_MIN_KBPS', 10, 0, 1_000_000) * 1000,
     },
+    webhooks: webhooks(env),
   };
   return deepFreeze(config);
 }
@@ -282,6 +301,20 @@ function redis(
     redisSentinelUsername,
     redisSentinelPassword,
     redisPrefix,
+  };
+}
+
+function webhooks(env: Env): WebhookSettings {
+  // A password-like value is taken as given; short ones are refused (AES-256 keys are derived from it).
+  const secretsKey = env.WEBHOOK_SECRETS_KEY || undefined;
+  if (secretsKey !== undefined && secretsKey.length < 32)
+    throw new ConfigError('WEBHOOK_SECRETS_KEY', 'must be at least 32 characters (e.g. `openssl rand -base64 32`)');
+  return {
+    perUser: integer(env, 'WEBHOOKS_PER_USER', 5, 0, 1000),
+    retryMinMs: integer(env, 'WEBHOOK_RETRY_MIN_MS', 5_000, 1, 3_600_000),
+    retryMaxHours: integer(env, 'WEBHOOK_RETRY_MAX_HOURS', 72, 1, 24 * 30),
+    allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+    secretsKey,
   };
 }
 

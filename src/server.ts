@@ -7,6 +7,7 @@ import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
 import { startSyncScheduler } from './data/scheduler/sync.scheduler.ts';
 import { startDumpBuilds } from './dumps/dumps.background.ts';
+import { startWebhookDeliveries } from './webhooks/webhook-delivery.ts';
 import { DUMPS } from './api/v0/resources.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
@@ -73,6 +74,18 @@ const dumps = config.dumpsDir
   ? startDumpBuilds({ database, dir: config.dumpsDir, dumps: DUMPS, watcher: app.shared.watcher, log })
   : undefined;
 
+// Webhooks: this instance's share of the delivery queue (webhooks/webhook-delivery.ts).
+if (config.webhooks.allowPrivate)
+  log.warn(
+    'WEBHOOKS_ALLOW_PRIVATE=true: webhooks may be sent over http and to loopback, private and link-local addresses',
+  );
+const webhooks = startWebhookDeliveries({
+  db: database.db,
+  settings: config.webhooks,
+  log,
+  watcher: app.shared.watcher,
+});
+
 let stopping = false;
 let adminChannel: AdminChannel | undefined;
 async function stop(signal: string): Promise<void> {
@@ -87,6 +100,7 @@ async function stop(signal: string): Promise<void> {
   try {
     await scheduler?.stop();
     await dumps?.stop();
+    await webhooks.stop();
     await adminChannel?.close();
     await app.close();
     await database.close();

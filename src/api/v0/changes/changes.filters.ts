@@ -16,13 +16,15 @@ import { parseInstant } from '../common/updated-window.ts';
 /** The longest record key: an issue's or a milestone's URL. */
 export const MAX_KEY_LENGTH = 500;
 
-const INTEGER = /^\+?\d{1,16}$/;
+// As normalizeQuery (common/query.ts) reads integers: at most 15 digits.
+const INTEGER = /^\+?\d{1,15}$/;
+const MAX_ID = 999_999_999_999_999;
 
 export const ChangeFilters = Type.Object({
   after: Type.Optional(
     Type.Integer({
       minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
+      maximum: MAX_ID,
       description:
         'Only the changes after this id (the greatest `id` already read): how a reader resumes. An id older than the ' +
         'oldest kept (`CHANGES_RETENTION_DAYS`) is 410; start again from the dumps.',
