@@ -17,6 +17,7 @@ import { writeOwaspData } from '../src/data/owasp/owasp.write.ts';
 import type { OwaspData } from '../src/data/owasp/owasp.types.ts';
 import { CHANGE_TYPES, type Change } from '../src/changes/change-log.ts';
 import { HEARTBEAT_MS, type Every } from '../src/changes/change-hub.ts';
+import { pruneChanges } from '../src/changes/change-log.queries.ts';
 
 let t: TestApp;
 let base: string;
@@ -406,3 +407,18 @@ test(
     }
   },
 );
+
+test('a start older than what is kept is 410, as in the feed, naming the oldest id kept', async () => {
+  const key = await newKey();
+  // Retention as if the changes were old: everything but the last one goes.
+  await pruneChanges(t.database.db, 0, new Date(Date.now() + 60_000));
+  const res = await get('/api/v0/changes/stream', key.raw, { 'last-event-id': '1' });
+  assert.equal(res.statusCode, 410);
+  const body = res.json() as { oldest_id: number; dumps: string };
+  assert.ok(body.oldest_id > 1);
+  assert.equal(body.dumps, '/api/v0/dumps/');
+  // From the oldest kept on, it opens.
+  const stream = await rawStream(`/api/v0/changes/stream?after=${body.oldest_id}`, key.raw);
+  assert.equal(stream.res.status, 200);
+  stream.close();
+});

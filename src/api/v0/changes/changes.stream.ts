@@ -5,12 +5,12 @@
 // stream's own rules (a key required, CHANGES_STREAMS_PER_KEY, the end of a revoked or expired key's streams); the
 // instance's hub (changes/change-hub.ts) feeds it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, InvalidRequestError } from '../../../errors.ts';
+import { InvalidRequestError } from '../../../errors.ts';
 import { ERROR_RESPONSES } from '../common/schemas.ts';
 import { ChangeFilters, changeFilterOf } from './changes.filters.ts';
 import { StreamKeys } from '../../../access/stream-keys.ts';
-import { lastChangeId, readRetention } from '../../../changes/change-log.queries.ts';
-import type { ChangeFilter } from '../../../changes/change-log.ts';
+import { lastChangeId } from '../../../changes/change-log.queries.ts';
+import { assertRetained } from './changes.queries.ts';
 import type { SharedChanges } from '../../../announcements/heard.ts';
 
 const LAST_EVENT_ID = /^\d{1,16}$/;
@@ -35,7 +35,8 @@ export function changesStreamRoute(app: FastifyInstance, { changes }: { changes:
         const filter = changeFilterOf(request.query as Record<string, unknown>);
         const resumeAt = lastEventId(request);
         if (resumeAt !== undefined) filter.after = resumeAt;
-        await retained(filter);
+        // 410 for a start older than what is kept, as the feed answers.
+        await assertRetained(db, filter);
         const after = filter.after ?? (filter.since ? 0 : await lastChangeId(db));
         const stream = hub.open({
           filter: { ...filter, after },
@@ -56,24 +57,6 @@ export function changesStreamRoute(app: FastifyInstance, { changes }: { changes:
       }
     },
   );
-
-  /** 410 for a start older than what is kept (the changes after it are gone): start again from the dumps. */
-  async function retained(filter: ChangeFilter): Promise<void> {
-    if (filter.after === undefined && !filter.since) return;
-    const { prunedThrough, prunedBefore, oldestId } = await readRetention(db);
-    const gone =
-      (filter.after !== undefined && filter.after < prunedThrough) ||
-      (filter.after === undefined &&
-        filter.since !== undefined &&
-        prunedBefore !== undefined &&
-        filter.since < prunedBefore);
-    if (gone)
-      throw new AppError(410, {
-        message: 'The changes after this point are no longer kept: load the dumps, then follow their last_change_id.',
-        oldest_id: oldestId ?? null,
-        dumps: '/api/v0/dumps/',
-      });
-  }
 }
 
 /** The Last-Event-ID header (an id this stream sent), if any; 400 when it is not one. */
