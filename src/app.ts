@@ -34,6 +34,7 @@ import type { Timers } from './access/known-keys.ts';
 import { SharedChanges } from './announcements/heard.ts';
 import { memory } from './memory-budget.ts';
 import type { DataVersionWatcher } from './announcements/data-version.ts';
+import { ChangeHub, type Every as HubEvery } from './changes/change-hub.ts';
 import type { Lookup } from './webhooks/webhook-targets.ts';
 
 export interface AppOptions {
@@ -50,6 +51,8 @@ export interface AppOptions {
   every?: Every;
   /** The time and waits of the brute-force guard's memory of known keys (tests pass a fake). */
   timers?: Timers;
+  /** The timer of the change streams' poll and heartbeat (changes/change-hub.ts); tests beat by hand. */
+  streamEvery?: HubEvery;
   /** How webhook targets' names are resolved (tests answer without DNS); the system's resolver by default. */
   webhookLookup?: Lookup;
 }
@@ -71,6 +74,7 @@ export async function buildApp({
   every,
   timers,
   webhookLookup,
+  streamEvery,
 }: AppOptions) {
   // Cached hits answered before the routes (api/v0/rest/early-answers.ts), once the REST scope is built.
   const answers: { early?: EarlyAnswers } = {};
@@ -107,6 +111,10 @@ export async function buildApp({
   changes.dataVersion.positions = database.replicas;
   database.replicas?.start(app.log);
   await changes.start();
+  // The stream's one poller (GET /api/v0/changes/stream): woken whenever the data version moves, here or elsewhere.
+  const hub = new ChangeHub(database.db, app.log, { clock, ...(streamEvery ? { every: streamEvery } : {}) });
+  changes.dataVersion.onChange(() => void hub.wake());
+  hub.start();
   const shared: SharedState = {
     redis,
     counter: new Counter(redis, { prefix, log: app.log }),
@@ -114,6 +122,7 @@ export async function buildApp({
     watcher: changes.dataVersion,
     cache: new ResponseCache(),
     clock,
+    hub,
     webhookLookup,
   };
   app.decorate('shared', shared);
@@ -155,9 +164,10 @@ export async function buildApp({
   // One gate (X-API-Key, then the rate limit) for the REST API and the MCP endpoint, whose tools call the REST API.
   const gate = createGate(app, { changes, counter: shared.counter, clock, timers });
   await app.register(apiV0, { prefix: '/api/v0', changes, cache: shared.cache, gate });
-  app.addHook('preClose', (done) => {
+  app.addHook('preClose', async () => {
     closing = true;
-    done();
+    // Open streams would hold the server open: they end now (clients reconnect to another instance).
+    await hub.stop();
   });
   answers.early = createEarlyAnswers({
     config,
@@ -223,6 +233,8 @@ export interface SharedState {
   cache: ResponseCache;
   /** The app's time (AppOptions.clock). */
   clock: () => number;
+  /** The streams of changes of this instance and their poller. */
+  hub: ChangeHub;
   /** AppOptions.webhookLookup. */
   webhookLookup: Lookup | undefined;
 }

@@ -41,6 +41,8 @@ for (const [name, value] of [
   ['CACHE_MEMORY_MB', 'bad'],
   ['CACHE_MEMORY_MB', '0'],
   ['CACHE_MEMORY_MB', '64MB'],
+  ['CHANGES_STREAMS_PER_KEY', '0'],
+  ['CHANGES_STREAMS_PER_KEY', 'five'],
   ['WEBHOOKS_PER_USER', 'five'],
   ['WEBHOOKS_PER_USER', '-1'],
   ['WEBHOOK_RETRY_MIN_MS', '0'],
@@ -56,6 +58,11 @@ for (const [name, value] of [
     );
   });
 }
+
+test('CHANGES_STREAMS_PER_KEY: 5 open streams per key by default, or a number', () => {
+  assert.equal(loadConfig({}).changesStreamsPerKey, 5);
+  assert.equal(loadConfig({ CHANGES_STREAMS_PER_KEY: '2' }).changesStreamsPerKey, 2);
+});
 
 test('the list budget: 3 connections, 3 s, 100 waiting by default; each can be set', () => {
   assert.deepEqual(loadConfig({}).lists, {

@@ -70,6 +70,8 @@ export interface Config {
   readonly cacheMemoryMb: number;
   /** Failed API key attempts per client address per minute before it gets 429. */
   readonly authFailuresPerMinute: number;
+  /** Streams of changes (`GET /api/v0/changes/stream`) one API key may hold open on an instance at once. */
+  readonly changesStreamsPerKey: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; open otherwise. */
   readonly metricsToken: string | undefined;
   readonly authDevLogin: boolean;
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     responseCache: bool(env, 'RESPONSE_CACHE', true),
     cacheMemoryMb: integer(env, 'CACHE_MEMORY_MB', defaultCacheMemoryMb(), 1, 1_048_576),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+    changesStreamsPerKey: integer(env, 'CHANGES_STREAMS_PER_KEY', 5, 1, 1_000),
     metricsToken: text(env, 'METRICS_TOKEN'),
     authDevLogin,
     github: {
