@@ -1,14 +1,15 @@
 // Issue 43, the stream: GET /api/v0/changes/stream read with the `eventsource` package (and as raw bytes where the
 // comments matter) from a real listening server, while real writes (the OWASP write of an import or sync, bulk SQL)
 // commit changes: live changes, resume by Last-Event-ID, filters, the per-key limit, revoked and expired keys, a slow
-// reader cut off, shutdown, and two instances on one PostgreSQL. The heartbeat runs by hand (no waiting 15 s).
+// reader cut off, shutdown, a database that goes away and comes back, and two instances on one PostgreSQL. The
+// heartbeat runs by hand (no waiting 15 s).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { sql } from 'kysely';
 import { EventSource } from 'eventsource';
 import { buildTestApp, type TestApp } from './app.ts';
-import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays, type Browser } from './auth.ts';
+import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays, newKeyOver, type Browser } from './auth.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { serverUrl } from './helpers.ts';
 import { BUNDLED_DATA_DIR } from '../src/data/import/dataset.import.ts';
@@ -18,6 +19,10 @@ import type { OwaspData } from '../src/data/owasp/owasp.types.ts';
 import { CHANGE_TYPES, type Change } from '../src/changes/change-log.ts';
 import { HEARTBEAT_MS, type Every } from '../src/changes/change-hub.ts';
 import { pruneChanges } from '../src/changes/change-log.queries.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { loadConfig } from '../src/config.ts';
+import { buildApp } from '../src/app.ts';
+import { startPrivatePostgres } from './postgres-server.ts';
 
 let t: TestApp;
 let base: string;
@@ -422,3 +427,60 @@ test('a start older than what is kept is 410, as in the feed, naming the oldest 
   assert.equal(stream.res.status, 200);
   stream.close();
 });
+
+test(
+  'the database goes away mid-stream: the stream stays open (heartbeats) and resumes when it is back',
+  { timeout: 120_000 },
+  async () => {
+    // A PostgreSQL server of the test's own (test/postgres-server.ts), stopped and started under a live stream.
+    const pg = await startPrivatePostgres();
+    const database = await openDatabase({ databaseUrl: pg.url, poolSize: 3 });
+    let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+    try {
+      await migrateToLatest(database.db);
+      const config = loadConfig({ DATABASE_URL: pg.url, LOG_LEVEL: 'silent', ...ENV, RATE_LIMIT_PER_SECOND: '1000' });
+      app = await buildApp({ config, database, streamEvery, clock });
+      const appBase = await app.listen({ port: 0, host: '127.0.0.1' });
+      const key = await newKeyOver(appBase, 'outage', 'outage');
+      const stream = await fetch(`${appBase}/api/v0/changes/stream`, { headers: { 'x-api-key': key.raw } });
+      assert.equal(stream.status, 200);
+      const reader = stream.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const until = async (predicate: () => boolean) => {
+        while (!predicate()) {
+          const chunk = await reader.read();
+          assert.ok(!chunk.done, `the stream ended: ${text}`);
+          text += decoder.decode(chunk.value, { stream: true });
+        }
+      };
+      const addEvent = (key: string) =>
+        sql`INSERT INTO events (key, name, category, start_date, created_at, updated_at)
+          VALUES (${key}, ${key}, 'other', date '2031-01-01', now(), now())`.execute(database.db);
+      await addEvent('before-outage');
+      await until(() => text.includes('"key":"before-outage"'));
+
+      await pg.stop('immediate');
+      for (const beat of beats) await beat();
+      await until(() => text.includes(': keep-alive'));
+      await pg.start();
+      // The pool reconnects on its own; the first statements after the restart may still fail.
+      for (let tries = 0; ; tries++) {
+        try {
+          await addEvent('after-outage');
+          break;
+        } catch (error) {
+          if (tries > 50) throw error;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+      await until(() => text.includes('"key":"after-outage"'));
+      assert.equal(text.match(/^event: event\.created$/gm)?.length, 2, text);
+      await reader.cancel();
+    } finally {
+      await app?.close();
+      await database.close();
+      await pg.destroy();
+    }
+  },
+);
