@@ -128,6 +128,19 @@ export function editRichRepository(standIn: GithubApiStandIn): void {
   profile.bio = `${login} follows changes`;
 }
 
+const RENAMED = `${ORGANIZATION}/change-log-renamed`;
+
+/**
+ * The repository renamed upstream: the same repository (its GitHub id) under another name, and every address of its
+ * issue, label, milestone and release changed with it, as GitHub serves them then.
+ */
+export function renameRichRepository(): void {
+  const { repository, issues, labels, milestones, releases } = rich!;
+  for (const record of [repository, ...issues, ...labels, ...milestones, ...releases])
+    Object.assign(record, retarget(record, FULL, RENAMED));
+  Object.assign(repository, { name: RENAMED.split('/')[1], updated_at: '2024-05-01T10:00:00Z' });
+}
+
 /** The repository deleted upstream (or made private): its listing no longer names it, and asked for it is a 404. */
 export function removeRichRepository(standIn: GithubApiStandIn): void {
   const organization = organizationOf(standIn);

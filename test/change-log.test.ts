@@ -18,7 +18,12 @@ import { BUNDLED_DATA_DIR } from '../src/data/import/dataset.import.ts';
 import { OWASP_FILES } from '../src/data/sync/owasp/owasp.download.ts';
 import { syncOwasp } from '../src/data/sync/owasp/owasp.sync.ts';
 import { editOwasp, hideFromApi } from './change-log.owasp.ts';
-import { addRichRepository, editRichRepository, removeRichRepository } from './change-log.github.ts';
+import {
+  addRichRepository,
+  editRichRepository,
+  removeRichRepository,
+  renameRichRepository,
+} from './change-log.github.ts';
 import { FIXTURE_ORGANIZATIONS, useFixtureSync } from './github-api-standin.ts';
 import { syncGithub } from '../src/data/sync/github/github.sync.ts';
 
@@ -187,6 +192,20 @@ describe('the GitHub sync', () => {
     });
     assert.deepEqual(changes.find((c) => c.resource === 'labels')!.changed_fields, ['color']);
     assert.deepEqual(changes.find((c) => c.resource === 'releases')!.changed_fields, ['name']);
+  });
+
+  it('the repository renamed: it and everything of it deleted under the old name and created under the new', async () => {
+    renameRichRepository();
+    const changes = await recorded(t, sync, false);
+    const { snapshots, ...others } = coverage(changes);
+    void snapshots;
+    assert.deepEqual(others, {
+      repositories: 'created,deleted',
+      issues: 'created,deleted',
+      labels: 'created,deleted',
+      milestones: 'created,deleted',
+      releases: 'created,deleted',
+    });
   });
 
   it('the repository gone: it and everything of it deleted; then nothing', async () => {

@@ -134,6 +134,11 @@ export async function applyChanges(
   labels: ReadonlyMap<string, Record<string, unknown>>,
 ): Promise<Map<string, Record<string, unknown>>> {
   const records = new Map(copy);
+  // The instance's response cache holds answers of the data version it last noticed (every second, or with Redis at
+  // the next request): a detail read at once after a write from another process (the sync here) may be the old one,
+  // and nothing in it says so. A mirror reads the details once the instance has caught up with the changes' version.
+  await t.app.shared.watcher.refresh();
+  assert.ok(t.app.shared.watcher.version >= (changes.at(-1)?.data_version ?? 0));
   for (const change of changes) {
     const identity = identityOf(change);
     if (change.type.endsWith('.deleted')) {
