@@ -21,7 +21,8 @@ import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { llmsTxtRoute } from './mcp/llms-txt.ts';
 import { secretScanningRoutes } from './api/secret-scanning/secret-scanning.routes.ts';
 import { registerSessions } from './auth/session.plugin.ts';
-import { scheduleSessionSweep, type Every } from './auth/session-sweep.ts';
+import { everyInterval, scheduleSessionSweep, type Every } from './auth/session-sweep.ts';
+import { scheduleChangePruning } from './changes/change-retention.ts';
 import { registerGraphql } from './graphql/index.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
@@ -44,7 +45,7 @@ export interface AppOptions {
    * (tests fix it or move it). Default: Date.now.
    */
   clock?: () => number;
-  /** The timer of periodic work (the sweep of expired sessions); tests run it by hand. */
+  /** The timer of periodic work (the sweep of expired sessions, the change log's pruning); tests run it by hand. */
   every?: Every;
   /** The time and waits of the brute-force guard's memory of known keys (tests pass a fake). */
   timers?: Timers;
@@ -105,6 +106,15 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   };
   app.decorate('shared', shared);
   scheduleSessionSweep(app, every);
+  // The change log's retention (CHANGES_RETENTION_DAYS), on the app's clock and timer.
+  const pruning = scheduleChangePruning({
+    db: database.db,
+    days: config.changesRetentionDays,
+    now: clock,
+    every: every ?? everyInterval,
+    log: app.log,
+  });
+  app.addHook('onClose', () => pruning.stop());
   const unwatch = logEmbeddedWorker(app.log, database);
   app.addHook('onClose', async () => {
     unwatch();

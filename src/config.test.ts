@@ -143,6 +143,13 @@ test('DUMPS_DIR: the data folder’s dumps/ on the embedded database, none on a 
   assert.equal(loadConfig({}).sourceApiKey, undefined);
 });
 
+test('CHANGES_RETENTION_DAYS: 90 days by default, or a number of days from 1', () => {
+  assert.equal(loadConfig({}).changesRetentionDays, 90);
+  assert.equal(loadConfig({ CHANGES_RETENTION_DAYS: ' 7 ' }).changesRetentionDays, 7);
+  for (const bad of ['0', '-1', '90d', '1.5', '100000'])
+    assert.throws(() => loadConfig({ CHANGES_RETENTION_DAYS: bad }), /CHANGES_RETENTION_DAYS/, bad);
+});
+
 test('CDS_SOURCE_TIMEOUT_MS and CDS_SOURCE_MIN_KBPS: the pace of a dumps source, 30 s and 10 kB/s by default', () => {
   assert.deepEqual(loadConfig({}).sourcePace, { timeoutMs: 30_000, minBytesPerSecond: 10_000 });
   assert.deepEqual(loadConfig({ CDS_SOURCE_TIMEOUT_MS: '300', CDS_SOURCE_MIN_KBPS: '0' }).sourcePace, {

@@ -128,6 +128,8 @@ export interface Config {
    * embedded database; undefined (no dumps) on a PostgreSQL server without DUMPS_DIR.
    */
   readonly dumpsDir: string | undefined;
+  /** How long the change log keeps a change (CHANGES_RETENTION_DAYS, 90): older ones are pruned every hour. */
+  readonly changesRetentionDays: number;
   /** The source's API key of `cds import --from-dumps` (CDS_SOURCE_API_KEY); unset: no key is sent. */
   readonly sourceApiKey: string | undefined;
   /** How slow that source may be (CDS_SOURCE_TIMEOUT_MS, CDS_SOURCE_MIN_KBPS; data/import/dumps/source-pace.ts). */
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     dumpsDir: dumpsDir(env),
+    changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 90, 1, 36_500),
     sourceApiKey: text(env, 'CDS_SOURCE_API_KEY'),
     sourcePace: {
       timeoutMs: integer(env, 'CDS_SOURCE_TIMEOUT_MS', 30_000, 100, 3_600_000),

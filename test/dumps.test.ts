@@ -49,11 +49,17 @@ const detailPath = (resource: string, params: Record<string, string | number>) =
     .join('/')}`;
 
 test('every resource of the registry declares its dump, named as the resource; no two dumps share a name', () => {
-  for (const resource of RESOURCES)
+  for (const resource of RESOURCES) {
+    // The change log has none: the dumps are the baseline its changes follow (their manifest's last_change_id).
+    if (resource.name === 'changes') {
+      assert.deepEqual(resource.dumps, []);
+      continue;
+    }
     assert.ok(
       resource.dumps?.some((dump) => dump.resource === resource.name),
       `${resource.name} declares no dump of its own`,
     );
+  }
   const names = DUMPS.map((dump) => dump.resource);
   assert.equal(new Set(names).size, names.length, names.join(' '));
 });

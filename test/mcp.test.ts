@@ -118,14 +118,14 @@ const post = (body: string, headers: Record<string, string> = {}, target = url) 
 const rpc = (method: string, params?: unknown, id: number | null = 1) =>
   JSON.stringify({ jsonrpc: '2.0', ...(id === null ? {} : { id }), method, ...(params ? { params } : {}) });
 
-test('initialize negotiates the protocol; tools/list gives exactly the five read-only tools', async () => {
+test('initialize negotiates the protocol; tools/list gives exactly the six read-only tools', async () => {
   const client = await connect();
   try {
     assert.equal(client.getServerVersion()?.name, 'owasp-community-data');
     assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: false } });
     assert.match(client.getInstructions() ?? '', /search/);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['count', 'get', 'list', 'nearest', 'search']);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['changes', 'count', 'get', 'list', 'nearest', 'search']);
     for (const tool of tools) {
       assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
       assert.equal(tool.annotations?.openWorldHint, false, tool.name);
@@ -246,6 +246,49 @@ test('search, list, get, nearest and count: small answers by default, more when 
       levels.groups.reduce((sum: number, group: { count: number }) => sum + group.count, 0),
       levels.count,
     );
+  } finally {
+    await client.close();
+  }
+});
+
+test('changes: what changed, oldest first, of one record, of some types, from a time; refusals that say why', async () => {
+  const { db } = t.database;
+  const since = new Date().toISOString();
+  await chapter(db, { key: 'mcp-changing', name: 'OWASP Changing', latitude: 2, longitude: 2 });
+  await db.updateTable('chapters').set({ name: 'OWASP Changed' }).where('key', '=', 'mcp-changing').execute();
+  await db.deleteFrom('chapters').where('key', '=', 'mcp-changing').execute();
+  t.app.shared.watcher.set(await bumpDataVersion(db));
+  const client = await connect();
+  try {
+    const record = await call(client, 'changes', { resource: 'chapters', key: 'mcp-changing' });
+    assert.deepEqual(
+      record.items.map((c: { type: string }) => c.type),
+      ['chapter.created', 'chapter.updated', 'chapter.deleted'],
+    );
+    assert.equal(record.count, 3);
+    assert.deepEqual(record.items[1].changed_fields, ['name']);
+    assert.equal(record.items[0].url, '/api/v0/chapters/mcp-changing');
+    assert.equal(record.next_after, undefined);
+    const paged = await call(client, 'changes', { resource: 'chapters', key: 'mcp-changing', limit: 2 });
+    assert.equal(paged.items.length, 2);
+    assert.equal(paged.next_after, paged.items[1].id);
+    const rest = await call(client, 'changes', {
+      resource: 'chapters',
+      key: 'mcp-changing',
+      after: paged.next_after,
+    });
+    assert.deepEqual(
+      rest.items.map((c: { type: string }) => c.type),
+      ['chapter.deleted'],
+    );
+    const deleted = await call(client, 'changes', { types: ['chapter.deleted'], since });
+    assert.ok(deleted.items.length >= 1 && deleted.items.every((c: { type: string }) => c.type === 'chapter.deleted'));
+    assert.ok(deleted.items.some((c: { key: string }) => c.key === 'mcp-changing'));
+    assert.match(await refused(client, 'changes', { key: 'mcp-changing' }), /resource/);
+    assert.match(await refused(client, 'changes', { since: 'last week' }), /since: must match format "date-time"/);
+    assert.match(await refused(client, 'changes', { types: ['chapter.renamed'] }), /must be one of: chapter\.created/);
+    assert.match(await refused(client, 'changes', { resource: 'snakes' }), /resource must be one of/);
+    assert.match(await refused(client, 'changes', { limit: 101 }), /limit must be at most 100/);
   } finally {
     await client.close();
   }

@@ -22,6 +22,8 @@ import { DUMPS_OPERATION_ID } from '../src/api/v0/dumps/dumps.routes.ts';
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '..');
 const TAGS = [
+  // Ours: GET /api/v0/changes/, the change log (issue 43).
+  'Changes',
   'Chapters',
   'Committees',
   'Community',

@@ -1,6 +1,7 @@
 // Reading the change log (migration 0014): a page of changes after an id, the last id, retention.
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/index.ts';
+import type { DB } from '../db/schema.ts';
 import {
   changeType,
   parseChangeType,
@@ -36,27 +37,32 @@ export function toChange(row: ChangeRow): Change {
   };
 }
 
+/** The conditions of a filter on the table `changes` (its readers: readChanges, the pull feed's list). */
+export function changeConditions(eb: ExpressionBuilder<DB, 'changes'>, filter: ChangeFilter): Expression<SqlBool> {
+  const parts: Expression<SqlBool>[] = [];
+  if (filter.after !== undefined) parts.push(eb('changes.id', '>', String(filter.after)));
+  if (filter.since) parts.push(eb('changes.occurred_at', '>=', filter.since));
+  if (filter.resources?.length) parts.push(eb('changes.resource', 'in', [...filter.resources]));
+  if (filter.types?.length) {
+    const pairs = filter.types.map(parseChangeType).filter((pair) => pair !== undefined);
+    parts.push(
+      eb.or(
+        pairs.map(({ resource, action }) =>
+          eb.and([eb('changes.resource', '=', resource), eb('changes.action', '=', action)]),
+        ),
+      ),
+    );
+  }
+  if (filter.key !== undefined) parts.push(eb('changes.key', '=', filter.key));
+  return eb.and(parts);
+}
+
 /** The changes that pass the filter, oldest first, at most `limit`. */
 export async function readChanges(db: Db, filter: ChangeFilter, limit: number): Promise<Change[]> {
   const rows = await db
     .selectFrom('changes')
     .select(['id', 'resource', 'action', 'key', 'path', 'occurred_at', 'data_version', 'changed_fields'])
-    .where((eb) => {
-      const parts: Expression<SqlBool>[] = [];
-      if (filter.after !== undefined) parts.push(eb('id', '>', String(filter.after)));
-      if (filter.since) parts.push(eb('occurred_at', '>=', filter.since));
-      if (filter.resources?.length) parts.push(eb('resource', 'in', [...filter.resources]));
-      if (filter.types?.length) {
-        const pairs = filter.types.map(parseChangeType).filter((pair) => pair !== undefined);
-        parts.push(
-          eb.or(
-            pairs.map(({ resource, action }) => eb.and([eb('resource', '=', resource), eb('action', '=', action)])),
-          ),
-        );
-      }
-      if (filter.key !== undefined) parts.push(eb('key', '=', filter.key));
-      return eb.and(parts);
-    })
+    .where((eb) => changeConditions(eb, filter))
     .orderBy('id')
     .limit(limit)
     .execute();

@@ -26,8 +26,8 @@ const PASSED_HEADERS = [
   'www-authenticate',
   'api-key-expiration',
 ];
-/** Answers about the call itself: the model can correct it. */
-const TOOL_ERRORS = new Set([400, 404, 414]);
+/** Answers about the call itself: the model can correct it (410: changes asked for before what the log keeps). */
+const TOOL_ERRORS = new Set([400, 404, 410, 414]);
 
 export function restFor(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Rest {
   const key = request.headers['x-api-key'];

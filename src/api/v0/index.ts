@@ -54,6 +54,9 @@ export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV
       if (authenticating) await authenticating;
       const limiting = limit(request, reply);
       if (limiting) await limiting;
+      // The route's own headers (the change log's X-Poll-Interval), on its answers from the cache too.
+      const own = request.routeOptions.config.headers;
+      if (own) reply.headers(own);
       if (fromCache(request, reply)) return reply;
     });
     // After the cache's own onSend (which turns a matching 200 into a 304): a 304 gives its count back, and every

@@ -2,6 +2,7 @@
 // line here: the routes (index.ts), the landing page's list, the dumps' build and the conformance test read it.
 import type { DumpSource } from '../../dumps/dump-source.ts';
 import type { Resource } from './common/resource.ts';
+import { changes } from './changes/changes.routes.ts';
 import { chapters } from './chapters/chapters.routes.ts';
 import { committees } from './committees/committees.routes.ts';
 import { deleted } from './deleted/deleted.routes.ts';
@@ -21,7 +22,7 @@ import { sponsors } from './sponsors/sponsors.routes.ts';
 export const RESOURCE_GROUPS = {
   community: [chapters, committees, events, projects, sponsors, snapshots],
   github: [organizations, members, repositories, issues, labels, milestones, releases],
-  other: [deleted],
+  other: [changes, deleted],
 } satisfies Record<string, Resource[]>;
 
 /** Every resource, by name: the order of the routes and of the OpenAPI document's paths. */

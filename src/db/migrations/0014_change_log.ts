@@ -258,6 +258,53 @@ function changeFunction({ resource, visible, key, path, fields, renamed }: Logge
     END $$;`;
 }
 
+/**
+ * The `leaders` of a chapter or project are rows of their own (entity_leaders, leaders): a link added, removed or moved,
+ * or a leader's name or GitHub login changed, is an update of each visible chapter and project it leads, naming
+ * `leaders`; once per record and transaction (and not at all for a record created in the same transaction).
+ */
+const LEADERS = `
+  CREATE OR REPLACE FUNCTION cds_change_leaders_of(chapter_ids bigint[], project_ids bigint[]) RETURNS void
+  LANGUAGE plpgsql AS $$
+  DECLARE
+    led record;
+    version bigint;
+  BEGIN
+    FOR led IN
+      SELECT 'chapters' AS resource, c.key FROM chapters c
+        WHERE c.id = ANY(chapter_ids) AND c.is_active AND c.latitude IS NOT NULL AND c.longitude IS NOT NULL
+      UNION ALL
+      SELECT 'projects', p.key FROM projects p WHERE p.id = ANY(project_ids) AND p.is_active
+    LOOP
+      version := cds_bump_data_version();
+      IF NOT EXISTS (SELECT 1 FROM changes WHERE resource = led.resource AND key = led.key AND data_version = version
+                       AND (action = 'created' OR changed_fields = ARRAY['leaders'])) THEN
+        INSERT INTO changes (resource, action, key, path, data_version, changed_fields)
+          VALUES (led.resource, 'updated', led.key, led.key, version, ARRAY['leaders']);
+      END IF;
+    END LOOP;
+  END $$;
+
+  CREATE OR REPLACE FUNCTION cds_change_entity_leaders() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      PERFORM cds_change_leaders_of(ARRAY[NEW.chapter_id], ARRAY[NEW.project_id]);
+    ELSIF TG_OP = 'DELETE' THEN
+      PERFORM cds_change_leaders_of(ARRAY[OLD.chapter_id], ARRAY[OLD.project_id]);
+    ELSE
+      PERFORM cds_change_leaders_of(ARRAY[OLD.chapter_id, NEW.chapter_id], ARRAY[OLD.project_id, NEW.project_id]);
+    END IF;
+    RETURN NULL;
+  END $$;
+
+  CREATE OR REPLACE FUNCTION cds_change_leaders() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM cds_change_leaders_of(
+      ARRAY(SELECT chapter_id FROM entity_leaders WHERE leader_id = NEW.id AND chapter_id IS NOT NULL),
+      ARRAY(SELECT project_id FROM entity_leaders WHERE leader_id = NEW.id AND project_id IS NOT NULL));
+    RETURN NULL;
+  END $$;`;
+
 const RECORDING = `current_setting('cds.changes', true) IS DISTINCT FROM 'off'`;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -277,6 +324,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX changes_occurred_at_idx ON changes (occurred_at);
   `.execute(db);
   await sql.raw(BUMP_DATA_VERSION).execute(db);
+  await sql.raw(LEADERS).execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER cds_change_links AFTER INSERT OR DELETE ON entity_leaders
+         FOR EACH ROW WHEN (${RECORDING}) EXECUTE FUNCTION cds_change_entity_leaders();
+       CREATE TRIGGER cds_change_moved AFTER UPDATE ON entity_leaders
+         FOR EACH ROW WHEN (${RECORDING} AND OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION cds_change_entity_leaders();
+       CREATE TRIGGER cds_change_renamed AFTER UPDATE ON leaders
+         FOR EACH ROW WHEN (${RECORDING} AND (OLD.name, OLD.github_login) IS DISTINCT FROM (NEW.name, NEW.github_login))
+         EXECUTE FUNCTION cds_change_leaders();`,
+    )
+    .execute(db);
   for (const logged of LOGGED) {
     await sql.raw(changeFunction(logged)).execute(db);
     const fn = `cds_change_${logged.resource}()`;
@@ -302,5 +361,10 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       )
       .execute(db);
   }
-  await sql`DROP FUNCTION IF EXISTS cds_bump_data_version(); DROP TABLE IF EXISTS changes;`.execute(db);
+  await sql`
+    DROP TRIGGER IF EXISTS cds_change_links ON entity_leaders; DROP TRIGGER IF EXISTS cds_change_moved ON entity_leaders;
+    DROP TRIGGER IF EXISTS cds_change_renamed ON leaders;
+    DROP FUNCTION IF EXISTS cds_change_entity_leaders(); DROP FUNCTION IF EXISTS cds_change_leaders();
+    DROP FUNCTION IF EXISTS cds_change_leaders_of(bigint[], bigint[]);
+    DROP FUNCTION IF EXISTS cds_bump_data_version(); DROP TABLE IF EXISTS changes;`.execute(db);
 }

@@ -23,6 +23,7 @@ export const DEFAULT_LIMIT = 10;
 
 /** The few fields a list's item shows unless the caller names others: enough to tell records apart and ask for one. */
 const DEFAULT_FIELDS: Record<string, readonly string[]> = {
+  changes: ['id', 'type', 'key', 'occurred_at'],
   chapters: ['key', 'name'],
   committees: ['key', 'name'],
   deleted: ['resource', 'key', 'deleted_at'],

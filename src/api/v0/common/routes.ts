@@ -94,6 +94,10 @@ export interface ListDefinition<
    * the `updated_at` ordering's column, for every list that orders by `updated_at`.
    */
   changes?: ChangeWindow;
+  /** Headers of every answer of the list, the same for each (the change log's `X-Poll-Interval`), and what they say. */
+  headers?: Record<string, { value: string; description: string }>;
+  /** Answers of the list beyond the usual ones, by status (the change log's 410). */
+  responses?: Record<number, TSchema>;
 }
 
 /** What a list request asks for, once its parameters are read: the steps of listRoute, one function each. */
@@ -133,6 +137,7 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
   // `distance_km`, the field `near` adds, is described with `near`: the item keeps the reference's schema.
   const item = { ...def.item, title: def.itemName };
   const formats = listFormats({ geo: def.geo !== undefined, calendar: def.calendar !== undefined });
+  const headers = Object.entries(def.headers ?? {});
   const mediaTypes = mediaTypesOf(formats);
   const querystring = Query({
     ...def.filters.properties,
@@ -201,12 +206,15 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
           200: ListBody(item, def.itemName),
           ...(def.params ? { 404: ErrorMessage } : {}),
           406: NotAcceptableBody,
+          ...def.responses,
           ...ERROR_RESPONSES,
         },
       },
       config: {
+        ...(def.headers ? { headers: Object.fromEntries(headers.map(([name, { value }]) => [name, value])) } : {}),
         openapi: {
           kind: 'list',
+          ...(def.headers ? { headers: Object.fromEntries(headers.map(([name, h]) => [name, h])) } : {}),
           noun: def.itemName,
           ordering,
           orderingDefault: def.ordering.default,

@@ -25,6 +25,8 @@ export interface OperationDoc {
   groups?: Schema;
   /** The list's text representations (`text/csv`, `text/calendar`) by media type, beside JSON (formats.ts). */
   media?: Record<string, Schema>;
+  /** Headers of the operation's own on its answers (the change log's `X-Poll-Interval`): their value and meaning. */
+  headers?: Record<string, { value: string; description: string }>;
 }
 
 declare module 'fastify' {
@@ -38,6 +40,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Chapters: 'OWASP chapters: local groups, with their location and leaders.',
   Committees: 'OWASP committees.',
   Dumps: 'Every record of a resource in one file, for those who need all of it: no paging.',
+  Changes:
+    'The change log: every record created, updated or deleted, in order, to follow the data without reading it all.',
   Community:
     'The community around the projects: GitHub members and organizations, monthly snapshots, and the feed of records that left their lists.',
   Events: 'OWASP events: conferences, AppSec Days, partner events.',
@@ -148,6 +152,11 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
         .join(', ')} (and no \`format\` names one).`,
       { Vary: header('The answer depends on `Accept`.', 'Accept'), ...RATE_LIMIT_HEADERS },
     ],
+    410: [
+      'Gone: the changes asked for (`after`, `since`) were removed by retention; `oldest_id` is the oldest kept. Start ' +
+        'again from the dumps (`dumps`), then follow the changes after their `last_change_id`.',
+      { ...RATE_LIMIT_HEADERS, ...KEY_HEADERS },
+    ],
     503: [
       'Service unavailable: the database cannot be reached; retry later.',
       { 'Retry-After': header('Seconds to wait before retrying.', 5, 'integer') },
@@ -190,6 +199,10 @@ function documentResponses(doc: OperationDoc, responses: Record<string, Schema>)
         "keep the reference's page type).",
       described[200]![1],
     ];
+  }
+  if (doc.headers) {
+    const own = Object.entries(doc.headers).map(([name, { value, description }]) => [name, header(description, value)]);
+    described[200] = [described[200]![0], { ...described[200]![1], ...Object.fromEntries(own) }];
   }
   const out: Record<string, Schema> = {};
   for (const [status, schema] of Object.entries(responses)) {

@@ -22,6 +22,8 @@ export const EXPOSED_HEADERS = [
   'API-Key-Expiration',
   'X-Request-Id',
   'Retry-After',
+  // How often to poll the change log (GET /api/v0/changes/).
+  'X-Poll-Interval',
 ].join(', ');
 /** Access-Control-Allow-Origin when CORS_ORIGINS allows any origin (the default). */
 export const ALLOW_ANY_ORIGIN = '*';

@@ -70,6 +70,7 @@ export function createEarlyAnswers({
     entry.vary,
     'x-cache',
     'HIT',
+    ...Object.entries(entry.headers ?? {}).flat(),
     'content-type',
     entry.contentType,
     'content-length',

@@ -23,6 +23,15 @@ export interface Entry {
   refreshed?: number;
   /** Its estimated cost in the cache (ResponseCache.set). */
   bytes?: number;
+  /** The route's own headers, the same on every answer (config.headers): sent again with every hit. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Headers of every answer of the route, the same for each: set by the REST scope's hook, kept with its entries. */
+    headers?: Readonly<Record<string, string>>;
+  }
 }
 
 const MAX_ENTRIES = 5_000;
@@ -228,6 +237,7 @@ function registerStore(app: FastifyInstance, cache: ResponseCache, watcher: Data
         link: relativeLinks(request, reply.getHeader('link') as string | undefined),
         vary: varies,
         route: request.routeOptions.url ?? 'unmatched',
+        ...(request.routeOptions.config.headers ? { headers: request.routeOptions.config.headers } : {}),
       });
     }
     if (matches(request, etag)) {
