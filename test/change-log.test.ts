@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from './app.ts';
-import { applyChanges, changesAfter, checkReadBack, expectedChanges, fullRead, toldChanges } from './changes.ts';
+import { applyChanges, checkReadBack, expectedChanges, feedAfter, fullRead, toldChanges } from './changes.ts';
 import type { Change } from '../src/changes/change-log.ts';
 import { readDataVersion } from '../src/announcements/counters.queries.ts';
 import { BUNDLED_DATA_DIR } from '../src/data/import/dataset.import.ts';
@@ -54,7 +54,7 @@ async function recorded(t: TestApp, write: () => Promise<unknown>, oneTransactio
   const before = await fullRead(t);
   await write();
   const after = await fullRead(t);
-  const changes = await changesAfter(t.database.db, before.lastChangeId);
+  const changes = await feedAfter(t, before.lastChangeId);
   assert.deepEqual(toldChanges(changes), expectedChanges(before, after), 'the log tells the difference of the reads');
   assert.deepEqual(
     Object.fromEntries(await applyChanges(t, before.records, changes, after.records)),
@@ -85,7 +85,7 @@ describe('the OWASP sync', () => {
 
   it('the first import into an empty database recorded no change; the same files again record none', async () => {
     assert.ok((await readDataVersion(t.database.db)) > 0, 'imported');
-    assert.deepEqual(await changesAfter(t.database.db), []);
+    assert.deepEqual(await feedAfter(t), []);
     const changes = await recorded(t, () => syncOwasp(t.database.db, { from: dir, now }), true);
     assert.deepEqual(changes, []);
   });
@@ -104,7 +104,7 @@ describe('the OWASP sync', () => {
     });
     const london = changes.find((c) => c.key === 'london')!;
     assert.deepEqual(london.changed_fields, ['name', 'latitude', 'longitude']);
-    assert.deepEqual(await changesAfter(t.database.db, changes.at(-1)!.id), []);
+    assert.deepEqual(await feedAfter(t, changes.at(-1)!.id), []);
     const again = await recorded(t, () => syncOwasp(t.database.db, { from: dir, now }), true);
     assert.deepEqual(again, [], 'the same files again: nothing');
   });

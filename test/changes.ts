@@ -19,9 +19,23 @@ export async function changesAfter(db: Db, after = 0): Promise<Change[]> {
   }
 }
 
-/** The id of the last change (0 when none): where a reader that has seen everything stands. */
-export async function lastSeen(db: Db): Promise<number> {
-  return (await changesAfter(db)).at(-1)?.id ?? 0;
+/**
+ * Every change after `after` through the pull feed (`GET /api/v0/changes/`), following `Link: next`, as a client
+ * does once its poll interval has passed: by then the instance has noticed the data version of what was written (by
+ * another process: the syncs here), which the test makes it do at once.
+ */
+export async function feedAfter(t: TestApp, after = 0): Promise<Change[]> {
+  await t.app.shared.watcher.refresh();
+  const changes: Change[] = [];
+  let next: string | undefined = `/api/v0/changes/?after=${after}&limit=100`;
+  while (next) {
+    const res: { statusCode: number; body: string; headers: Record<string, unknown>; json(): unknown } =
+      await t.app.inject({ method: 'GET', url: next });
+    assert.equal(res.statusCode, 200, `${next}: ${res.body}`);
+    changes.push(...(res.json() as { items: Change[] }).items);
+    next = /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''))?.[1]?.replace(/^https?:\/\/[^/]+/, '');
+  }
+  return changes;
 }
 
 /** `type key` of each change, sorted: what a set of changes says happened. */
@@ -77,11 +91,6 @@ export function identityOf(change: Change): string {
   return change.url === null ? `${change.resource}/${change.key}` : change.url.slice('/api/v0/'.length);
 }
 
-/** Fields a change does not follow (docs/changes.md): a chapter's or project's leaders are not its columns. */
-const UNLOGGED = new Set(['leaders']);
-const followed = (record: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(record).filter(([name]) => !UNLOGGED.has(name)));
-
 /** Builds the dumps now and reads them back through the API: the full read of every logged resource. */
 export async function fullRead(t: TestApp): Promise<FullRead> {
   assert.ok(t.config.dumpsDir, 'the test app has a DUMPS_DIR');
@@ -103,7 +112,7 @@ export async function fullRead(t: TestApp): Promise<FullRead> {
         record: Record<string, unknown>;
       };
       const path = [...Object.values(params), ...(item.resource === 'labels' ? [String(record.name)] : [])];
-      records.set(`${item.resource}/${path.join('/')}`, followed(record));
+      records.set(`${item.resource}/${path.join('/')}`, record);
     }
   }
   return { lastChangeId, records };
@@ -119,8 +128,7 @@ async function readRecord(
   labels: ReadonlyMap<string, Record<string, unknown>>,
 ): Promise<Record<string, unknown> | undefined> {
   if (change.url === null) return labels.get(identityOf(change));
-  const detail = await detailOf(t, change.url);
-  return detail && followed(detail);
+  return detailOf(t, change.url);
 }
 
 /**
@@ -135,9 +143,8 @@ export async function applyChanges(
 ): Promise<Map<string, Record<string, unknown>>> {
   const records = new Map(copy);
   // The instance's response cache holds answers of the data version it last noticed (every second, or with Redis at
-  // the next request): a detail read at once after a write from another process (the sync here) may be the old one,
-  // and nothing in it says so. A mirror reads the details once the instance has caught up with the changes' version.
-  await t.app.shared.watcher.refresh();
+  // the next request): the feed of an instance lists the changes its details show. (A detail read from another
+  // instance, which has not noticed yet, may be the old one, and nothing in it says so.)
   assert.ok(t.app.shared.watcher.version >= (changes.at(-1)?.data_version ?? 0));
   for (const change of changes) {
     const identity = identityOf(change);
