@@ -8,6 +8,10 @@ import { sql, type Kysely } from 'kysely';
 // records a change holds the write lock (data/base/write-lock.queries.ts; the trigger takes it if the writer did not)
 // until it commits, so the ids of one transaction are all below those of the next, which can only begin writing once
 // the first is visible. Ids come from a sequence: gaps (a rolled-back transaction) are possible, reordering is not.
+// (test/change-log-order.test.ts.) A writer takes the lock before its first write, as every writer of the service
+// does: one that leaves it to the trigger holds the rows it wrote (and its table's version row, migration 0010) while
+// it waits for the lock at the end of its statement, and may deadlock with one that holds the lock and wants them
+// (PostgreSQL then rolls one of them back).
 //
 // Baseline: a transaction that sets `cds.changes` to `off` (the first import into an empty database, a seeding from
 // dumps) records nothing: the dumps are the baseline, their manifest names the last change they include.
