@@ -1,7 +1,8 @@
 // npm run bench:changes (issue 43): what following changes costs. This file measures the change log itself (migration
 // 0014's row triggers) on a large import and sync, with the log against without it in the same run; then it runs, when
-// they are present, the stream's part (bench/changes-stream.ts) and the webhooks' part (bench/changes-webhooks.ts),
-// each a module exporting `run(options: ChangesBenchOptions)`. Results: bench/CHANGES.md.
+// they are present, the stream's part and the webhooks' part (modules `changes-stream` and `changes-webhooks` beside
+// this file, written on other branches of the issue), each exporting `run(options: ChangesBenchOptions)`. Results:
+// bench/CHANGES.md.
 //
 // The log's part, per engine (PostgreSQL at BENCH_DATABASE_URL; PGlite in a temporary DATA_DIR, smaller):
 //   1. two dataset folders (bench/scale-import.ts): ISSUES issues, then the same with every UPDATE_EVERY-th issue edited
@@ -273,7 +274,9 @@ async function logPart(engine: string): Promise<void> {
         ? `; database CPU ${((sync.off.databaseCpu / sync.on.databaseCpu) * 100).toFixed(0)} %`
         : '';
     const what = `sync: \`cds import --from\` ${issues + added} issues (${edited} edited, ${added} new)`;
-    console.log(`| ${what} | off | ${s(sync.off.seconds)} | ${rate(sync.off.seconds)} | ${sum(notLogged)} | |`);
+    console.log(
+      `| ${what} | off | ${s(sync.off.seconds)} | ${rate(sync.off.seconds)} | ${dbCpu(sync.off)} | ${sum(notLogged)} | |`,
+    );
     console.log(
       `| ${what} | on | ${s(sync.on.seconds)} | ${rate(sync.on.seconds)} | ${dbCpu(sync.on)} | ${total} (${JSON.stringify(logged)}) | **${(ratio * 100).toFixed(0)} %**${cpuRatio} |`,
     );
