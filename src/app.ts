@@ -34,6 +34,8 @@ import type { Timers } from './access/known-keys.ts';
 import { SharedChanges } from './announcements/heard.ts';
 import { memory } from './memory-budget.ts';
 import type { DataVersionWatcher } from './announcements/data-version.ts';
+import { ChangeHub, type Every as HubEvery } from './changes/change-hub.ts';
+import type { Lookup } from './webhooks/webhook-targets.ts';
 
 export interface AppOptions {
   config: Config;
@@ -49,6 +51,10 @@ export interface AppOptions {
   every?: Every;
   /** The time and waits of the brute-force guard's memory of known keys (tests pass a fake). */
   timers?: Timers;
+  /** The timer of the change streams' poll and heartbeat (changes/change-hub.ts); tests beat by hand. */
+  streamEvery?: HubEvery;
+  /** How webhook targets' names are resolved (tests answer without DNS); the system's resolver by default. */
+  webhookLookup?: Lookup;
 }
 
 // Never log credentials: API keys, cookies, tokens.
@@ -60,7 +66,16 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export async function buildApp({ config, database, logger, clock = Date.now, every, timers }: AppOptions) {
+export async function buildApp({
+  config,
+  database,
+  logger,
+  clock = Date.now,
+  every,
+  timers,
+  webhookLookup,
+  streamEvery,
+}: AppOptions) {
   // Cached hits answered before the routes (api/v0/rest/early-answers.ts), once the REST scope is built.
   const answers: { early?: EarlyAnswers } = {};
   let closing = false;
@@ -96,6 +111,10 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   changes.dataVersion.positions = database.replicas;
   database.replicas?.start(app.log);
   await changes.start();
+  // The stream's one poller (GET /api/v0/changes/stream): woken whenever the data version moves, here or elsewhere.
+  const hub = new ChangeHub(database.db, app.log, { clock, ...(streamEvery ? { every: streamEvery } : {}) });
+  changes.dataVersion.onChange(() => void hub.wake());
+  hub.start();
   const shared: SharedState = {
     redis,
     counter: new Counter(redis, { prefix, log: app.log }),
@@ -103,6 +122,8 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
     watcher: changes.dataVersion,
     cache: new ResponseCache(),
     clock,
+    hub,
+    webhookLookup,
   };
   app.decorate('shared', shared);
   scheduleSessionSweep(app, every);
@@ -143,9 +164,10 @@ export async function buildApp({ config, database, logger, clock = Date.now, eve
   // One gate (X-API-Key, then the rate limit) for the REST API and the MCP endpoint, whose tools call the REST API.
   const gate = createGate(app, { changes, counter: shared.counter, clock, timers });
   await app.register(apiV0, { prefix: '/api/v0', changes, cache: shared.cache, gate });
-  app.addHook('preClose', (done) => {
+  app.addHook('preClose', async () => {
     closing = true;
-    done();
+    // Open streams would hold the server open: they end now (clients reconnect to another instance).
+    await hub.stop();
   });
   answers.early = createEarlyAnswers({
     config,
@@ -211,6 +233,10 @@ export interface SharedState {
   cache: ResponseCache;
   /** The app's time (AppOptions.clock). */
   clock: () => number;
+  /** The streams of changes of this instance and their poller. */
+  hub: ChangeHub;
+  /** AppOptions.webhookLookup. */
+  webhookLookup: Lookup | undefined;
 }
 
 declare module 'fastify' {

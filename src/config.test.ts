@@ -41,6 +41,15 @@ for (const [name, value] of [
   ['CACHE_MEMORY_MB', 'bad'],
   ['CACHE_MEMORY_MB', '0'],
   ['CACHE_MEMORY_MB', '64MB'],
+  ['CHANGES_STREAMS_PER_KEY', '0'],
+  ['CHANGES_STREAMS_PER_KEY', 'five'],
+  ['WEBHOOKS_PER_USER', 'five'],
+  ['WEBHOOKS_PER_USER', '-1'],
+  ['WEBHOOK_RETRY_MIN_MS', '0'],
+  ['WEBHOOK_RETRY_MIN_MS', '5s'],
+  ['WEBHOOK_RETRY_MAX_HOURS', '0'],
+  ['WEBHOOKS_ALLOW_PRIVATE', 'sometimes'],
+  ['WEBHOOK_SECRETS_KEY', 'too-short'],
 ] as const) {
   test(`a bad ${name} (${value}) is refused with a message naming it`, () => {
     assert.throws(
@@ -49,6 +58,11 @@ for (const [name, value] of [
     );
   });
 }
+
+test('CHANGES_STREAMS_PER_KEY: 5 open streams per key by default, or a number', () => {
+  assert.equal(loadConfig({}).changesStreamsPerKey, 5);
+  assert.equal(loadConfig({ CHANGES_STREAMS_PER_KEY: '2' }).changesStreamsPerKey, 2);
+});
 
 test('the list budget: 3 connections, 3 s, 100 waiting by default; each can be set', () => {
   assert.deepEqual(loadConfig({}).lists, {
@@ -230,4 +244,25 @@ test('DATABASE_REPLICA_URLS: none by default; postgres URLs beside DATABASE_URL;
     );
   }
   assert.throws(() => loadConfig({ REPLICA_MAX_LAG_MS: '1s' }), /REPLICA_MAX_LAG_MS/);
+});
+
+test('webhooks: 5 per user, retries from 5 s for 72 h, private targets refused, no secrets key; each can be set', () => {
+  assert.deepEqual(loadConfig({}).webhooks, {
+    perUser: 5,
+    retryMinMs: 5_000,
+    retryMaxHours: 72,
+    allowPrivate: false,
+    secretsKey: undefined,
+  });
+  const key = 'k'.repeat(32);
+  assert.deepEqual(
+    loadConfig({
+      WEBHOOKS_PER_USER: '2',
+      WEBHOOK_RETRY_MIN_MS: '100',
+      WEBHOOK_RETRY_MAX_HOURS: '1',
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+      WEBHOOK_SECRETS_KEY: key,
+    }).webhooks,
+    { perUser: 2, retryMinMs: 100, retryMaxHours: 1, allowPrivate: true, secretsKey: key },
+  );
 });

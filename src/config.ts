@@ -70,6 +70,8 @@ export interface Config {
   readonly cacheMemoryMb: number;
   /** Failed API key attempts per client address per minute before it gets 429. */
   readonly authFailuresPerMinute: number;
+  /** Streams of changes (`GET /api/v0/changes/stream`) one API key may hold open on an instance at once. */
+  readonly changesStreamsPerKey: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; open otherwise. */
   readonly metricsToken: string | undefined;
   readonly authDevLogin: boolean;
@@ -134,6 +136,21 @@ export interface Config {
   readonly sourceApiKey: string | undefined;
   /** How slow that source may be (CDS_SOURCE_TIMEOUT_MS, CDS_SOURCE_MIN_KBPS; data/import/dumps/source-pace.ts). */
   readonly sourcePace: { readonly timeoutMs: number; readonly minBytesPerSecond: number };
+  /** Webhooks (docs/changes.md, "Webhooks"). */
+  readonly webhooks: WebhookSettings;
+}
+
+/** WEBHOOKS_PER_USER, WEBHOOK_RETRY_MIN_MS, WEBHOOK_RETRY_MAX_HOURS, WEBHOOKS_ALLOW_PRIVATE, WEBHOOK_SECRETS_KEY. */
+export interface WebhookSettings {
+  readonly perUser: number;
+  /** The first retry's delay; each next one doubles it (with jitter). */
+  readonly retryMinMs: number;
+  /** How long an endpoint may fail before it is disabled. */
+  readonly retryMaxHours: number;
+  /** `http` and private, loopback or link-local targets allowed (tests, private networks); a warning at start. */
+  readonly allowPrivate: boolean;
+  /** Encrypts the signing secrets in the database (webhooks/webhook-secrets.ts); unset: no webhook can be created. */
+  readonly secretsKey: string | undefined;
 }
 
 export { ConfigError, parseDuration } from './config.values.ts';
@@ -178,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     responseCache: bool(env, 'RESPONSE_CACHE', true),
     cacheMemoryMb: integer(env, 'CACHE_MEMORY_MB', defaultCacheMemoryMb(), 1, 1_048_576),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+    changesStreamsPerKey: integer(env, 'CHANGES_STREAMS_PER_KEY', 5, 1, 1_000),
     metricsToken: text(env, 'METRICS_TOKEN'),
     authDevLogin,
     github: {
@@ -218,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'CDS_SOURCE_TIMEOUT_MS', 30_000, 100, 3_600_000),
       minBytesPerSecond: integer(env, 'CDS_SOURCE_MIN_KBPS', 10, 0, 1_000_000) * 1000,
     },
+    webhooks: webhooks(env),
   };
   return deepFreeze(config);
 }
@@ -282,6 +301,20 @@ function redis(
     redisSentinelUsername,
     redisSentinelPassword,
     redisPrefix,
+  };
+}
+
+function webhooks(env: Env): WebhookSettings {
+  // A password-like value is taken as given; short ones are refused (AES-256 keys are derived from it).
+  const secretsKey = env.WEBHOOK_SECRETS_KEY || undefined;
+  if (secretsKey !== undefined && secretsKey.length < 32)
+    throw new ConfigError('WEBHOOK_SECRETS_KEY', 'must be at least 32 characters (e.g. `openssl rand -base64 32`)');
+  return {
+    perUser: integer(env, 'WEBHOOKS_PER_USER', 5, 0, 1000),
+    retryMinMs: integer(env, 'WEBHOOK_RETRY_MIN_MS', 5_000, 1, 3_600_000),
+    retryMaxHours: integer(env, 'WEBHOOK_RETRY_MAX_HOURS', 72, 1, 24 * 30),
+    allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+    secretsKey,
   };
 }
 

@@ -94,3 +94,14 @@ export class TooManyRequestsError extends AppError {
     super(429, { detail: 'Too many requests.' }, { ...headers, 'retry-after': String(retryAfterSeconds) });
   }
 }
+
+/** 429 for one stream of changes more than CHANGES_STREAMS_PER_KEY allows a key (access/stream-keys.ts). */
+export class TooManyStreamsError extends AppError {
+  constructor(limit: number) {
+    super(
+      429,
+      { detail: `Too many open streams for this API key (at most ${limit}): close one before opening another.` },
+      { 'retry-after': '15' },
+    );
+  }
+}

@@ -7,6 +7,8 @@ import { buildApp, REDACTED_PATHS } from './app.ts';
 import { openConfiguredDatabase, prepareDatabase } from './startup.ts';
 import { startSyncScheduler } from './data/scheduler/sync.scheduler.ts';
 import { startDumpBuilds } from './dumps/dumps.background.ts';
+import { startWebhookDeliveries } from './webhooks/webhook-delivery.ts';
+import { withWebhookSecretsKey } from './webhooks/secrets-key.ts';
 import { DUMPS } from './api/v0/resources.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
@@ -15,7 +17,8 @@ import { describeError, explainEmbeddedFailure } from './db/embedded/disk-space.
 let config: Config;
 try {
   loadEnvFile();
-  config = loadConfig();
+  // On the embedded database without WEBHOOK_SECRETS_KEY, the data folder's own key (webhooks/secrets-key.ts).
+  config = await withWebhookSecretsKey(loadConfig());
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(`${error.message}\n`);
@@ -73,6 +76,18 @@ const dumps = config.dumpsDir
   ? startDumpBuilds({ database, dir: config.dumpsDir, dumps: DUMPS, watcher: app.shared.watcher, log })
   : undefined;
 
+// Webhooks: this instance's share of the delivery queue (webhooks/webhook-delivery.ts).
+if (config.webhooks.allowPrivate)
+  log.warn(
+    'WEBHOOKS_ALLOW_PRIVATE=true: webhooks may be sent over http and to loopback, private and link-local addresses',
+  );
+const webhooks = startWebhookDeliveries({
+  db: database.db,
+  settings: config.webhooks,
+  log,
+  watcher: app.shared.watcher,
+});
+
 let stopping = false;
 let adminChannel: AdminChannel | undefined;
 async function stop(signal: string): Promise<void> {
@@ -87,6 +102,7 @@ async function stop(signal: string): Promise<void> {
   try {
     await scheduler?.stop();
     await dumps?.stop();
+    await webhooks.stop();
     await adminChannel?.close();
     await app.close();
     await database.close();

@@ -7,6 +7,8 @@ import pino from 'pino';
 import { buildApp, REDACTED_PATHS } from '../src/app.ts';
 import type { Timers } from '../src/access/known-keys.ts';
 import type { Every } from '../src/auth/session-sweep.ts';
+import type { Every as HubEvery } from '../src/changes/change-hub.ts';
+import type { Lookup } from '../src/webhooks/webhook-targets.ts';
 import { importDataset } from '../src/data/import/dataset.import.ts';
 import { createTestDb, type TestDatabase } from './helpers.ts';
 
@@ -32,6 +34,10 @@ export async function buildTestApp(
     every?: Every;
     /** The time and waits of the brute-force guard's memory of known keys (test/fake-clock.ts: tickingTimers). */
     timers?: Timers;
+    /** The timer of the change streams' poll and heartbeat (src/changes/change-hub.ts). */
+    streamEvery?: HubEvery;
+    /** How webhook targets' names resolve (no DNS in tests). */
+    webhookLookup?: Lookup;
   } = {},
 ): Promise<TestApp> {
   const database = options.sharedDatabase ?? (await createTestDb({ importBundled: options.importBundled ?? false }));
@@ -70,6 +76,8 @@ export async function buildTestApp(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.every ? { every: options.every } : {}),
     ...(options.timers ? { timers: options.timers } : {}),
+    ...(options.streamEvery ? { streamEvery: options.streamEvery } : {}),
+    ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   await app.ready();
   return {

@@ -243,6 +243,10 @@ test('every bad input is a 400 naming the parameter; unknown resources and types
   await assertBad('key=london', 'key', ['resource']);
   await assertBad('key=london&resource=chapters&resource=events', 'key', ['resource']);
   await assertBad(`key=${'k'.repeat(501)}&resource=chapters`, 'key');
+  await assertBad('key=a%00b&resource=chapters', 'key');
+  await assertBad(`${RESOURCE_NAMES.map((r) => `resource=${r}`).join('&')}&resource=chapters`, 'resource');
+  await assertBad('since=2026-01-01T00:00:00Z&since=2026-01-02T00:00:00Z', 'since');
+  await assertBad('after=1&after=2', 'after');
   await assertBad('ordering=occurred_at', 'ordering', ['id']);
   await assertBad('limit=0', 'limit');
   await assertBad('limit=101', 'limit');

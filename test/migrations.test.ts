@@ -34,6 +34,8 @@ const TABLES = [
   'table_versions',
   'tombstones',
   'users',
+  'webhook_attempts',
+  'webhooks',
 ];
 const ALL = [
   '0001_data_model',
@@ -49,6 +51,7 @@ const ALL = [
   '0012_nearest',
   '0013_key_lifecycle',
   '0014_change_log',
+  '0015_webhooks',
 ];
 
 let t: TestDatabase;
@@ -141,6 +144,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0015_webhooks']);
   assert.deepEqual(await migrateDown(t.db), ['0014_change_log']);
   assert.deepEqual(await migrateDown(t.db), ['0013_key_lifecycle']);
   assert.deepEqual(await migrateDown(t.db), ['0012_nearest']);

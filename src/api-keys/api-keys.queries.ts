@@ -124,3 +124,14 @@ export function listLeakedKeys(db: Db, userId: string, since: Date) {
     .orderBy('id', 'desc')
     .execute();
 }
+
+/** Of the keys with these ids, those valid at `now`, with their expiry (the streams' keys, access/stream-keys.ts). */
+export function findValidKeysById(db: Db, ids: readonly string[], now: Date) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'expires_at'])
+    .where('id', 'in', [...ids])
+    .where('is_revoked', '=', false)
+    .where('expires_at', '>', now)
+    .execute();
+}

@@ -3,6 +3,7 @@
 // read then). Help, the configuration, the admin channel of a server running on the embedded database, else the
 // command on a database it opens itself (commands/execute.ts).
 import { loadConfig } from '../config.ts';
+import { withWebhookSecretsKey } from '../webhooks/secrets-key.ts';
 import { USAGE } from '../commands/usage.ts';
 import { executeCommand } from '../commands/execute.ts';
 import { err, isTerminal, out, runInContext } from '../commands/output.ts';
@@ -54,6 +55,15 @@ async function cli(argv: string[], options: CliOptions): Promise<number> {
     if (code !== undefined) return code;
     if (waitForServer) {
       err(`cds: no server answered on ${config.dataDir} within ${SERVER_WAIT_MS / 1000} s\n`);
+      return 1;
+    }
+  }
+  // In-process on the embedded database, the webhook secrets are sealed with the data folder's key, as the server's.
+  if (command === 'webhooks') {
+    try {
+      config = await withWebhookSecretsKey(config);
+    } catch (error) {
+      err(`cds: ${error instanceof Error ? error.message : String(error)}\n`);
       return 1;
     }
   }

@@ -17,6 +17,7 @@ import { refreshSnapshots } from '../data/snapshots/snapshots.rebuild.ts';
 import { runKeysCommand } from './keys.ts';
 import { runSyncCommand } from './sync.ts';
 import { runUsersCommand } from './users.ts';
+import { runWebhooksCommand } from './webhooks.ts';
 import { runDumpsCommand } from './dumps.ts';
 import { err, isTerminal, out, progressOn, withDatabase, type ProgressBar } from './output.ts';
 import { UsageError } from './usage.ts';
@@ -112,6 +113,8 @@ export async function runCommand(
       return runSyncCommand(config, args, progressBar);
     case 'users':
       return runUsersCommand(config, args);
+    case 'webhooks':
+      return runWebhooksCommand(config, args);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

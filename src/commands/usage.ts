@@ -38,6 +38,15 @@ Commands:
   users create LOGIN [--key NAME] [--expires-in DAYS]
                         create a local user (no GitHub account needed); with --key, also an API key
                         for it (default 30 days), printed once on stdout
+  webhooks create LOGIN URL [--resource R]… [--type T]… [--description TEXT] [--json]
+                        register a webhook for a user (prints its id and its secret once, on stdout; --json:
+                        {"id", "secret", …}); at most WEBHOOKS_PER_USER per user
+  webhooks list [--json]
+                        every webhook, with its owner, state and last delivered change
+  webhooks delete ID    delete a webhook
+  webhooks replay ID [--after ID] [--until ID]
+                        send again the changes after --after up to --until (default: the last delivered) that
+                        the webhook already had; enables a disabled webhook again
 
 Options of every command:
   --help, -h            this help, or a command's own (cds sync --help)

@@ -15,6 +15,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { typeDefs } from './schema.graphql.ts';
+import { webhookResolvers, webhookTypeDefs } from './webhooks.graphql.ts';
 import { resolvers, type Context } from './resolvers.ts';
 import { AppError, isDatabaseUnavailable } from '../errors.ts';
 import { clientAddress, createLimiter } from '../access/rate-limit.ts';
@@ -106,8 +107,12 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
   });
   const errorFormatter = formatErrors(production);
   await app.register(mercurius, {
-    schema: typeDefs,
-    resolvers: resolvers as never,
+    schema: [typeDefs, webhookTypeDefs].join('\n'),
+    resolvers: {
+      ...resolvers,
+      Query: { ...resolvers.Query, ...webhookResolvers.Query },
+      Mutation: { ...resolvers.Mutation, ...webhookResolvers.Mutation },
+    } as never,
     path: '/graphql',
     // Our own page (src/web/graphiql.ts): mercurius' loads GraphiQL from unpkg.com.
     graphiql: false,

@@ -26,7 +26,7 @@ export interface Context {
 
 const UNAUTHORIZED = 'You must be logged in to perform this action.';
 
-async function requireUser(context: Context): Promise<SessionUser> {
+export async function requireUser(context: Context): Promise<SessionUser> {
   const user = await context.request.sessionUser();
   if (!user) throw new mercurius.ErrorWithProps(UNAUTHORIZED, { code: 'UNAUTHORIZED' });
   return user;

@@ -82,7 +82,7 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
     registry.removeSingleMetric(name);
   const http = new HttpMetrics();
-  const { cache, watcher, counter } = app.shared;
+  const { cache, watcher, counter, hub } = app.shared;
   // Values kept elsewhere, read when Prometheus scrapes.
   const counterOf = (name: string, help: string, read: () => number) =>
     new client.Counter({
@@ -120,6 +120,16 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
     'cds_data_version',
     'Data version this instance serves (bumped by every import or sync that changed something).',
     () => watcher.version,
+  );
+  gaugeOf(
+    'cds_change_streams_open',
+    'Streams of changes open on this instance (GET /api/v0/changes/stream).',
+    () => hub.size,
+  );
+  counterOf(
+    'cds_change_streams_cut_total',
+    'Streams of changes cut off because their reader fell too far behind (changes/change-stream.ts MAX_QUEUED_BYTES).',
+    () => hub.cut,
   );
   gaugeOf(
     'cds_rate_limit_shared',

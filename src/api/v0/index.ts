@@ -11,6 +11,7 @@ import { registerCors } from './rest/cors.ts';
 import { RESOURCES } from './resources.ts';
 import { searchRoute } from './search/search.routes.ts';
 import { dumpsRoutes } from './dumps/dumps.routes.ts';
+import { changesStreamRoute } from './changes/changes.stream.ts';
 import { registerResources } from './common/resource.ts';
 
 const Welcome = Type.Object({
@@ -69,5 +70,6 @@ export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV
     await registerResources(guarded, RESOURCES);
     searchRoute(guarded);
     dumpsRoutes(guarded);
+    changesStreamRoute(guarded, { changes });
   });
 }

@@ -214,7 +214,7 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
         ...(def.headers ? { headers: Object.fromEntries(headers.map(([name, { value }]) => [name, value])) } : {}),
         openapi: {
           kind: 'list',
-          ...(def.headers ? { headers: Object.fromEntries(headers.map(([name, h]) => [name, h])) } : {}),
+          ...(def.headers ? { headers: def.headers } : {}),
           noun: def.itemName,
           ordering,
           orderingDefault: def.ordering.default,

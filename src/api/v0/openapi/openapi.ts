@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { VERSION } from '../../../version.ts';
 import { linkBase } from '../../../http/link-base.ts';
 import { exampleOf, hoistSchemas } from './openapi.document.ts';
+import { OPENAPI_WEBHOOKS } from './openapi.webhooks.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -344,6 +345,7 @@ export async function registerOpenApi(app: FastifyInstance, icon?: Buffer): Prom
       }
       const schemas = hoistSchemas(document);
       document.components = { ...document.components, schemas };
+      document.webhooks = OPENAPI_WEBHOOKS;
       document.tags = [...used]
         .sort()
         .map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
