@@ -1,8 +1,7 @@
 // npm run bench:changes (issue 43): what following changes costs. This file measures the change log itself (migration
-// 0014's row triggers) on a large import and sync, with the log against without it in the same run; then it runs, when
-// they are present, the stream's part and the webhooks' part (modules `changes-stream` and `changes-webhooks` beside
-// this file, written on other branches of the issue), each exporting `run(options: ChangesBenchOptions)`. Results:
-// bench/CHANGES.md.
+// 0014's row triggers) on a large import and sync, with the log against without it in the same run; then it runs the
+// stream's part (bench/changes-stream.ts: commit-to-stream latency, 1,000 open streams) and the webhooks' part
+// (bench/changes-webhooks.ts: commit-to-delivery latency). Results: bench/CHANGES.md (and theirs, named by them).
 //
 // The log's part, per engine (PostgreSQL at BENCH_DATABASE_URL; PGlite in a temporary DATA_DIR, smaller):
 //   1. two dataset folders (bench/scale-import.ts): ISSUES issues, then the same with every UPDATE_EVERY-th issue edited
@@ -19,16 +18,18 @@
 //   npm run bench:changes                                 # both engines: 1M issues on PostgreSQL, 100k on PGlite
 //   ENGINES=postgres ISSUES=100000 npm run bench:changes  # smaller, one engine
 //   ONLY=log npm run bench:changes                        # the log's part alone (ONLY=stream, ONLY=webhooks: theirs)
+//   ENGINES=pglite ONLY=webhooks npm run bench:changes     # the webhooks' part on the embedded database only
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { issue, run, writeDataset, type ImportSize } from './scale-import.ts';
 import { cpuMicros } from './cpu.ts';
+import { benchChangesStream } from './changes-stream.ts';
+import { benchWebhooks, formatWebhookResults } from './changes-webhooks.ts';
 import { openDatabase, pgliteDir, type OpenOptions } from '../src/db/index.ts';
 import { sql } from 'kysely';
 import { LOGGED } from '../src/db/migrations/0014_change_log.ts';
@@ -43,16 +44,6 @@ const UPDATE_EVERY = Number(process.env.UPDATE_EVERY ?? 2);
 const NEW_SHARE = Number(process.env.NEW_SHARE ?? 0.1);
 const DIRECT_ROWS = Number(process.env.DIRECT_ROWS ?? 200_000);
 const REPEAT = Number(process.env.REPEAT ?? 3);
-
-/** What bench/changes.ts passes to the other parts' `run`. */
-export interface ChangesBenchOptions {
-  /** The checkout whose `cds` and server are measured. */
-  root: string;
-  /** A PostgreSQL server (its `test` database's URL): a part creates and drops its own databases there. */
-  serverUrl: string;
-  /** The engines asked for (`postgres`, `pglite`). */
-  engines: string[];
-}
 
 const load = () =>
   os
@@ -296,12 +287,23 @@ async function logPart(engine: string): Promise<void> {
   }
 }
 
-/** Another part of the bench, when its file is there (written on other branches of issue 43). */
-async function part(file: string, options: ChangesBenchOptions): Promise<void> {
-  const at = path.join(ROOT, 'bench', file);
-  if (!existsSync(at)) return void console.log(`\n(${file} is not there: its part is skipped)\n`);
-  const module = (await import(pathToFileURL(at).href)) as { run(options: ChangesBenchOptions): Promise<void> };
-  await module.run(options);
+/** The stream's part (bench/changes-stream.ts), on the PostgreSQL server. */
+async function streamPart(): Promise<void> {
+  console.log('\n## The stream: commit to stream, 1,000 open streams (bench/changes-stream.ts)\n');
+  const { latency, fanOut } = await benchChangesStream({ serverUrl: SERVER_URL });
+  console.log(
+    `- commit to stream, ${latency.changes} changes: p50 ${latency.p50Ms.toFixed(0)} ms, p95 ${latency.p95Ms.toFixed(0)} ms, max ${latency.maxMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `- ${fanOut.streams} open streams: heap ${fanOut.heapPerStreamKb.toFixed(1)} kB and RSS ${fanOut.rssPerStreamKb.toFixed(1)} kB per stream; one change to all: first after ${fanOut.firstMs.toFixed(0)} ms, all after ${fanOut.allMs.toFixed(0)} ms\n`,
+  );
+}
+
+/** The webhooks' part (bench/changes-webhooks.ts): the embedded database, and the server when asked for. */
+async function webhooksPart(): Promise<void> {
+  console.log('\n## Webhooks: commit to delivery (bench/changes-webhooks.ts)\n');
+  const results = await benchWebhooks(ENGINES.includes('postgres') ? { postgresUrl: SERVER_URL } : {});
+  console.log(formatWebhookResults(results));
 }
 
 async function main(): Promise<void> {
@@ -312,9 +314,10 @@ async function main(): Promise<void> {
     console.log('## The change log: an import and a sync, with the log and without\n');
     for (const engine of ENGINES) await logPart(engine);
   }
-  const options: ChangesBenchOptions = { root: ROOT, serverUrl: SERVER_URL, engines: ENGINES };
-  if (!ONLY || ONLY === 'stream') await part('changes-stream.ts', options);
-  if (!ONLY || ONLY === 'webhooks') await part('changes-webhooks.ts', options);
+  if ((!ONLY || ONLY === 'stream') && ENGINES.includes('postgres')) await streamPart();
+  if (!ONLY || ONLY === 'webhooks') await webhooksPart();
 }
 
 await main();
+// The stream's part leaves its server's timers behind.
+process.exit(0);
