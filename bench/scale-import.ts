@@ -78,7 +78,7 @@ function repository(r: number) {
   };
 }
 
-function issue(i: number, size: ImportSize) {
+export function issue(i: number, size: ImportSize) {
   const r = i % size.repositories;
   const repo = `org-${r % ORGANIZATIONS}/repo-${r}`;
   const number = Math.floor(i / size.repositories) + 1;
@@ -145,8 +145,16 @@ function release(n: number, size: ImportSize) {
   };
 }
 
-/** Writes the dataset folder (file by file, never all of it in memory); returns its GitHub file count. */
-export async function writeDataset(dir: string, size: ImportSize, owaspFrom: string): Promise<number> {
+/**
+ * Writes the dataset folder (file by file, never all of it in memory); returns its GitHub file count. `issueOf`: the
+ * i-th issue (bench/changes.ts writes a second folder with some of them edited).
+ */
+export async function writeDataset(
+  dir: string,
+  size: ImportSize,
+  owaspFrom: string,
+  issueOf: (i: number, size: ImportSize) => unknown = issue,
+): Promise<number> {
   await fs.mkdir(path.join(dir, 'github', 'gen'), { recursive: true });
   await fs.cp(owaspFrom, path.join(dir, 'owasp'), { recursive: true });
   const manifest: { file: string; requests: string[]; shape: string; count: number }[] = [];
@@ -165,7 +173,7 @@ export async function writeDataset(dir: string, size: ImportSize, owaspFrom: str
   }
   for (let start = 0; start < size.issues; start += PER_FILE) {
     const records = [];
-    for (let i = start; i < Math.min(size.issues, start + PER_FILE); i++) records.push(issue(i, size));
+    for (let i = start; i < Math.min(size.issues, start + PER_FILE); i++) records.push(issueOf(i, size));
     await write(`gen/issues-${start}.json`, `/repositories/${start}/issues`, records);
   }
   for (let start = 0; start < size.releases; start += PER_FILE) {

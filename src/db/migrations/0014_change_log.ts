@@ -8,6 +8,10 @@ import { sql, type Kysely } from 'kysely';
 // records a change holds the write lock (data/base/write-lock.queries.ts; the trigger takes it if the writer did not)
 // until it commits, so the ids of one transaction are all below those of the next, which can only begin writing once
 // the first is visible. Ids come from a sequence: gaps (a rolled-back transaction) are possible, reordering is not.
+// (test/change-log-order.test.ts.) A writer takes the lock before its first write, as every writer of the service
+// does: one that leaves it to the trigger holds the rows it wrote (and its table's version row, migration 0010) while
+// it waits for the lock at the end of its statement, and may deadlock with one that holds the lock and wants them
+// (PostgreSQL then rolls one of them back).
 //
 // Baseline: a transaction that sets `cds.changes` to `off` (the first import into an empty database, a seeding from
 // dumps) records nothing: the dumps are the baseline, their manifest names the last change they include.
@@ -23,16 +27,23 @@ interface Logged {
   /** What follows `/api/v0/<resource>/` in its detail path; NULL when it has none. */
   path: (row: string) => string;
   fields: string[];
+  /** More changes when a row's key changes (an UPDATE): those of other records named after it. */
+  renamed?: string;
 }
 
 const always = () => 'true';
 const own = (r: string) => `${r}.key`;
 const login = (r: string) => `${r}.login`;
 const profiled = (r: string) => `${r}.created_at IS NOT NULL AND ${r}.updated_at IS NOT NULL`;
-/** `owner/name` of a row's repository; from its GitHub address when the repository went in the same statement. */
+/**
+ * `owner/name` of a row's repository, from the row's own GitHub address (the repository's when that has none). Not
+ * from the repository's row: renamed (or moved to another owner), a repository takes a new name at once, while the
+ * addresses of its issues, milestones and releases change when the sync writes them again; read from the repository,
+ * their `deleted` would then name the new place and the old one would never be told gone.
+ */
 const repositoryOf = (r: string) =>
-  `COALESCE((SELECT owner_login || '/' || name FROM repositories WHERE id = ${r}.repository_id),
-            substring(${r}.url from '^https://github\\.com/([^/]+/[^/]+)/'))`;
+  `COALESCE(substring(${r}.url from '^https://github\\.com/([^/]+/[^/]+)/'),
+            (SELECT owner_login || '/' || name FROM repositories WHERE id = ${r}.repository_id))`;
 
 export const LOGGED: Logged[] = [
   {
@@ -132,6 +143,13 @@ export const LOGGED: Logged[] = [
     visible: always,
     key: (r) => `${r}.owner_login || '/' || ${r}.name`,
     path: (r) => `${r}.owner_login || '/' || ${r}.name`,
+    // Labels have no address of their own: their key is their repository's name and theirs (below). A repository
+    // renamed or moved renames them, one `deleted` and one `created` each.
+    renamed: `INSERT INTO changes (resource, action, key, path, data_version, changed_fields)
+      SELECT 'labels', step.action, step.owner || '/' || l.name, NULL, version, NULL
+      FROM (VALUES (1, 'deleted', OLD.owner_login || '/' || OLD.name), (2, 'created', NEW.owner_login || '/' || NEW.name))
+        AS step (n, action, owner)
+      CROSS JOIN labels l WHERE l.repository_id = NEW.id ORDER BY step.n, l.id;`,
     fields: [
       'name',
       'description',
@@ -213,7 +231,7 @@ const BUMP_DATA_VERSION = `
     RETURN version;
   END $$;`;
 
-function changeFunction({ resource, visible, key, path, fields }: Logged): string {
+function changeFunction({ resource, visible, key, path, fields, renamed }: Logged): string {
   const changed = fields
     .map((field) => `CASE WHEN NEW.${field} IS DISTINCT FROM OLD.${field} THEN '${field}' END`)
     .join(',\n          ');
@@ -239,6 +257,7 @@ function changeFunction({ resource, visible, key, path, fields }: Logged): strin
       END IF;
       IF was THEN ${insert('OLD', 'deleted', 'NULL')} END IF;
       IF now_in THEN ${insert('NEW', 'created', 'NULL')} END IF;
+      ${renamed ? `IF was AND now_in THEN ${renamed} END IF;` : ''}
       RETURN NULL;
     END $$;`;
 }
