@@ -43,6 +43,8 @@ const app = await buildApp({ config, database, logger: log });
 try {
   await app.listen({ port: config.port, host: config.host });
 } catch (error) {
+  // The app first: its background parts (the change stream's poll) stop before the database they read closes.
+  await app.close().catch(() => {});
   await database.close();
   const why = listenProblem((error as NodeJS.ErrnoException).code);
   if (why) {
