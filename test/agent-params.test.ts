@@ -62,6 +62,8 @@ before(async () => {
   ] as const) {
     await chapter(t.database.db, { key, name: key, latitude, longitude, country: '' });
   }
+  // The writes moved the data version (each records its change): heard now, not at the app's next poll mid-test.
+  await t.app.shared.watcher.refresh();
 });
 after(() => t.close());
 

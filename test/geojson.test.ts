@@ -67,6 +67,8 @@ before(async () => {
   // An inactive chapter and one without coordinates are in neither representation.
   await chapter(db, { is_active: false, country: 'India' });
   await chapter(db, { country: 'India', latitude: null, longitude: null });
+  // The writes moved the data version (each records its change): heard now, not at the app's next poll mid-test.
+  await t.app.shared.watcher.refresh();
 });
 
 after(() => t?.close());

@@ -28,6 +28,8 @@ let browser: Browser;
 before(async () => {
   t = await buildTestApp({ env: ENV, clock, timers, captureLogs: true });
   await chapter(t.database.db, { key: 'london', name: 'OWASP London' });
+  // The writes moved the data version (each records its change): heard now, not at the app's next poll mid-test.
+  await t.app.shared.watcher.refresh();
   browser = await devSignIn(t, 'rotator');
 });
 after(async () => {

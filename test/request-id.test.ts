@@ -25,6 +25,8 @@ before(async () => {
     timers: tickingTimers(),
   });
   await chapter(t.database.db, { key: 'london', name: 'OWASP London' });
+  // The writes moved the data version (each records its change): heard now, not at the app's next poll mid-test.
+  await t.app.shared.watcher.refresh();
   const browser = await devSignIn(t, 'request-ids');
   key = (await graphql(t, browser, DOC.createApiKey, { name: 'ids', expiresAt: inDays(5) })).json().data.createApiKey
     .rawKey;
