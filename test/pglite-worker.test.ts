@@ -25,6 +25,8 @@ let t: TestApp;
 before(async () => {
   t = await buildTestApp();
   await chapter(t.database.db, { key: 'london', name: 'OWASP London' });
+  // The write moved the data version (it records its change): heard now, not at the app's next poll mid-test.
+  await t.app.shared.watcher.refresh();
 });
 
 after(() => t.close());
@@ -125,6 +127,7 @@ test(
     try {
       // Its own shared_buffers, which a restarted worker must keep (checked after the first restart).
       const database = await openDatabase({ dataDir, sharedBuffersMb: 9, restart: { clock: time.clock } });
+      await chapter(database.db, { key: 'paris', name: 'OWASP Paris' });
       await chapter(database.db, { key: 'london', name: 'OWASP London' });
       const app = await buildApp({
         config: loadConfig({ LOG_LEVEL: 'warn', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
@@ -135,8 +138,9 @@ test(
       const closeApp = () => (appClosed ??= app.close());
       try {
         assert.equal((await app.inject({ method: 'GET', url: '/api/v0/chapters/london' })).headers['x-cache'], 'MISS');
-        // Committed just before the crash, with the pool's client still bound to the worker that dies.
-        await chapter(database.db, { key: 'paris', name: 'OWASP Paris' });
+        // Committed just before the crash, with the pool's client still bound to the worker that dies (an update: a
+        // change the API does not show, so the data version stays and the cached London stays cached).
+        await sql`UPDATE chapters SET meetup_group = 'paris-owasp' WHERE key = 'paris'`.execute(database.db);
         const embedded = database.embedded!;
         const first = embeddedWorker(database)!;
         const crashed = once(embedded, 'crashed');
@@ -181,6 +185,10 @@ test(
             .sort(),
           ['london', 'paris'],
         );
+        // The write committed just before the crash is there.
+        const { rows } = await sql<{ meetup_group: string }>`
+          SELECT meetup_group FROM chapters WHERE key = 'paris'`.execute(database.db);
+        assert.equal(rows[0]?.meetup_group, 'paris-owasp');
         assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
         const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
         assert.match(metrics, /^cds_embedded_database_restarts_total 1$/m);
