@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { issue, run, writeDataset, type ImportSize } from './scale-import.ts';
+import { admin, issue, run, writeDataset, type ImportSize } from './scale-import.ts';
 import { cpuMicros } from './cpu.ts';
 import { benchChangesStream } from './changes-stream.ts';
 import { benchWebhooks, formatWebhookResults } from './changes-webhooks.ts';
@@ -88,16 +88,6 @@ interface Place {
   drop(): Promise<void>;
 }
 
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 async function session<T>(
   options: OpenOptions,
   fn: (query: <R>(text: string) => Promise<R[]>) => Promise<T>,
@@ -114,7 +104,7 @@ async function session<T>(
 
 async function serverPlace(template?: string): Promise<Place> {
   const name = `cds_changes_${crypto.randomBytes(5).toString('hex')}`;
-  await admin(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+  await admin(SERVER_URL, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   const url = Object.assign(new URL(SERVER_URL), { pathname: `/${name}` }).toString();
   return {
     label: 'PostgreSQL',
@@ -122,7 +112,8 @@ async function serverPlace(template?: string): Promise<Place> {
     env: {},
     session: (fn) => session({ databaseUrl: url, poolSize: 1 }, fn),
     copy: () => serverPlace(name),
-    drop: () => (process.env.KEEP ? Promise.resolve() : admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: () =>
+      process.env.KEEP ? Promise.resolve() : admin(SERVER_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }
 

@@ -246,7 +246,8 @@ async function pollHwm(timePid: number): Promise<number> {
   return best;
 }
 
-async function admin(serverUrl: string, text: string): Promise<void> {
+/** One statement on the server's maintenance connection (CREATE and DROP DATABASE). */
+export async function admin(serverUrl: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
