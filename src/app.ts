@@ -16,8 +16,10 @@ import { registerMetrics } from './metrics/metrics.ts';
 import { apiV0 } from './api/v0/index.ts';
 import { createGate } from './access/gate.ts';
 import { createEarlyAnswers } from './api/v0/rest/early-answers.ts';
-import { earlyAnswersServer, type EarlyAnswers } from './http/server-factory.ts';
-import { mcpRoutes } from './mcp/mcp.routes.ts';
+import { combineEarlyAnswers, earlyAnswersServer, type EarlyAnswers } from './http/server-factory.ts';
+import { MCP_BODY_LIMIT, MCP_PATH, mcpRoutes } from './mcp/mcp.routes.ts';
+import { createMcpEarlyAnswers } from './mcp/mcp.early.ts';
+import { ToolResults } from './mcp/mcp.results.ts';
 import { llmsTxtRoute } from './mcp/llms-txt.ts';
 import { secretScanningRoutes } from './api/secret-scanning/secret-scanning.routes.ts';
 import { registerSessions } from './auth/session.plugin.ts';
@@ -177,7 +179,19 @@ export async function buildApp({
     log: app.log,
     closing: () => closing,
   });
-  await app.register(mcpRoutes, { gate });
+  const toolResults = new ToolResults(app.shared.watcher, config.responseCache);
+  const mcpEarly = createMcpEarlyAnswers({
+    config,
+    gate: gate.early,
+    results: toolResults,
+    path: MCP_PATH,
+    bodyLimit: MCP_BODY_LIMIT,
+    metrics: httpMetrics,
+    log: app.log,
+    closing: () => closing,
+  });
+  answers.early = combineEarlyAnswers(answers.early, mcpEarly);
+  await app.register(mcpRoutes, { gate, results: toolResults });
   await app.register(llmsTxtRoute);
   // GitHub's secret-scanning reports of published keys: signed by GitHub, no API key.
   await app.register(secretScanningRoutes);

@@ -541,3 +541,76 @@ test('the rate limit: every POST counts once, a tool call by its REST request; 1
     await client.close();
   }
 });
+
+test('a kept call is answered before routing: the body and headers the route gives, counted once; the rest reaches the route whole', async () => {
+  const base = new URL(limitedUrl).origin;
+  const early = async () => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    return Number(/^cds_mcp_early_answers_total (\d+)$/m.exec(text)?.[1]);
+  };
+  const body = rpc(
+    'tools/call',
+    { name: 'get', arguments: { resource: 'chapters', id: 'london', fields: ['name'] } },
+    7,
+  );
+  const send = (headers: Record<string, string> = {}, payload: string | ReadableStream = body) =>
+    fetch(limitedUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': limitedKey, ...headers },
+      body: payload,
+      duplex: 'half',
+    } as RequestInit);
+  // A body sent in chunks (no Content-Length) is never taken early: the route's answer, from the kept results.
+  const chunked = () =>
+    send(
+      {},
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(body));
+          controller.close();
+        },
+      }),
+    );
+  const own = new Set(['x-request-id', 'date', 'ratelimit-remaining', 'ratelimit', 'keep-alive', 'connection']);
+  const comparable = (res: Response) => [...res.headers].filter(([name]) => !own.has(name));
+
+  freshSecond();
+  const first = await send();
+  assert.equal(first.status, 200);
+  const firstText = await first.text();
+  const before = await early();
+  const fast = await send();
+  assert.equal(await early(), before + 1, 'answered early');
+  const routed = await chunked();
+  assert.equal(await early(), before + 1, 'a chunked body goes to the route');
+  assert.equal(await fast.text(), firstText);
+  assert.equal(await routed.text(), firstText);
+  assert.deepEqual(comparable(fast), comparable(routed));
+  // Each counted once, in order: 10 a second, three used.
+  assert.deepEqual(
+    [first, fast, routed].map((r) => r.headers.get('ratelimit-remaining')),
+    ['9', '8', '7'],
+  );
+  assert.match(fast.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  assert.notEqual(fast.headers.get('x-request-id'), routed.headers.get('x-request-id'));
+
+  // What the early path reads and leaves goes to the route with its body whole.
+  freshSecond();
+  const listed = (await (await send({}, rpc('tools/list'))).json()) as Rpc;
+  assert.ok(Array.isArray(listed.result.tools));
+  assert.equal((await send({}, rpc('notifications/initialized', undefined, null))).status, 202);
+  const broken = await send({}, '{"jsonrpc":');
+  assert.equal(broken.status, 400);
+  assert.equal(((await broken.json()) as Rpc).error.code, -32700);
+  const other = (await (
+    await send({}, rpc('tools/call', { name: 'get', arguments: { resource: 'chapters', id: 'london' } }, 8))
+  ).json()) as Rpc;
+  assert.ok(other.result.structuredContent);
+  const before2 = await early();
+  // An Origin is the route's to judge (with CORS_ORIGINS=* any page may call); a wrong key is 401, never the answer.
+  assert.equal((await send({ origin: 'https://example.org' })).status, 200);
+  const wrong = await send({ 'x-api-key': 'cds_not_a_key' });
+  assert.equal(wrong.status, 401);
+  assert.ok(!(await wrong.text()).includes('London'));
+  assert.equal(await early(), before2);
+});

@@ -8,6 +8,15 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 /** Answers the request itself, or hands it to `next` (Fastify's handler). */
 export type EarlyAnswers = (req: IncomingMessage, res: ServerResponse, next: Handler) => void;
 
+/** The early answers of GET (REST's cached hits) and of POST (/mcp's kept tool calls), each optional. */
+export function combineEarlyAnswers(
+  get: EarlyAnswers | undefined,
+  post: EarlyAnswers | undefined,
+): EarlyAnswers | undefined {
+  if (get === undefined || post === undefined) return get ?? post;
+  return (req, res, next) => (req.method === 'POST' ? post : get)(req, res, next);
+}
+
 /** Fastify's options that shape its own HTTP/1 server (fastify's lib/server.js), with the defaults it filled in. */
 interface ServerOptions {
   http?: http.ServerOptions;

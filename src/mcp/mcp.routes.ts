@@ -11,7 +11,8 @@ import { NotAcceptableError } from '../errors.ts';
 import { createMethods } from './mcp.methods.ts';
 import { checkVersionHeader, errorBody, readMessage, RequestError, resultBody, type Message } from './mcp.protocol.ts';
 import { restFor, type Rest } from './mcp.rest.ts';
-import { ToolResults } from './mcp.results.ts';
+import type { ToolResults } from './mcp.results.ts';
+import { takeEarlyBody } from './mcp.early.ts';
 
 export const MCP_PATH = '/mcp';
 /** A message is a few hundred bytes; a tool's arguments at most a few kB. */
@@ -20,11 +21,12 @@ const JSON_TYPE = 'application/json';
 
 export interface McpOptions {
   gate: Gate;
+  /** The kept answers of tool calls, shared with the early answers (mcp.early.ts). */
+  results: ToolResults;
 }
 
-export function mcpRoutes(app: FastifyInstance, { gate }: McpOptions): void {
+export function mcpRoutes(app: FastifyInstance, { gate, results }: McpOptions): void {
   const methods = createMethods(app);
-  const results = new ToolResults(app.shared.watcher, app.config.responseCache);
   const origins = app.config.corsOrigins;
 
   // The body as text: a body that is not JSON is JSON-RPC's parse error, not REST's 400.
@@ -50,6 +52,8 @@ export function mcpRoutes(app: FastifyInstance, { gate }: McpOptions): void {
         if (authenticating) await authenticating;
         keyExpirationHeader(request, reply);
       },
+      // A body the early answers read before handing the request on (mcp.early.ts) is read from what they kept.
+      preParsing: async (request, _reply, payload) => takeEarlyBody(request.raw) ?? payload,
     },
     async (request, reply) => {
       let message: Message;

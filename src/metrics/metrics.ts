@@ -27,6 +27,8 @@ interface Series {
  */
 export class HttpMetrics {
   private readonly routes = new Map<string, Map<string, Series>>();
+  /** Tool calls of /mcp answered early from a kept answer (mcp/mcp.early.ts). */
+  mcpEarlyAnswers = 0;
 
   record(method: string, route: string, status: number, seconds: number): void {
     let byRoute = this.routes.get(route);
@@ -113,6 +115,11 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
     'cds_response_cache_misses_total',
     'Cacheable REST requests the response cache could not answer.',
     () => cache.misses,
+  );
+  counterOf(
+    'cds_mcp_early_answers_total',
+    'Tool calls of /mcp answered before routing from a kept answer (a remembered key, a plain POST).',
+    () => http.mcpEarlyAnswers,
   );
   gaugeOf('cds_response_cache_entries', 'Responses held by the response cache.', () => cache.size);
   registerMemoryMetrics(registry);

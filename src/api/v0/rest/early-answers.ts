@@ -15,6 +15,7 @@ import type { Config } from '../../../config.ts';
 import { baseSecurityHeaders } from '../../../http/security-headers.ts';
 import { requestId, REQUEST_ID_HEADER } from '../../../http/request-id.ts';
 import { hostLinkBase } from '../../../http/link-base.ts';
+import { loggedRequest, requestLogs } from '../../../http/early-log.ts';
 import type { HttpMetrics } from '../../../metrics/metrics.ts';
 import type { EarlyAnswers } from '../../../http/server-factory.ts';
 import { ALLOW_ANY_ORIGIN, EXPOSED_HEADERS } from './cors.ts';
@@ -107,7 +108,7 @@ export function createEarlyAnswers({
     const started = performance.now();
     const id = requestId(req);
     const logging = requestLogs(log);
-    if (logging) log.info({ reqId: id, req: logged(req) }, 'incoming request');
+    if (logging) log.info({ reqId: id, req: loggedRequest(req) }, 'incoming request');
     const headers = (entry.early ??= headersOf(entry)).slice();
     const { remaining, reset, state } = limitState(gate.limit, counted.hit.count, counted.hit.resetMs);
     const last = headers.length - 1;
@@ -173,23 +174,5 @@ export function createEarlyAnswers({
       },
       () => next(req, res),
     );
-  };
-}
-
-const REQUEST_LOG_LEVELS = new Set(['info', 'debug', 'trace']);
-
-/** True when Fastify writes its two lines of each request (at info and below). */
-function requestLogs(log: FastifyBaseLogger): boolean {
-  return REQUEST_LOG_LEVELS.has(log.level);
-}
-
-/** A request as Fastify's request log line describes it (its `req` serializer), the address the socket's. */
-function logged(req: IncomingMessage) {
-  return {
-    method: req.method,
-    url: req.url,
-    host: req.headers.host,
-    remoteAddress: req.socket.remoteAddress,
-    remotePort: req.socket.remotePort,
   };
 }
