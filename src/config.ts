@@ -64,6 +64,8 @@ export interface Config {
   readonly isProduction: boolean;
   readonly restAuth: 'required' | 'optional';
   readonly rateLimitPerSecond: number;
+  /** The spellings of the rate limit in answers (RATE_LIMIT_HEADERS): both, draft or legacy. */
+  readonly rateLimitHeaders: 'both' | 'draft' | 'legacy';
   /** Keep serialized REST responses in memory (on by default; off to measure uncached reads). */
   readonly responseCache: boolean;
   /** What the caches together may hold, in MB (memory-budget.ts); a quarter of the heap limit by default. */
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     isProduction,
     restAuth: oneOf(env, 'REST_AUTH', ['required', 'optional'] as const, 'required'),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
+    rateLimitHeaders: oneOf(env, 'RATE_LIMIT_HEADERS', ['both', 'draft', 'legacy'] as const, 'both'),
     responseCache: bool(env, 'RESPONSE_CACHE', true),
     cacheMemoryMb: integer(env, 'CACHE_MEMORY_MB', defaultCacheMemoryMb(), 1, 1_048_576),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),

@@ -172,6 +172,12 @@ test('a page on another origin reads the API with an X-API-Key (CORS), but canno
       async ({ api, key }) => {
         const response = await fetch(`${api}/api/v0/chapters/?limit=1`, { headers: { 'X-API-Key': key } });
         const body = (await response.json()) as { items: unknown[]; count: number };
+        // The same page again: a cached hit the server answers before routing; the page reads the same fields.
+        const fields = (r: Response) =>
+          ['ratelimit-remaining', 'ratelimit', 'ratelimit-policy', 'api-key-expiration', 'x-request-id'].map(
+            (name) => r.headers.get(name) !== null,
+          );
+        const again = await fetch(`${api}/api/v0/chapters/?limit=1`, { headers: { 'X-API-Key': key } });
         const refused = await fetch(`${api}/api/v0/chapters/`, { headers: { 'X-API-Key': 'wrong' } });
         const withCredentials = await fetch(`${api}/api/v0/chapters/`, {
           headers: { 'X-API-Key': key },
@@ -193,6 +199,8 @@ test('a page on another origin reads the API with an X-API-Key (CORS), but canno
           isList: Array.isArray(body.items) && typeof body.count === 'number',
           etag: response.headers.get('etag'),
           remaining: response.headers.get('ratelimit-remaining'),
+          fields: [fields(response), fields(again)],
+          againStatus: again.status,
           refused: { status: refused.status, body: (await refused.json()) as unknown },
           withCredentials,
           graphql,
@@ -204,6 +212,9 @@ test('a page on another origin reads the API with an X-API-Key (CORS), but canno
     assert.ok(result.isList);
     assert.ok(result.etag, 'ETag is exposed to the page');
     assert.ok(result.remaining, 'RateLimit-Remaining is exposed to the page');
+    assert.equal(result.againStatus, 200);
+    // RateLimit-Remaining, RateLimit, RateLimit-Policy, API-Key-Expiration, X-Request-Id: read by the page, routed and early.
+    assert.deepEqual(result.fields, [Array(5).fill(true), Array(5).fill(true)]);
     assert.deepEqual(result.refused, { status: 401, body: UNAUTHORIZED });
     assert.equal(result.withCredentials, 'blocked', 'never with credentials');
     assert.equal(result.graphql, 'blocked', 'GraphQL stays same-origin');

@@ -90,6 +90,34 @@ test('an early answer is the answer the routes give: body, status and every head
   }
 });
 
+test('CORS fields only for a page (a request with Origin), early or routed; Vary names Origin either way', async () => {
+  const url = '/api/v0/chapters/?limit=1&offset=0';
+  const page = { origin: 'https://elsewhere.example' };
+  freshSecond();
+  const miss = await get(url);
+  assert.equal(miss.headers.get('x-cache'), 'MISS');
+  const routed = await get(url, { 'if-none-match': '"other"' });
+  const routedPage = await get(url, { ...page, 'if-none-match': '"other"' });
+  const before = await earlyHits();
+  const early = await get(url);
+  const earlyPage = await get(url, page);
+  assert.equal(await earlyHits(), before + 2);
+  for (const res of [miss, routed, early]) {
+    assert.equal(res.headers.get('access-control-allow-origin'), null);
+    assert.equal(res.headers.get('access-control-expose-headers'), null);
+  }
+  for (const res of [routedPage, earlyPage]) {
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    assert.match(res.headers.get('access-control-expose-headers') ?? '', /(^|, )RateLimit-Remaining(,|$)/);
+  }
+  for (const res of [miss, routed, early, routedPage, earlyPage])
+    assert.match(res.headers.get('vary') ?? '', /(^|, )Origin(,|$)/);
+  assert.deepEqual(comparable(earlyPage), comparable(routedPage));
+  // JSON carries no field only a rendered page uses.
+  assert.equal(early.headers.get('x-frame-options'), null);
+  assert.equal(early.headers.get('referrer-policy'), null);
+});
+
 test("a client's plain request id is echoed; the request metrics count early answers under their route", async () => {
   freshSecond();
   await get('/api/v0/chapters/london');

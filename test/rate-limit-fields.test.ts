@@ -123,3 +123,56 @@ test('the OpenAPI document names the new fields and says that a 304 does not con
   assert.match(detail.responses['304']!.description, /does not consume the rate limit/);
   assert.match(document.info.description, /RateLimit-Policy/);
 });
+
+test('RATE_LIMIT_HEADERS=draft or legacy: one spelling, on routed, early and refused answers alike', async () => {
+  const DRAFT = ['ratelimit-policy', 'ratelimit'];
+  const LEGACY = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+  for (const [fields, carried] of [
+    ['draft', DRAFT],
+    ['legacy', LEGACY],
+  ] as const) {
+    const one = await buildTestApp({
+      env: { AUTH_DEV_LOGIN: 'true', REST_AUTH: 'required', RATE_LIMIT_PER_SECOND: '3', RATE_LIMIT_HEADERS: fields },
+      clock,
+      sharedDatabase: t.database,
+    });
+    try {
+      const browser = await devSignIn(one, `fields-${fields}`);
+      const raw = (await graphql(one, browser, DOC.createApiKey, { name: fields, expiresAt: inDays(5) })).json().data
+        .createApiKey.rawKey as string;
+      const base = await one.app.listen({ port: 0, host: '127.0.0.1' });
+      freshSecond();
+      const answers = [];
+      // Routed (a miss), early (a hit of a remembered key), routed again (conditional), then refused.
+      const earlyBefore = one.app.shared.cache.earlyHits;
+      for (const headers of [{}, {}, { 'if-none-match': '"x"' }, {}] as Record<string, string>[])
+        answers.push(await fetch(`${base}/api/v0/chapters/london`, { headers: { 'x-api-key': raw, ...headers } }));
+      assert.equal(one.app.shared.cache.earlyHits, earlyBefore + 1, 'the second answer is an early one');
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        [200, 200, 200, 429],
+        fields,
+      );
+      for (const res of answers) {
+        for (const name of [...DRAFT, ...LEGACY])
+          assert.equal(
+            res.headers.get(name) !== null,
+            (carried as readonly string[]).includes(name),
+            `${fields} ${name}`,
+          );
+      }
+      assert.equal(answers[3]!.headers.get('retry-after'), '1');
+      if (fields === 'draft') assert.equal(answers[2]!.headers.get('ratelimit'), '"default";r=0;t=1');
+      else assert.equal(answers[2]!.headers.get('ratelimit-remaining'), '0');
+    } finally {
+      await one.close();
+    }
+  }
+});
+
+test('a bad RATE_LIMIT_HEADERS is refused at start, naming the values', async () => {
+  await assert.rejects(
+    buildTestApp({ env: { RATE_LIMIT_HEADERS: 'all' }, sharedDatabase: t.database }),
+    /RATE_LIMIT_HEADERS.*both.*draft.*legacy/s,
+  );
+});

@@ -266,7 +266,13 @@ test('the key, the cache and ETags are those of every REST operation', async () 
     headers: { 'if-none-match': String(first.headers.etag) },
   });
   assert.equal(again.statusCode, 304);
-  assert.equal(first.headers['access-control-allow-origin'], '*');
+  const fromPage = await t.app.inject({
+    method: 'GET',
+    url: '/api/v0/search/?q=juice%20shop',
+    headers: { origin: 'https://elsewhere.example' },
+  });
+  assert.equal(fromPage.headers['access-control-allow-origin'], '*');
+  assert.equal(first.headers['access-control-allow-origin'], undefined);
   const keyed = await buildTestApp({ env: { REST_AUTH: 'required' }, sharedDatabase: t.database });
   try {
     const res = await keyed.app.inject({ method: 'GET', url: '/api/v0/search/?q=nest' });

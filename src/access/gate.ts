@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SharedChanges } from '../announcements/heard.ts';
 import { createAuthenticator } from './authenticate.ts';
 import type { IncomingMessage } from 'node:http';
-import { createLimiter, keyCounted, type Counted, type Counter } from './rate-limit.ts';
+import { createLimiter, keyCounted, type Counted, type Counter, type RateLimitFields } from './rate-limit.ts';
 import type { KeyIdentity } from '../api-keys/api-keys.service.ts';
 import { ValidKeys } from './key-cache.ts';
 import type { Timers } from './known-keys.ts';
@@ -47,9 +47,10 @@ export interface EarlyGate {
   count(identity: KeyIdentity): Counted | Promise<{ counted: Counted; changed: boolean }>;
   /** Leaves the request to the routes with its count (rate-limit.ts' handOver). */
   handOver(raw: IncomingMessage, counted: Counted): void;
-  /** The limit (RATE_LIMIT_PER_SECOND) and its RateLimit-Policy. */
+  /** The limit (RATE_LIMIT_PER_SECOND), its RateLimit-Policy, and the spellings answers carry (RATE_LIMIT_HEADERS). */
   limit: number;
   policy: string;
+  fields: RateLimitFields;
 }
 
 export function createGate(app: FastifyInstance, { changes, counter, clock, timers }: GateOptions): Gate {
@@ -58,6 +59,7 @@ export function createGate(app: FastifyInstance, { changes, counter, clock, time
   const { authenticate, recheck, recordUse } = createAuthenticator(app, { counter, validKeys, clock, timers });
   const limit = createLimiter({
     limit: app.config.rateLimitPerSecond,
+    fields: app.config.rateLimitHeaders,
     counter,
     clock,
     // With Redis, each count also brings what other instances changed, so this one catches up before
@@ -89,6 +91,7 @@ export function createGate(app: FastifyInstance, { changes, counter, clock, time
     handOver: limit.handOver,
     limit: limit.limit,
     policy: limit.policy,
+    fields: limit.fields,
   };
   return { authenticate, limit, refund: limit.refund, early };
 }

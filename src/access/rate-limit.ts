@@ -180,6 +180,31 @@ function keyOrAddress(request: FastifyRequest): string {
 }
 
 /** A count's state as the RateLimit fields say it: requests left, seconds to the window's end, the draft's field. */
+/**
+ * Which spellings of the limit an answer carries (RATE_LIMIT_HEADERS): `legacy` RateLimit-Limit, -Remaining and -Reset
+ * (what existing clients read), `draft` the IETF draft's RateLimit-Policy and RateLimit, `both` (the default) all five.
+ */
+export type RateLimitFields = 'both' | 'draft' | 'legacy';
+
+/** The limit's fields that are the same on every answer (the limit, the policy), as name, value pairs. */
+export function fixedLimitFields(fields: RateLimitFields, limit: number, policy: string): string[] {
+  const legacy = fields === 'draft' ? [] : ['ratelimit-limit', String(limit)];
+  return fields === 'legacy' ? legacy : [...legacy, 'ratelimit-policy', policy];
+}
+
+/** Appends the limit's fields of one answer (what is left, when the window ends) to `headers`, name then value. */
+export function pushLimitState(
+  headers: (string | number)[],
+  fields: RateLimitFields,
+  limit: number,
+  count: number,
+  resetMs: number,
+): void {
+  const { remaining, reset, state } = limitState(limit, count, resetMs);
+  if (fields !== 'draft') headers.push('ratelimit-remaining', remaining, 'ratelimit-reset', reset);
+  if (fields !== 'legacy') headers.push('ratelimit', state);
+}
+
 export function limitState(limit: number, count: number, resetMs: number) {
   const remaining = String(Math.max(0, limit - count));
   const reset = String(Math.max(1, Math.ceil(resetMs / 1000)));
@@ -202,6 +227,8 @@ export interface LimiterOptions {
   clock?: () => number;
   /** What is counted: by default the request's API key, or its client address when it has none. */
   identity?: (request: FastifyRequest) => string;
+  /** The spellings of the limit the answers carry (RATE_LIMIT_HEADERS); both by default. */
+  fields?: RateLimitFields;
 }
 
 /** The window of every limit: one second (the `w` of RateLimit-Policy). */
@@ -223,20 +250,23 @@ export interface Counted {
  * (early-answers.ts): it counts a remembered key itself, and a request it then leaves to the routes carries that
  * count, so that the limiter does not count it twice.
  */
-export function createLimiter({ limit, counter, watch, clock = Date.now, identity = keyOrAddress }: LimiterOptions) {
+export function createLimiter({
+  limit,
+  counter,
+  watch,
+  clock = Date.now,
+  identity = keyOrAddress,
+  fields = 'both',
+}: LimiterOptions) {
   const watched = watch?.keys ?? [];
   // draft-ietf-httpapi-ratelimit-headers: the policy (quota q per window of w seconds) and the state (r left, t
   // seconds to the window's end), beside the older RateLimit-Limit/-Remaining/-Reset that existing clients read.
   const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
-  const headersOf = (count: number, resetMs: number) => {
+  const headersOf = (count: number, resetMs: number): Record<string, string> => {
     const { remaining, reset, state } = limitState(limit, count, resetMs);
-    return {
-      'ratelimit-limit': String(limit),
-      'ratelimit-remaining': remaining,
-      'ratelimit-reset': reset,
-      'ratelimit-policy': policy,
-      ratelimit: state,
-    };
+    if (fields === 'draft') return { 'ratelimit-policy': policy, ratelimit: state };
+    const legacy = { 'ratelimit-limit': String(limit), 'ratelimit-remaining': remaining, 'ratelimit-reset': reset };
+    return fields === 'legacy' ? legacy : { ...legacy, 'ratelimit-policy': policy, ratelimit: state };
   };
   const counted = new WeakMap<FastifyRequest, Counted>();
   // Requests the early answer counted and then left to the routes (a count past the limit, a key or a cache entry
@@ -284,5 +314,5 @@ export function createLimiter({ limit, counter, watch, clock = Date.now, identit
   const handOver = (raw: IncomingMessage, entry: Counted): void => {
     handedOver.set(raw, entry);
   };
-  return Object.assign(count, { refund, countKey, handOver, limit, policy });
+  return Object.assign(count, { refund, countKey, handOver, limit, policy, fields });
 }

@@ -80,6 +80,7 @@ export async function registerGraphql(app: FastifyInstance): Promise<void> {
   // in a bucket of its own, counted before the body is read; and the body limit of this route alone.
   const limit = createLimiter({
     limit: app.config.rateLimitPerSecond,
+    fields: app.config.rateLimitHeaders,
     counter: app.shared.counter,
     clock: app.shared.clock,
     identity: (request) => `gql:${clientAddress(request)}`,

@@ -1,5 +1,6 @@
 // Security headers. Every response of the service (API, GraphQL, errors, even the answers to
-// malformed requests) gets the base set; the web pages and their static files add a content
+// malformed requests) gets the base set; an HTML answer also gets the fields only a rendered page uses (issue 46: a
+// JSON answer carries no field its reader cannot use); the web pages and their static files add a content
 // security policy. The pages have no inline script or style, which is what lets the policy forbid both.
 import type { FastifyInstance } from 'fastify';
 
@@ -7,19 +8,34 @@ import type { FastifyInstance } from 'fastify';
 export function baseSecurityHeaders(production: boolean): Record<string, string> {
   return {
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    // Nothing of this service is meant to be framed (the pages also say so with frame-ancestors).
-    'x-frame-options': 'DENY',
     ...(production ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
   };
 }
 
-/** At the root, before every route: the base set on every response. */
+/**
+ * The fields of a page: nothing of this service is meant to be framed (the pages also say so with frame-ancestors),
+ * and a page's links send no referrer. A JSON, CSV or calendar answer is never rendered as a page (nosniff), has no
+ * links to follow and nothing to click: these fields would only be bytes.
+ */
+export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+/** At the root, before every route: the base set on every response, the page's fields on every HTML answer. */
 export function registerBaseSecurityHeaders(app: FastifyInstance): void {
   const headers = baseSecurityHeaders(app.config.isProduction);
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('text/html')) {
+      for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS))
+        if (!reply.hasHeader(name)) reply.header(name, value);
+    }
+    done(null, payload);
   });
 }
 

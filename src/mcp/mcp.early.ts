@@ -15,7 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { KeyIdentity } from '../api-keys/api-keys.service.ts';
 import type { Config } from '../config.ts';
 import type { EarlyGate } from '../access/gate.ts';
-import { limitState, type Counted } from '../access/rate-limit.ts';
+import { fixedLimitFields, pushLimitState, type Counted } from '../access/rate-limit.ts';
 import { keyExpiration } from '../access/authenticate.ts';
 import { baseSecurityHeaders } from '../http/security-headers.ts';
 import { negotiate } from '../http/negotiate.ts';
@@ -74,25 +74,13 @@ export function createMcpEarlyAnswers({
     '',
     'content-type',
     CONTENT_TYPE,
-    'ratelimit-limit',
-    String(gate.limit),
-    'ratelimit-remaining',
-    '',
-    'ratelimit-reset',
-    '',
-    'ratelimit-policy',
-    gate.policy,
-    'ratelimit',
-    '',
+    ...fixedLimitFields(gate.fields, gate.limit, gate.policy),
     'content-length',
     0,
   ];
   const at = (name: string) => template.indexOf(name) + 1;
   const ID = at(REQUEST_ID_HEADER);
   const EXPIRATION = at('api-key-expiration');
-  const REMAINING = at('ratelimit-remaining');
-  const RESET = at('ratelimit-reset');
-  const STATE = at('ratelimit');
   const LENGTH = at('content-length');
 
   /** The kept answer of this body's call, with its id, or undefined: then the route answers. */
@@ -123,13 +111,10 @@ export function createMcpEarlyAnswers({
     if (logging) log.info({ reqId, req: loggedRequest(req) }, 'incoming request');
     const body = resultBody(id, json);
     const headers = template.slice();
-    const { remaining, reset, state } = limitState(gate.limit, counted.hit.count, counted.hit.resetMs);
     headers[ID] = reqId;
     headers[EXPIRATION] = keyExpiration(identity);
-    headers[REMAINING] = remaining;
-    headers[RESET] = reset;
-    headers[STATE] = state;
     headers[LENGTH] = Buffer.byteLength(body);
+    pushLimitState(headers, gate.fields, gate.limit, counted.hit.count, counted.hit.resetMs);
     gate.used(identity);
     metrics.mcpEarlyAnswers++;
     res.writeHead(200, headers).end(body);

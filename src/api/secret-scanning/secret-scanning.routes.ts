@@ -57,6 +57,7 @@ export function secretScanningRoutes(app: FastifyInstance): void {
   // The same per-address limit as anonymous REST calls, in a bucket of its own.
   const limit = createLimiter({
     limit: app.config.rateLimitPerSecond,
+    fields: app.config.rateLimitHeaders,
     counter: app.shared.counter,
     clock: app.shared.clock,
     identity: (request) => `scan:${clientAddress(request)}`,

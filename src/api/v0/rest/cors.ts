@@ -27,6 +27,13 @@ export const EXPOSED_HEADERS = [
 ].join(', ');
 /** Access-Control-Allow-Origin when CORS_ORIGINS allows any origin (the default). */
 export const ALLOW_ANY_ORIGIN = '*';
+/** The fields of an answer to a request with an Origin when any origin may read it, as name, value pairs. */
+export const CORS_FIELDS: readonly string[] = [
+  'access-control-allow-origin',
+  ALLOW_ANY_ORIGIN,
+  'access-control-expose-headers',
+  EXPOSED_HEADERS,
+];
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */
 const MAX_AGE_SECONDS = '7200';
 
@@ -35,15 +42,17 @@ export function registerCors(app: FastifyInstance): void {
   const any = origins.includes('*');
   const allowed = new Set(origins);
 
-  /** The Access-Control-Allow-Origin value for this request, if its origin may read the answer. */
+  /** The Access-Control-Allow-Origin value for this request, if it comes from a page whose origin may read it. */
   const allowOrigin = (request: FastifyRequest): string | undefined => {
     const origin = request.headers.origin;
+    if (typeof origin !== 'string') return undefined;
     if (any) return ALLOW_ANY_ORIGIN;
-    return typeof origin === 'string' && allowed.has(origin) ? origin : undefined;
+    return allowed.has(origin) ? origin : undefined;
   };
   const common = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    // With a list, the answer depends on the Origin header: caches must keep them apart.
-    if (!any) reply.header('vary', 'Origin');
+    // Only a page's request (it sends Origin) is given the fields a browser reads across origins: the answer depends
+    // on the Origin header, and caches must keep them apart.
+    reply.header('vary', 'Origin');
     const origin = allowOrigin(request);
     if (origin) reply.header('access-control-allow-origin', origin);
     return origin !== undefined;

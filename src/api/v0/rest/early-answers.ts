@@ -18,9 +18,9 @@ import { hostLinkBase } from '../../../http/link-base.ts';
 import { loggedRequest, requestLogs } from '../../../http/early-log.ts';
 import type { HttpMetrics } from '../../../metrics/metrics.ts';
 import type { EarlyAnswers } from '../../../http/server-factory.ts';
-import { ALLOW_ANY_ORIGIN, EXPOSED_HEADERS } from './cors.ts';
+import { CORS_FIELDS } from './cors.ts';
 import type { EarlyGate } from '../../../access/gate.ts';
-import { limitState, type Counted } from '../../../access/rate-limit.ts';
+import { fixedLimitFields, pushLimitState, type Counted } from '../../../access/rate-limit.ts';
 import { keyExpiration } from '../../../access/authenticate.ts';
 import { CACHE_CONTROL, knownKey, type Entry, type ResponseCache } from './response-cache.ts';
 
@@ -48,17 +48,11 @@ export function createEarlyAnswers({
   const publicBase = config.publicUrl?.replace(/\/+$/, '');
   const shared = [
     ...Object.entries(baseSecurityHeaders(config.isProduction)).flat(),
-    'access-control-allow-origin',
-    ALLOW_ANY_ORIGIN,
-    'access-control-expose-headers',
-    EXPOSED_HEADERS,
-    'ratelimit-limit',
-    String(gate.limit),
-    'ratelimit-policy',
-    gate.policy,
+    ...fixedLimitFields(gate.fields, gate.limit, gate.policy),
   ];
-  // Every header of an early answer, in the order the routes send them; the values of the request's own (its id, its
-  // count, its key's expiry) are filled into a copy, at the places named below.
+  // Every header of an early answer that is the same for every request of the entry, in the order the routes send
+  // them; the request's own (its id first, then its count, its key's expiry, CORS when it has an Origin) are added to
+  // a copy.
   const headersOf = (entry: Entry): (string | number)[] => [
     REQUEST_ID_HEADER,
     '',
@@ -76,20 +70,8 @@ export function createEarlyAnswers({
     entry.contentType,
     'content-length',
     entry.body.length,
-    'ratelimit-remaining',
-    '',
-    'ratelimit-reset',
-    '',
-    'ratelimit',
-    '',
-    'api-key-expiration',
-    '',
   ];
-  // Where the request's own values go: the id second, the others counted back from the last value.
   const ID = 1;
-  const REMAINING = 6;
-  const RESET = 4;
-  const STATE = 2;
   /** The entry this request may be answered with, or undefined: then the routes answer it. */
   const lookup = (req: IncomingMessage): Entry | undefined => {
     const key = knownKey(req.url!);
@@ -110,13 +92,11 @@ export function createEarlyAnswers({
     const logging = requestLogs(log);
     if (logging) log.info({ reqId: id, req: loggedRequest(req) }, 'incoming request');
     const headers = (entry.early ??= headersOf(entry)).slice();
-    const { remaining, reset, state } = limitState(gate.limit, counted.hit.count, counted.hit.resetMs);
-    const last = headers.length - 1;
     headers[ID] = id;
-    headers[last - REMAINING] = remaining;
-    headers[last - RESET] = reset;
-    headers[last - STATE] = state;
-    headers[last] = keyExpiration(identity);
+    pushLimitState(headers, gate.fields, gate.limit, counted.hit.count, counted.hit.resetMs);
+    headers.push('api-key-expiration', keyExpiration(identity));
+    // Read across origins only by a page: the fields a browser needs, only when it sends Origin (Vary says so).
+    if (req.headers.origin !== undefined) headers.push(...CORS_FIELDS);
     if (entry.link !== undefined) {
       const host = req.headers.host;
       const base = publicBase ?? (host === undefined ? '' : hostLinkBase('http', host));
