@@ -397,7 +397,7 @@ test('the response cache keeps CSV and JSON apart; ETags differ; a HIT carries C
   for (const name of ['content-type', 'content-disposition', 'link', 'etag', 'vary'])
     assert.equal(csv2.headers[name], csv1.headers[name], name);
   assert.equal(csv2.body, csv1.body);
-  assert.equal(csv1.headers.vary, 'X-API-Key, Accept');
+  assert.equal(csv1.headers.vary, 'Origin, X-API-Key, Accept');
   assert.match(String((await get(bundled, url)).headers['content-type']), /^application\/json/);
   assert.notEqual(csv1.headers.etag, json.headers.etag);
   const status = async (etag: unknown, accept?: string) =>

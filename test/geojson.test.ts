@@ -252,7 +252,7 @@ test('Accept: JSON by default and for */*, GeoJSON when preferred, 406 with our 
   assert.equal((await request('/api/v0/committees/', { accept: GEO })).statusCode, 406);
   const detail = await request(`/api/v0/chapters/${chapters[0]!.key}`, { accept: 'text/html' });
   assert.equal(detail.statusCode, 200);
-  assert.equal(detail.headers.vary, 'X-API-Key');
+  assert.equal(detail.headers.vary, 'Origin, X-API-Key');
   // A bad query is still a 400 first; a bad page with GeoJSON too.
   assert.equal((await request('/api/v0/events/?page=0', { accept: GEO })).statusCode, 400);
 });
@@ -275,7 +275,7 @@ test('the response cache keeps JSON and GeoJSON apart; ETags differ, and If-None
     assert.match(String(json2.headers['content-type']), /^application\/json/);
     assert.equal(json2.body, json1.body, 'a cached GeoJSON answer is not served to a JSON request');
   }
-  for (const res of [json1, geo1, geo2]) assert.equal(res.headers.vary, 'X-API-Key, Accept');
+  for (const res of [json1, geo1, geo2]) assert.equal(res.headers.vary, 'Origin, X-API-Key, Accept');
 
   assert.notEqual(geo1.headers.etag, json1.headers.etag);
   const conditional = async (etag: unknown, accept?: string) =>
