@@ -232,7 +232,12 @@ test('one download is one request of the rate limit; a folder of another databas
   const foreign = await buildTestApp({ env: { DUMPS_DIR: server.dumpsDir } });
   try {
     const manifest = await foreign.app.inject({ method: 'GET', url: '/api/v0/dumps/' });
-    assert.deepEqual(manifest.json(), { last_change_id: 0, items: [] });
+    assert.deepEqual(manifest.json(), {
+      status: 'building',
+      message: 'The first dumps are being built: ask again after Retry-After seconds.',
+      last_change_id: 0,
+      items: [],
+    });
     assert.equal(
       (await foreign.app.inject({ method: 'GET', url: '/api/v0/dumps/chapters.ndjson.gz' })).statusCode,
       404,

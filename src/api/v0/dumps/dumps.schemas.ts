@@ -14,8 +14,22 @@ export const DumpItem = Type.Object(
   { title: 'Dump' },
 );
 
+/** Seconds a client waits before asking again while the first dumps are built (`Retry-After`). */
+export const BUILDING_RETRY_AFTER_S = 5;
+
 export const DumpManifest = Type.Object(
   {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('building'), Type.Literal('disabled')], {
+      description:
+        '`ready`: `items` names the files. `building`: none yet, the first build is under way (the answer carries ' +
+        '`Retry-After`). `disabled`: this instance builds no dumps; `setting` names what the operator sets.',
+    }),
+    setting: Type.Optional(
+      Type.String({ description: 'With `disabled`: the setting that gives dumps (`DUMPS_DIR`, a folder).' }),
+    ),
+    message: Type.Optional(
+      Type.String({ description: 'With `building` or `disabled`: what it means, in a sentence.' }),
+    ),
     last_change_id: Type.Integer({
       description:
         'The last change (`GET /api/v0/changes/`) the files include: load them, then follow the changes after this ' +

@@ -75,13 +75,19 @@ export async function readSourceManifest(options: DumpSourceOptions): Promise<So
   }
   const items = (body as { items?: unknown } | null)?.items;
   if (!Array.isArray(items)) throw new ImportError(url, undefined, 'the answer has no `items`: not a dumps manifest');
-  if (items.length === 0)
+  if (items.length === 0) {
+    const status = (body as { status?: unknown }).status;
     throw new ImportError(
       url,
       undefined,
-      'the source has no dumps yet: a server builds them in the background after start and after every import or ' +
-        'sync (DUMPS_DIR on a PostgreSQL server), or run `cds dumps build` there',
+      status === 'disabled'
+        ? 'the source builds no dumps: its operator sets DUMPS_DIR there (a folder), or runs `cds dumps build`'
+        : status === 'building'
+          ? 'the source is building its first dumps: run the import again in a few seconds'
+          : 'the source has no dumps yet: a server builds them in the background after start and after every ' +
+            'import or sync (DUMPS_DIR on a PostgreSQL server), or run `cds dumps build` there',
     );
+  }
   items.forEach((item: unknown, index) => checkItem(item, index, url, new URL(url).origin));
   return { url, items: items as SourceDump[] };
 }
