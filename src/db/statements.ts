@@ -26,6 +26,20 @@ export function itemColumns(item: TObject): RawBuilder<unknown>[] {
 }
 
 const ISO_MILLIS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+const ISO_MICROS = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+
+/**
+ * Stored fields as a dump's `extra` carries them (dumps/dump-source.ts): each property of `fields`, read from the
+ * column `t.<prefix><name>`, timestamps to the microsecond (what an ordering compares, not what a detail shows).
+ */
+export function storedColumns(fields: TObject, prefix: string): RawBuilder<unknown>[] {
+  return Object.entries(fields.properties).map(([name, schema]) => {
+    const column = sql.ref(`t.${prefix}${name}`);
+    return isDateTime(schema)
+      ? sql`to_char(${column} at time zone 'UTC', ${sql.lit(ISO_MICROS)}) as ${sql.id(name)}`
+      : sql`${column} as ${sql.id(name)}`;
+  });
+}
 
 function isDateTime(schema: TSchema): boolean {
   if (schema.format === 'date-time') return true;

@@ -63,6 +63,7 @@ export function dumpsRoutes(app: FastifyInstance): void {
       return {
         status: manifest ? ('ready' as const) : ('building' as const),
         ...(manifest ? {} : { message: 'The first dumps are being built: ask again after Retry-After seconds.' }),
+        ...(manifest ? { format: manifest.format } : {}),
         last_change_id: manifest?.last_change_id ?? 0,
         items: (manifest?.items ?? []).map((item) => ({
           resource: item.resource,
@@ -70,6 +71,7 @@ export function dumpsRoutes(app: FastifyInstance): void {
           records: item.records,
           bytes: item.bytes,
           sha256: item.sha256,
+          extra_fields: item.extra_fields ?? [],
           data_version: item.data_version,
           created_at: item.created_at,
         })),

@@ -8,6 +8,12 @@ export const DumpItem = Type.Object(
     records: Type.Integer({ description: 'Lines of the file: one record each.' }),
     bytes: Type.Integer({ description: 'Size of the gzipped file.' }),
     sha256: Type.String({ description: 'SHA-256 of the gzipped file, hexadecimal (also its `ETag`).' }),
+    extra_fields: Type.Array(Type.String(), {
+      description:
+        "The fields of each line's `extra`: stored fields the detail leaves out that a filter, the search, an " +
+        'ordering or a `group_by` reads (`category` of events, `language` of repositories), so that a copy ' +
+        'seeded from the dumps answers those alike. Empty when the lines carry none.',
+    }),
     data_version: Type.Integer({ description: 'The data version the file holds the records of.' }),
     created_at: DateTime('When the file was written.'),
   },
@@ -29,6 +35,13 @@ export const DumpManifest = Type.Object(
     ),
     message: Type.Optional(
       Type.String({ description: 'With `building` or `disabled`: what it means, in a sentence.' }),
+    ),
+    format: Type.Optional(
+      Type.Integer({
+        description:
+          'How the lines are written: 2 since they carry `extra` (`cds import --from-dumps` refuses older dumps). ' +
+          'Absent while there are no files.',
+      }),
     ),
     last_change_id: Type.Integer({
       description:
