@@ -89,10 +89,13 @@ for (const list of ['chapters', 'projects', 'committees', 'events', 'repositorie
 }
 const vocabulary = [...words];
 const countryList = [...countries];
+// mulberry32: the same requests every run (an LCG's low bits repeat within a few steps: few distinct URLs).
 let seed = 45;
 const random = (n: number) => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return seed % n;
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
 };
 const pick = <T>(values: readonly T[]) => values[random(values.length)]!;
 /** A word, a prefix of one, or a misspelling: the trigram search's inputs. */
@@ -106,40 +109,54 @@ const term = () => {
 };
 const LEVELS = ['flagship', 'production', 'lab', 'incubator'];
 const LANGUAGES = ['python', 'javascript', 'java', 'go', 'ruby', 'typescript', 'php', 'c', 'shell'];
+const page = () => 1 + random(3);
+const limit = () => 1 + random(100);
 const makers: (() => string)[] = [
-  () => `/api/v0/search/?q=${encodeURIComponent(term())}&limit=${1 + random(50)}`,
-  () => `/api/v0/search/?q=${encodeURIComponent(term())}&resource=${pick(['chapters', 'projects', 'repositories'])}`,
-  () => `/api/v0/chapters/?q=${encodeURIComponent(term())}&limit=${1 + random(100)}`,
-  () => `/api/v0/chapters/?country=${encodeURIComponent(pick(countryList))}&page=${1 + random(3)}`,
-  () => `/api/v0/projects/?q=${encodeURIComponent(`level:${pick(LEVELS)} ${term()}`)}`,
+  () => `/api/v0/search/?q=${encodeURIComponent(term())}&limit=${1 + random(50)}&page=${page()}`,
   () =>
-    `/api/v0/projects/?level=${pick(LEVELS)}&limit=${1 + random(100)}&ordering=${pick(['name', '-name', '-created_at'])}`,
-  () => `/api/v0/repositories/?q=${encodeURIComponent(`language:${pick(LANGUAGES)} stars:>${random(50)}`)}`,
-  () => `/api/v0/repositories/?q=${encodeURIComponent(term())}&limit=${1 + random(100)}`,
-  () => `/api/v0/issues/?state=${pick(['open', 'closed'])}&limit=${1 + random(100)}&page=${1 + random(20)}`,
-  () => `/api/v0/events/?limit=${1 + random(100)}&ordering=${pick(['start_date', '-start_date'])}`,
-  () => `/api/v0/members/?limit=${1 + random(100)}&page=${1 + random(10)}`,
-  () => `/api/v0/releases/?limit=${1 + random(100)}&page=${1 + random(5)}`,
+    `/api/v0/search/?q=${encodeURIComponent(term())}&resource=${pick(['chapters', 'projects', 'repositories'])}` +
+    `&limit=${1 + random(50)}`,
+  () => `/api/v0/chapters/?q=${encodeURIComponent(term())}&limit=${limit()}`,
+  () => `/api/v0/chapters/?country=${encodeURIComponent(pick(countryList))}&limit=${limit()}&page=${page()}`,
+  () => `/api/v0/projects/?q=${encodeURIComponent(`level:${pick(LEVELS)} ${term()}`)}&limit=${limit()}`,
+  () =>
+    `/api/v0/projects/?level=${pick(LEVELS)}&limit=${limit()}&page=${page()}` +
+    `&ordering=${pick(['name', '-name', '-created_at', 'updated_at'])}`,
+  () =>
+    `/api/v0/repositories/?q=${encodeURIComponent(`language:${pick(LANGUAGES)} stars:>${random(200)}`)}` +
+    `&limit=${limit()}`,
+  () => `/api/v0/repositories/?q=${encodeURIComponent(term())}&limit=${limit()}&page=${page()}`,
+  () => `/api/v0/issues/?state=${pick(['open', 'closed'])}&limit=${limit()}&page=${1 + random(50)}`,
+  () =>
+    `/api/v0/events/?limit=${limit()}&page=${page()}` +
+    `&ordering=${pick(['start_date', '-start_date', 'end_date', '-latitude'])}`,
+  () => `/api/v0/members/?limit=${limit()}&page=${1 + random(10)}&ordering=${pick(['login', '-name', 'created_at'])}`,
+  () => `/api/v0/releases/?limit=${limit()}&page=${1 + random(5)}&ordering=${pick(['created_at', '-published_at'])}`,
 ];
 
 const statuses = new Map<number, number>();
 let failures = 0;
 let sent = 0;
+let done = 0;
+const distinct = new Set<string>();
 const first503: string[] = [];
+const first400: string[] = [];
 const t0 = performance.now();
 async function worker(): Promise<void> {
   while (sent < REQUESTS) {
     sent++;
     const url = pick(makers)();
+    distinct.add(url);
     try {
       const res = await fetch(`${base}${url}`, { headers: { 'x-api-key': key } });
       await res.arrayBuffer();
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       if (res.status >= 500 && first503.length < 5) first503.push(`${res.status} ${url}`);
+      if (res.status === 400 && first400.length < 3) first400.push(url);
     } catch {
       failures++;
     }
-    if (sent % 5000 === 0) console.log(`${sent} sent, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    if (++done % 5000 === 0) console.log(`${done} answered, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
 }
 await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -158,6 +175,8 @@ console.log(
       machineNode,
       serverNode: ready.node,
       requests: REQUESTS,
+      // The response cache answers a URL asked before (while the data version stands): these reached the database.
+      distinctUrls: distinct.size,
       concurrency: CONCURRENCY,
       seconds: Math.round(seconds),
       perSecond: Math.round(REQUESTS / seconds),
@@ -166,6 +185,7 @@ console.log(
       networkFailures: failures,
       databaseRestarts: restarts.length,
       first5xx: first503,
+      first400: first400,
     },
     null,
     2,
