@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The `cds` command: runs the compiled CLI in dist/ when `npm run build` has made it and it is not
-// older than the sources, otherwise the TypeScript sources through tsx's loader (no build needed).
+// older than the sources, otherwise the TypeScript sources through tsx's loader (no build needed). On a Node too old
+// for the embedded database it runs itself again on a current one (bin/current-node.js).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { currentNode, runOn } from './current-node.js';
 
 const root = path.join(import.meta.dirname, '..');
 const built = path.join(root, 'dist/cli/main.js');
@@ -17,7 +19,10 @@ function newestSource(dir) {
   return newest;
 }
 
-if (existsSync(built) && (!existsSync(sources) || statSync(built).mtimeMs >= newestSource(sources))) {
+const binary = currentNode(root);
+if (binary) {
+  runOn(binary, [...process.execArgv, ...process.argv.slice(1)]);
+} else if (existsSync(built) && (!existsSync(sources) || statSync(built).mtimeMs >= newestSource(sources))) {
   await import(built);
 } else {
   const { register } = await import('tsx/esm/api');

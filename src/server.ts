@@ -60,13 +60,15 @@ log.info(
   {
     startupMs: Math.round(performance.now() - started),
     database: database.kind,
+    node: process.version,
     cores: availableCores(),
     lists: { poolSize: config.lists.poolSize, queueLength: config.lists.queueLength },
   },
   'ready',
 );
-// Node 20 still runs the service, but its V8 now and then traps inside the embedded database (docs/decisions.md,
-// "pglite-trap"): the query fails with a 503 and the database restarts (db/embedded/pglite-worker.ts); say so once.
+// Node 20's V8 now and then traps inside the embedded database (docs/decisions.md, "pglite-trap"): the query fails with
+// a 503 and the database restarts (db/embedded/pglite-worker.ts). `npm start` and `cds` run on the Node 24 that
+// `npm install` brings (bin/current-node.js); here only when there is none, or EMBEDDED_NODE=system: say so once.
 if (database.kind === 'pglite' && Number(process.versions.node.split('.')[0]) < 22)
   log.warn(
     { node: process.version },

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ROW_DUMPS } from '../src/data/import/dumps/dump-rows.queries.ts';
+import { REQUIRED_EXTRAS, ROW_DUMPS } from '../src/data/import/dumps/dump-rows.queries.ts';
 import { createTestDb, seedDataDir, serverUrl, type TestDatabase } from './helpers.ts';
 import { exited, freePort, runCli, startServer } from './process.ts';
 
@@ -28,6 +28,7 @@ const ORGANIZATION = JSON.stringify({
     created_at: '2020-01-01T00:00:00Z',
     updated_at: '2020-01-01T00:00:00Z',
   },
+  extra: { description: '' },
 });
 
 type Handler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
@@ -39,6 +40,8 @@ interface Listener {
   members?: Handler | undefined;
   /** Changes to the manifest's item of `members`. */
   membersItem?: Record<string, unknown> | undefined;
+  /** The manifest as dumps of format 1 wrote it: no `format`, no `extra_fields`. */
+  formatOne?: boolean;
   close(): Promise<void>;
 }
 
@@ -80,12 +83,14 @@ const standIn =
         const item = { resource, url: `/api/v0/dumps/${resource}.ndjson.gz`, records, bytes, sha256 };
         return {
           ...item,
+          ...(self.formatOne ? {} : { extra_fields: REQUIRED_EXTRAS[resource] ?? [] }),
           data_version: 1,
           created_at: '2026-01-01T00:00:00Z',
           ...(resource === 'members' ? self.membersItem : {}),
         };
       });
-      return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items }));
+      const manifest = self.formatOne ? { items } : { status: 'ready', format: 2, items };
+      return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(manifest));
     }
     // (any path ending so: a redirect's target too)
     if (self.members && request.url?.endsWith('/members.ndjson.gz')) return self.members(request, response);
@@ -242,6 +247,23 @@ test(
     await assertNothingWritten();
   },
 );
+
+test('dumps without the stored fields filters read (format 1): refused, naming them, nothing written', async () => {
+  source.formatOne = true;
+  const before = source.requests.length;
+  try {
+    const result = await importWith(undefined);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /lack stored fields that filters, the search or orderings read \(organizations: description; repositories: language, is_archived, is_fork;.*events: category.*\).*older version \(dumps format 1\)/,
+    );
+    assert.ok(!source.requests.slice(before).some((r) => r.url.endsWith('.ndjson.gz')), 'no file was asked for');
+  } finally {
+    source.formatOne = false;
+  }
+  await assertNothingWritten();
+});
 
 test('the same stand-in, not hostile, a redirect on its own origin followed: imported (the checks above hold)', async () => {
   const result = await importWith((request, response) => {

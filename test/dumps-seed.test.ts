@@ -9,7 +9,8 @@ import path from 'node:path';
 import { freePort, runCli } from './process.ts';
 import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
 import { DUMPS, RESOURCES } from '../src/api/v0/resources.ts';
-import { NOT_ROW_DUMPS, ROW_DUMPS } from '../src/data/import/dumps/dump-rows.queries.ts';
+import { NOT_ROW_DUMPS, REQUIRED_EXTRAS, ROW_DUMPS } from '../src/data/import/dumps/dump-rows.queries.ts';
+import { extraFields } from '../src/dumps/dumps.build.ts';
 
 let source: DumpsServer;
 let target: DumpsServer;
@@ -55,6 +56,9 @@ test('the seeding knows every dump of the registry: rows of a table, or declared
   const seeded = [...ROW_DUMPS, ...Object.keys(NOT_ROW_DUMPS)];
   assert.deepEqual([...seeded].sort(), DUMPS.map((dump) => dump.resource).sort());
   assert.equal(new Set(seeded).size, seeded.length, 'a dump is rows or not, never both');
+  // Each stored field a dump carries for the filters (its `extra`) is written back by the seeding, and no other asked.
+  for (const dump of DUMPS)
+    assert.deepEqual(REQUIRED_EXTRAS[dump.resource] ?? [], extraFields(dump), `${dump.resource}: extra fields`);
 });
 
 test('a bad key, no key, a source that does not answer, a bad address: an error that says so, nothing imported', async () => {

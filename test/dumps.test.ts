@@ -92,9 +92,14 @@ test('each dump: its checksum and size are the manifest’s, its lines the detai
     assert.equal(bytes.length, item.bytes, item.resource);
     assert.equal(sha256(bytes), item.sha256, item.resource);
     assert.equal(lines.length, item.records, item.resource);
-    const parsed = lines.map((line) => JSON.parse(line) as { params: Record<string, string>; record: unknown });
-    for (const [i, line] of parsed.entries())
-      assert.equal(lines[i], JSON.stringify(line), `${item.resource}: compact JSON, keys params then record`);
+    const parsed = lines.map(
+      (line) => JSON.parse(line) as { params: Record<string, string>; record: unknown; extra?: object },
+    );
+    for (const [i, line] of parsed.entries()) {
+      assert.equal(lines[i], JSON.stringify(line), `${item.resource}: compact JSON, keys params, record (, extra)`);
+      // The stored fields the detail leaves out, as the manifest names them (an event's category, …).
+      assert.deepEqual(Object.keys(line.extra ?? {}), item.extra_fields, `${item.resource}: extra`);
+    }
     if (item.resource === 'snapshot-releases') {
       // The sub-lists of every snapshot, together.
       const snapshots = (await listItems('/api/v0/snapshots/')).map((s) => (JSON.parse(s) as { key: string }).key);
@@ -232,7 +237,12 @@ test('one download is one request of the rate limit; a folder of another databas
   const foreign = await buildTestApp({ env: { DUMPS_DIR: server.dumpsDir } });
   try {
     const manifest = await foreign.app.inject({ method: 'GET', url: '/api/v0/dumps/' });
-    assert.deepEqual(manifest.json(), { last_change_id: 0, items: [] });
+    assert.deepEqual(manifest.json(), {
+      status: 'building',
+      message: 'The first dumps are being built: ask again after Retry-After seconds.',
+      last_change_id: 0,
+      items: [],
+    });
     assert.equal(
       (await foreign.app.inject({ method: 'GET', url: '/api/v0/dumps/chapters.ndjson.gz' })).statusCode,
       404,

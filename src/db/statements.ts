@@ -26,6 +26,23 @@ export function itemColumns(item: TObject): RawBuilder<unknown>[] {
 }
 
 const ISO_MILLIS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+const ISO_MICROS = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+
+/**
+ * Stored fields as a dump's `extra` carries them (dumps/dump-source.ts): each property of `fields`, read from the
+ * column `t.<prefix><name>`, timestamps to the microsecond (what an ordering compares, not what a detail shows), an
+ * array (a jsonb array of strings) written compactly as the serializer writes one (jsonb's text has blanks).
+ */
+export function storedColumns(fields: TObject, prefix: string): RawBuilder<unknown>[] {
+  return Object.entries(fields.properties).map(([name, schema]) => {
+    const column = sql.ref(`t.${prefix}${name}`);
+    if (isDateTime(schema))
+      return sql`to_char(${column} at time zone 'UTC', ${sql.lit(ISO_MICROS)}) as ${sql.id(name)}`;
+    if (schema.type === 'array')
+      return sql`array_to_json(ARRAY(SELECT jsonb_array_elements_text(${column}))) as ${sql.id(name)}`;
+    return sql`${column} as ${sql.id(name)}`;
+  });
+}
 
 function isDateTime(schema: TSchema): boolean {
   if (schema.format === 'date-time') return true;

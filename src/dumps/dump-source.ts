@@ -14,6 +14,13 @@ export interface DumpSource {
   resource: string;
   /** The fields of each line's `record`, in this order: the detail's response schema (a list item where none). */
   record: TObject;
+  /**
+   * Stored fields the detail leaves out but a filter, the search, an ordering or a group_by reads (an event's
+   * `category`, a repository's `language`): each line's `extra`, so that a copy seeded from the dumps answers those
+   * like its source (docs/api.md, Bulk dumps). Columns of the key's table of the same name; timestamps to the
+   * microsecond (an ordering's ties). The manifest lists their names (`extra_fields`).
+   */
+  extra?: TObject;
   /** The names of each line's `params`, in the order of the detail's path. */
   params: readonly string[];
   /** The records: their fields by name, each param as `__p_<name>`; read in the order of `key`. */

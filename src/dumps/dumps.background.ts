@@ -21,7 +21,7 @@ export interface DumpBuildsOptions {
     info(object: object, message: string): void;
     warn(object: object, message: string): void;
   };
-  /** After start: the first look at the folder (a build when it is behind the data). */
+  /** After start: the first look at the folder (a build when it is behind the data); at once by default. */
   firstBuildMs?: number;
   /** After a change of the data: the build waits this long for the rest of a run's changes (at most a minute). */
   quietMs?: number;
@@ -103,8 +103,9 @@ export function startDumpBuilds(options: DumpBuildsOptions): DumpBuilds {
   }
 
   options.watcher.onChange(changed);
-  // A minute after start: the first start's import is done by then, and short-lived processes build nothing.
-  schedule(options.firstBuildMs ?? 60_000);
+  // At once: the server starts this after the first start's import (startup.ts) and listening, so the first dumps are
+  // there seconds after the data (the manifest says `building` meanwhile: api/v0/dumps/dumps.routes.ts).
+  schedule(options.firstBuildMs ?? 0);
 
   return {
     async stop() {

@@ -150,6 +150,12 @@ function readSnapshot<T>(source: Database, options: BuildOptions, build: (dbs: D
     });
 }
 
+/** The names of a dump's extra fields (dump-source.ts), in the order of its lines. */
+export const extraFields = (source: DumpSource): string[] => Object.keys(source.extra?.properties ?? {});
+
+const sameFields = (a: readonly string[] | undefined, b: readonly string[]) =>
+  (a ?? []).length === b.length && b.every((name, i) => a![i] === name);
+
 /** The dumps of one state of the data: built again (those whose tables moved) until nothing moved during a build. */
 async function buildConsistent(
   dbs: Db[],
@@ -173,7 +179,12 @@ async function buildConsistent(
         const started = performance.now();
         const tables = versionsOf(await tablesRead(db, source), before);
         const old = kept.get(source.resource);
-        const reusable = old && tables && sameVersions(old.tables, tables) && (await exists(options.dir, old.file));
+        const reusable =
+          old &&
+          tables &&
+          sameVersions(old.tables, tables) &&
+          sameFields(old.extra_fields, extraFields(source)) &&
+          (await exists(options.dir, old.file));
         const item = reusable ? old : await writeDump(dbs, source, options, tables);
         if (!reusable) written.push(item.file);
         kept.set(source.resource, item);
@@ -323,6 +334,7 @@ async function writeDump(
       records,
       bytes,
       sha256,
+      extra_fields: extraFields(source),
       data_version: 0,
       created_at: new Date().toISOString(),
       tables,

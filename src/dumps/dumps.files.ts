@@ -6,8 +6,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-/** Changes whenever the lines of a dump are written differently: files of another format are built again. */
-export const DUMP_FORMAT = 1;
+/**
+ * Changes whenever the lines of a dump are written differently: files of another format are built again. 2: lines
+ * carry `extra` (stored fields that filters read; dump-source.ts), listed by each item's `extra_fields`.
+ */
+export const DUMP_FORMAT = 2;
 
 const MANIFEST = 'manifest.json';
 const TEMPORARY = /^\.tmp-/;
@@ -20,6 +23,8 @@ export interface StoredDump {
   records: number;
   bytes: number;
   sha256: string;
+  /** The names of the fields of each line's `extra`, in order (absent in manifests of format 1: none). */
+  extra_fields?: string[];
   /** The data version at which the file was last known to hold the data (the build's, also for a file kept). */
   data_version: number;
   /** When the file was written. */

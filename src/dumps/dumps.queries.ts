@@ -4,7 +4,7 @@
 // build's snapshot and lock (the id of the database the dumps were built from is db/meta.queries.ts's).
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
-import { itemColumns, tablesOf } from '../db/statements.ts';
+import { itemColumns, storedColumns, tablesOf } from '../db/statements.ts';
 import type { DumpSource } from './dump-source.ts';
 
 /** One batch of a dump: its lines as NDJSON text (each ending in a newline), how many, and the key of the last. */
@@ -24,7 +24,12 @@ export interface BatchRange {
 /** The statement of one batch: its records in the order of the key, rendered as NDJSON by the database. */
 export async function batchQuery(db: Db, source: DumpSource, range: BatchRange) {
   const key = sql.ref(source.key);
-  let rows = (await source.rows(db)).select(key.as('__k'));
+  const table = source.key.split('.')[0]!;
+  const extra = source.extra ? Object.keys(source.extra.properties) : [];
+  let rows = (await source.rows(db)).select([
+    key.as('__k'),
+    ...extra.map((name) => sql.ref(`${table}.${name}`).as(`__x_${name}`)),
+  ]);
   if (range.after !== undefined) rows = rows.where(key, '>', range.after);
   if (range.upTo !== undefined) rows = rows.where(key, '<=', range.upTo);
   rows = rows.orderBy(key);
@@ -34,16 +39,19 @@ export async function batchQuery(db: Db, source: DumpSource, range: BatchRange) 
       ? sql.join(source.params.map((name) => sql`${sql.ref(`t.__p_${name}`)} AS ${sql.id(name)}`))
       : undefined;
   const paramsJson = params ? sql`row_to_json(p)::text` : sql`'{}'`;
+  const extraJson = source.extra ? sql`|| ',"extra":' || row_to_json(x)::text` : sql``;
   // Written as text around the two JSON objects: json_build_object would put blanks around its colons and commas.
   // string_agg takes the rows in the order of the ordered subquery, as the lists' pages do (pagination.ts): an
   // ORDER BY inside it sorted each batch again, spilling 4 MB of text to disk every 10,000 issues (3× slower).
   return sql<{ text: string | null; records: number; last: string | null }>`
     ${source.with ? sql`WITH ${source.with}` : sql``}
-    SELECT string_agg('{"params":' || ${paramsJson} || ',"record":' || row_to_json(j)::text || E'}\n', '') AS text,
+    SELECT string_agg('{"params":' || ${paramsJson} || ',"record":' || row_to_json(j)::text ${extraJson} || E'}\n', '')
+        AS text,
       count(*)::int AS records, max(t.__k)::text AS last
     FROM (${rows}) AS t
     ${params ? sql`CROSS JOIN LATERAL (SELECT ${params}) AS p` : sql``}
-    CROSS JOIN LATERAL (SELECT ${sql.join(itemColumns(source.record))}) AS j`;
+    CROSS JOIN LATERAL (SELECT ${sql.join(itemColumns(source.record))}) AS j
+    ${source.extra ? sql`CROSS JOIN LATERAL (SELECT ${sql.join(storedColumns(source.extra, '__x_'))}) AS x` : sql``}`;
 }
 
 export async function readBatch(db: Db, source: DumpSource, range: BatchRange): Promise<Batch> {

@@ -3,17 +3,21 @@
 // 30 search-heavy test files in each of 7 runs on Node 20.20.2, none in 30 each on Node 22 (1 run) and 24 (2 runs);
 // docs/decisions.md, "pglite-trap". The PostgreSQL pass (DATABASE_URL) stays on the running Node, where it passes.
 // TEST_NODE=<path of a node binary> runs them on that one; TEST_NODE=system on the running Node whatever its version.
-// Otherwise a current Node (the npm registry's node-<platform>-<arch> package, major 24) is installed once into
-// node_modules/.cache/cds-node; if that fails (no registry), the tests run on the running Node with a warning.
+// Otherwise the Node 24 that `npm install` brought (the optional dependency node-<platform>-<arch>, as `npm start` uses
+// it: bin/current-node.js), else one installed once into node_modules/.cache/cds-node; if that fails (no registry),
+// the tests run on the running Node with a warning.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { bundledNode } from '../../bin/current-node.js';
 
 /** The first major version on which the embedded database's tests are reliable. */
 const RELIABLE_MAJOR = 22;
 const CURRENT_LTS = '24';
 
 function installed(root) {
+  const bundled = bundledNode(root);
+  if (bundled) return bundled;
   const dir = path.join(root, 'node_modules/.cache/cds-node');
   const pkg = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
   const bin = path.join(dir, 'node_modules', pkg, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');

@@ -1,6 +1,6 @@
 import { resource } from '../common/resource.ts';
 import { keyedDump } from '../common/dumps.ts';
-import { ChapterDetail, ChapterFilters, ChapterItem, ChapterParams } from './chapters.schemas.ts';
+import { ChapterDetail, ChapterFilters, ChapterItem, ChapterParams, ChapterStored } from './chapters.schemas.ts';
 import { CHAPTER_GROUPS, CHAPTER_ORDERING, getChapter, listChapters, exampleChapter } from './chapters.queries.ts';
 
 const geo = { latitude: 'chapters.latitude', longitude: 'chapters.longitude', earth: 'chapters.earth' };
@@ -22,5 +22,10 @@ export const chapters = resource('chapters', 'Chapter', {
     fetch: (db, params) => getChapter(db, params.chapter_id),
     present: ({ id: _id, ...chapter }) => chapter,
   },
-  dumps: [keyedDump('chapters', ChapterDetail, 'chapter_id', (db) => listChapters(db, {}), 'chapter_id')],
+  dumps: [
+    {
+      ...keyedDump('chapters', ChapterDetail, 'chapter_id', (db) => listChapters(db, {}), 'chapter_id'),
+      extra: ChapterStored,
+    },
+  ],
 });

@@ -46,3 +46,6 @@ export const ChapterFilters = Type.Object({
 export const ChapterParams = Type.Object({
   chapter_id: Type.String({ maxLength: 200, description: 'The key, with or without the `www-chapter-` prefix.' }),
 });
+
+/** What the dump carries besides the detail (common/dumps.ts): the search reads the description. */
+export const ChapterStored = Type.Object({ description: Type.String() });

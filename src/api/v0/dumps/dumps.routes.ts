@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import type { Static } from '@sinclair/typebox';
 import { AppError, NotFoundError } from '../../../errors.ts';
 import { ERROR_RESPONSES } from '../common/schemas.ts';
-import { DumpManifest, DumpParams } from './dumps.schemas.ts';
+import { BUILDING_RETRY_AFTER_S, DumpManifest, DumpParams } from './dumps.schemas.ts';
 import { openDump, readManifest, type StoredManifest } from '../../../dumps/dumps.files.ts';
 import { readDatabaseId } from '../../../db/meta.queries.ts';
 import { byteRange, notModified, rangeStillValid } from './dumps.range.ts';
@@ -39,17 +39,31 @@ export function dumpsRoutes(app: FastifyInstance): void {
           "record's detail and the record as the detail answers it. Download a file at its `url` with the same key " +
           '(one download is one request of the rate limit); it is served with `ETag`, `Content-Length` and byte ' +
           'ranges (`Range`, `If-Range`), so a broken download resumes, and `sha256` checks it. The files are built ' +
-          'after every import and sync; `items` is empty until the first build.',
+          'after every import and sync; until the first build `items` is empty and `status` says why: `building` ' +
+          '(with `Retry-After`) or `disabled` (with the `setting` to set).',
         tags: ['Dumps'],
         response: { 200: DumpManifest, ...ERROR_RESPONSES },
       },
       // Documented as one record (an ETag, 304), which it is: the manifest of the last build.
       config: { openapi: { kind: 'detail', noun: 'DumpManifest' } },
     },
-    async (request: FastifyRequest) => {
+    async (request: FastifyRequest, reply: FastifyReply) => {
       notCached(request);
+      if (!dir)
+        return {
+          status: 'disabled' as const,
+          setting: 'DUMPS_DIR',
+          message: 'This instance builds no dumps: its operator sets DUMPS_DIR (a folder) to have them.',
+          last_change_id: 0,
+          items: [],
+        };
       const manifest = await currentManifest();
+      // The server builds the first dumps as soon as it has started (dumps/dumps.background.ts).
+      if (!manifest) reply.header('retry-after', String(BUILDING_RETRY_AFTER_S));
       return {
+        status: manifest ? ('ready' as const) : ('building' as const),
+        ...(manifest ? {} : { message: 'The first dumps are being built: ask again after Retry-After seconds.' }),
+        ...(manifest ? { format: manifest.format } : {}),
         last_change_id: manifest?.last_change_id ?? 0,
         items: (manifest?.items ?? []).map((item) => ({
           resource: item.resource,
@@ -57,6 +71,7 @@ export function dumpsRoutes(app: FastifyInstance): void {
           records: item.records,
           bytes: item.bytes,
           sha256: item.sha256,
+          extra_fields: item.extra_fields ?? [],
           data_version: item.data_version,
           created_at: item.created_at,
         })),

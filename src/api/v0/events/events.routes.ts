@@ -1,6 +1,6 @@
 import { resource } from '../common/resource.ts';
 import { keyedDump } from '../common/dumps.ts';
-import { EventDetail, EventFilters, EventItem, EventParams } from './events.schemas.ts';
+import { EventDetail, EventFilters, EventItem, EventParams, EventStored } from './events.schemas.ts';
 import { calendarOfPage } from './events.calendar.ts';
 import { EVENT_GROUPS, EVENT_ORDERING, getEvent, listEvents, exampleEvent } from './events.queries.ts';
 
@@ -22,5 +22,5 @@ export const events = resource('events', 'Event', {
     response: EventDetail,
     fetch: (db, params) => getEvent(db, params.event_id),
   },
-  dumps: [keyedDump('events', EventDetail, 'event_id', (db) => listEvents(db, {}))],
+  dumps: [{ ...keyedDump('events', EventDetail, 'event_id', (db) => listEvents(db, {})), extra: EventStored }],
 });

@@ -54,3 +54,6 @@ export const EventFilters = Type.Object({
 export const EventParams = Type.Object({
   event_id: Type.String({ maxLength: 200, description: 'The event key, case-insensitive.' }),
 });
+
+/** What the dump carries besides the detail (common/dumps.ts): the `category` filter and group_by read it. */
+export const EventStored = Type.Object({ category: Type.String() });

@@ -1,7 +1,7 @@
 import { resource } from '../common/resource.ts';
 import { fieldsOf, inRepositories, REPOSITORY_PARAMS } from '../common/dumps.ts';
 import type { ListQuery } from '../common/pagination.ts';
-import { LabelFilters, LabelItem } from './labels.schemas.ts';
+import { LabelFilters, LabelItem, LabelStored } from './labels.schemas.ts';
 import { LABEL_GROUPS, LABEL_ORDERING, listLabels } from './labels.queries.ts';
 
 export const labels = resource('labels', 'Label', {
@@ -16,6 +16,7 @@ export const labels = resource('labels', 'Label', {
       record: LabelItem,
       params: ['organization_id', 'repository_id'],
       key: 'labels.id',
+      extra: LabelStored,
       rows: (db) =>
         inRepositories(listLabels(db, {}) as ListQuery, 'labels')
           .clearSelect()

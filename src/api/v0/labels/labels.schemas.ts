@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { DateTime } from '../common/schemas.ts';
 
 export const LabelItem = Type.Object(
   {
@@ -14,3 +15,6 @@ export const LabelFilters = Type.Object({
     Type.String({ pattern: '^[0-9A-Fa-f]{6}$', description: 'Hex color without `#` (six digits), case-insensitive.' }),
   ),
 });
+
+/** What the dump carries besides the item (common/dumps.ts): the orderings `nest_created_at`, `nest_updated_at`. */
+export const LabelStored = Type.Object({ nest_created_at: DateTime(), nest_updated_at: DateTime() });

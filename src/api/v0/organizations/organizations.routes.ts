@@ -5,6 +5,7 @@ import {
   OrganizationFilters,
   OrganizationItem,
   OrganizationParams,
+  OrganizationStored,
 } from './organizations.schemas.ts';
 import {
   ORGANIZATION_GROUPS,
@@ -29,5 +30,10 @@ export const organizations = resource('organizations', 'Organization', {
     response: OrganizationDetail,
     fetch: (db, params) => getOrganization(db, params.organization_id),
   },
-  dumps: [loginDump('organizations', OrganizationDetail, 'organization_id', (db) => listOrganizations(db, {}))],
+  dumps: [
+    {
+      ...loginDump('organizations', OrganizationDetail, 'organization_id', (db) => listOrganizations(db, {})),
+      extra: OrganizationStored,
+    },
+  ],
 });

@@ -35,3 +35,6 @@ export const OrganizationFilters = Type.Object({
 export const OrganizationParams = Type.Object({
   organization_id: Type.String({ maxLength: 200, description: 'Organization login, case-insensitive.' }),
 });
+
+/** What the dump carries besides the detail (common/dumps.ts): the search reads the description. */
+export const OrganizationStored = Type.Object({ description: Type.String() });

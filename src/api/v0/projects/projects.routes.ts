@@ -1,6 +1,6 @@
 import { resource } from '../common/resource.ts';
 import { keyedDump } from '../common/dumps.ts';
-import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams } from './projects.schemas.ts';
+import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams, ProjectStored } from './projects.schemas.ts';
 import { PROJECT_GROUPS, PROJECT_ORDERING, getProject, listProjects, exampleProject } from './projects.queries.ts';
 
 export const projects = resource('projects', 'Project', {
@@ -19,5 +19,10 @@ export const projects = resource('projects', 'Project', {
     fetch: (db, params) => getProject(db, params.project_id),
     present: ({ id: _id, ...project }) => project,
   },
-  dumps: [keyedDump('projects', ProjectDetail, 'project_id', (db) => listProjects(db, {}), 'project_id')],
+  dumps: [
+    {
+      ...keyedDump('projects', ProjectDetail, 'project_id', (db) => listProjects(db, {}), 'project_id'),
+      extra: ProjectStored,
+    },
+  ],
 });

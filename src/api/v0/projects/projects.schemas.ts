@@ -56,3 +56,6 @@ export const ProjectFilters = Type.Object({
 export const ProjectParams = Type.Object({
   project_id: Type.String({ maxLength: 200, description: 'The key, with or without the `www-project-` prefix.' }),
 });
+
+/** What the dump carries besides the detail (common/dumps.ts): `q`'s `stars:` reads the project's repositories. */
+export const ProjectStored = Type.Object({ repository_paths: Type.Array(Type.String()) });

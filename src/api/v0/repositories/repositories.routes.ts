@@ -7,6 +7,7 @@ import {
   RepositoryItem,
   RepositoryParams,
   repositoryOf,
+  RepositoryStored,
 } from './repositories.schemas.ts';
 import {
   REPOSITORY_GROUPS,
@@ -37,6 +38,7 @@ export const repositories = resource('repositories', 'Repository', {
       record: RepositoryDetail,
       params: ['organization_id', 'repository_id'],
       key: 'repositories.id',
+      extra: RepositoryStored,
       rows: (db) =>
         (listRepositories(db, {}) as ListQuery)
           .clearSelect()

@@ -50,3 +50,13 @@ export const RepositoryScopeFilters = {
 export function repositoryOf(params: { organization_id: string; repository_id: string }) {
   return { organization: params.organization_id, repository: params.repository_id };
 }
+
+/**
+ * What the dump carries besides the detail (common/dumps.ts): `q`'s `language:` and `archived:`, the `language`
+ * group_by, and a project's `stars:` (its repositories but forks) read them.
+ */
+export const RepositoryStored = Type.Object({
+  language: Type.String(),
+  is_archived: Type.Boolean(),
+  is_fork: Type.Boolean(),
+});

@@ -2,9 +2,10 @@
 // parameters and the record as its detail answers it) back into the row the detail was read from. A batch of lines
 // is one parameter, a JSON array; the database takes the fields apart (jsonb_to_record) and inserts, in the lines'
 // order, so that the new rows' ids are in the order of the source's (lists break ties by id: the same pages).
-// What the public shapes do not show gets the value an import gives when the source says nothing (docs/decisions.md,
-// dumps): GitHub ids (negative: none), a repository's language and topics, an event's category, descriptions that no
-// detail shows, and the like.
+// What a filter, the search, an ordering or a group_by reads but no detail shows comes in each line's `extra`
+// (dumps/dump-source.ts): an event's category, a repository's language, a chapter's description, …; the import
+// refuses dumps that lack one (requiredExtras). What nothing reads gets the value an import gives when the source
+// says nothing (docs/decisions.md, dumps): GitHub ids (negative: none), a repository's topics, and the like.
 import { sql } from 'kysely';
 import type { Db } from '../../../db/index.ts';
 
@@ -14,7 +15,12 @@ interface Target {
   /** The fields of the line's record and params read, with their SQL types (jsonb_to_record's column list). */
   record: string;
   params?: string;
-  /** Column → expression over `r` (the record), `p` (the params), `rep` (the repository) and `e.n` (the line). */
+  /** The fields of the line's `extra` read, with their SQL types: each one required of the source's dumps. */
+  extra?: string;
+  /**
+   * Column → expression over `r` (the record), `p` (the params), `x` (the extra), `rep` (the repository) and `e.n`
+   * (the line).
+   */
   columns: Record<string, string>;
   /** The record names its repository by owner and name (params organization_id and repository_id). */
   inRepository?: boolean;
@@ -28,7 +34,12 @@ const TARGETS: Record<string, Target> = {
   organizations: {
     table: 'organizations',
     record: `login text, name text, company text, location text, ${RECORD_DATES}`,
-    columns: { github_id: GITHUB_ID, ...same('login', 'name', 'company', 'location', 'created_at', 'updated_at') },
+    extra: 'description text',
+    columns: {
+      github_id: GITHUB_ID,
+      description: 'x.description',
+      ...same('login', 'name', 'company', 'location', 'created_at', 'updated_at'),
+    },
   },
   members: {
     table: 'members',
@@ -45,8 +56,12 @@ const TARGETS: Record<string, Target> = {
     record: `name text, description text, commits_count int, contributors_count int, forks_count int,
       stars_count int, open_issues_count int, ${RECORD_DATES}`,
     params: 'organization_id text, repository_id text',
+    extra: 'language text, is_archived boolean, is_fork boolean',
     columns: {
       github_id: GITHUB_ID,
+      language: 'x.language',
+      is_archived: 'x.is_archived',
+      is_fork: 'x.is_fork',
       owner_login: 'p.organization_id',
       organization_id: '(SELECT o.id FROM organizations o WHERE lower(o.login) = lower(p.organization_id))',
       ...same('name', 'description', 'commits_count', 'contributors_count', 'forks_count', 'stars_count'),
@@ -56,8 +71,15 @@ const TARGETS: Record<string, Target> = {
   labels: {
     table: 'labels',
     record: 'name text, description text, color text',
+    extra: 'nest_created_at timestamptz, nest_updated_at timestamptz',
     inRepository: true,
-    columns: { github_id: GITHUB_ID, repository_id: 'rep.id', ...same('name', 'description', 'color') },
+    columns: {
+      github_id: GITHUB_ID,
+      repository_id: 'rep.id',
+      nest_created_at: 'x.nest_created_at',
+      nest_updated_at: 'x.nest_updated_at',
+      ...same('name', 'description', 'color'),
+    },
   },
   milestones: {
     table: 'milestones',
@@ -103,23 +125,31 @@ const TARGETS: Record<string, Target> = {
   chapters: {
     table: 'chapters',
     record: `key text, name text, latitude float8, longitude float8, country text, region text, ${RECORD_DATES}`,
+    extra: 'description text',
     columns: {
       is_active: 'true',
+      description: 'x.description',
       ...same('key', 'name', 'latitude', 'longitude', 'country', 'region', 'created_at', 'updated_at'),
     },
   },
   projects: {
     table: 'projects',
     record: `key text, name text, level text, type text, description text, ${RECORD_DATES}`,
-    columns: { is_active: 'true', ...same('key', 'name', 'level', 'type', 'description', 'created_at', 'updated_at') },
+    extra: 'repository_paths jsonb',
+    columns: {
+      is_active: 'true',
+      repository_paths: 'x.repository_paths',
+      ...same('key', 'name', 'level', 'type', 'description', 'created_at', 'updated_at'),
+    },
   },
   events: {
     table: 'events',
     record: `key text, name text, description text, start_date date, end_date date, latitude float8,
       longitude float8, url text`,
+    extra: 'category text',
     // The website's events have no dates of their own: the import stamps them with the start date (owasp.rows.ts).
     columns: {
-      category: "'other'",
+      category: 'x.category',
       created_at: "(r.start_date::text || 'T00:00:00Z')::timestamptz",
       updated_at: "(r.start_date::text || 'T00:00:00Z')::timestamptz",
       ...same('key', 'name', 'description', 'start_date', 'end_date', 'latitude', 'longitude', 'url'),
@@ -164,6 +194,21 @@ const TARGETS: Record<string, Target> = {
 export const ROW_DUMPS = Object.keys(TARGETS);
 
 /**
+ * The fields of its lines' `extra` the import reads of each dump: a source whose manifest does not list them all
+ * (`extra_fields`: older dumps) is refused before anything is written (dumps.load.ts). test/dumps-seed.test.ts holds
+ * them equal to what the registry's dumps carry.
+ */
+export const REQUIRED_EXTRAS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(TARGETS).map(([resource, target]) => [
+    resource,
+    (target.extra ?? '')
+      .split(',')
+      .map((field) => field.trim().split(/\s+/)[0]!)
+      .filter(Boolean),
+  ]),
+);
+
+/**
  * The dumps that are no table's rows, each with what the seeding does with it instead. With ROW_DUMPS, every dump the
  * registry declares (api/v0/resources.ts, DUMPS): test/dumps-seed.test.ts compares them, so that a new dump is seeded
  * or said not to be, never forgotten.
@@ -193,6 +238,7 @@ export async function insertRows(db: Db, resource: string, lines: string, offset
     CROSS JOIN LATERAL (SELECT ${offset}::bigint AS base) AS o
     CROSS JOIN LATERAL jsonb_to_record(e.v->'record') AS r(${sql.raw(target.record)})
     ${params ? sql`CROSS JOIN LATERAL jsonb_to_record(e.v->'params') AS p(${sql.raw(params)})` : sql``}
+    ${target.extra ? sql`CROSS JOIN LATERAL jsonb_to_record(e.v->'extra') AS x(${sql.raw(target.extra)})` : sql``}
     ${target.inRepository ? IN_REPOSITORY : sql``}
     ORDER BY e.n`.execute(db);
   return Number(result.numAffectedRows ?? 0);

@@ -14,6 +14,7 @@ import {
   linesParameter,
   markCountedReleases,
   placedCounts,
+  REQUIRED_EXTRAS,
   ROW_DUMPS,
   setCountryCodes,
   settleReleases,
@@ -47,6 +48,20 @@ export async function loadDumps(
       manifest.url,
       undefined,
       `the source's dumps lack ${missing.join(', ')}: a different version?`,
+    );
+  // Stored fields that filters read, which the detail leaves out: without them a copy answers those differently.
+  const lacking = wanted.flatMap((resource) => {
+    const carried = new Set(byResource.get(resource)!.extra_fields ?? []);
+    const lack = (REQUIRED_EXTRAS[resource] ?? []).filter((field) => !carried.has(field));
+    return lack.length > 0 ? [`${resource}: ${lack.join(', ')}`] : [];
+  });
+  if (lacking.length > 0)
+    throw new ImportError(
+      manifest.url,
+      undefined,
+      `the source's dumps lack stored fields that filters, the search or orderings read (${lacking.join('; ')}), so ` +
+        `a copy would answer those differently: the source runs an older version (dumps format ` +
+        `${manifest.format ?? 1}); update it, let it build its dumps again, then import`,
     );
   const counts = new Map<string, ResourceCounts>();
   const leaders = { leaders: 0, links: 0 };

@@ -28,12 +28,16 @@ export interface SourceDump {
   records: number;
   bytes: number;
   sha256: string;
+  /** The fields of each line's `extra` (absent in dumps of format 1: none). */
+  extra_fields?: string[];
   data_version: number;
   created_at: string;
 }
 
 export interface SourceManifest {
   url: string;
+  /** How the lines are written (absent before format 2). */
+  format: number | undefined;
   items: SourceDump[];
 }
 
@@ -75,15 +79,22 @@ export async function readSourceManifest(options: DumpSourceOptions): Promise<So
   }
   const items = (body as { items?: unknown } | null)?.items;
   if (!Array.isArray(items)) throw new ImportError(url, undefined, 'the answer has no `items`: not a dumps manifest');
-  if (items.length === 0)
+  if (items.length === 0) {
+    const status = (body as { status?: unknown }).status;
     throw new ImportError(
       url,
       undefined,
-      'the source has no dumps yet: a server builds them in the background after start and after every import or ' +
-        'sync (DUMPS_DIR on a PostgreSQL server), or run `cds dumps build` there',
+      status === 'disabled'
+        ? 'the source builds no dumps: its operator sets DUMPS_DIR there (a folder), or runs `cds dumps build`'
+        : status === 'building'
+          ? 'the source is building its first dumps: run the import again in a few seconds'
+          : 'the source has no dumps yet: a server builds them in the background after start and after every ' +
+            'import or sync (DUMPS_DIR on a PostgreSQL server), or run `cds dumps build` there',
     );
+  }
   items.forEach((item: unknown, index) => checkItem(item, index, url, new URL(url).origin));
-  return { url, items: items as SourceDump[] };
+  const format = (body as { format?: unknown }).format;
+  return { url, format: typeof format === 'number' ? format : undefined, items: items as SourceDump[] };
 }
 
 /** An item of the manifest is a dump whose file is on the source's origin, or the import ends here. */
@@ -97,7 +108,9 @@ function checkItem(item: unknown, index: number, url: string, origin: string): a
     !count(dump.bytes) ||
     typeof dump.sha256 !== 'string' ||
     !/^[0-9a-f]{64}$/.test(dump.sha256) ||
-    typeof dump.data_version !== 'number'
+    typeof dump.data_version !== 'number' ||
+    (dump.extra_fields !== undefined &&
+      !(Array.isArray(dump.extra_fields) && dump.extra_fields.every((field) => typeof field === 'string')))
   )
     throw new ImportError(url, undefined, `item ${index} is not a dump (resource, url, records, bytes, sha256)`);
   let file: URL;

@@ -1,0 +1,178 @@
+// A copy seeded from the dumps answers every filter like its source (issue 45, item 6), on the engine of the run: two
+// servers, the bundled data on one, `cds import --from-dumps` into the other; then every list of the OpenAPI document
+// (the snapshots' sub-lists included, the change log excepted: each instance's own history) is asked with each of its
+// filters (values from the source's own answers: each enum value, true and false, the `q` fields of the list's
+// structured search, dates, coordinates, group names), each ordering and each group_by, and the ranked search with
+// words of the data; both answer the same bytes. A filter the test cannot give a value is a failure: a new filter is
+// covered or the test says which.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCli } from './process.ts';
+import { buildNow, startDumpsServer, type DumpsServer } from './dumps-server.ts';
+import { SEARCH_FIELDS, type FieldType } from '../src/list-filter/filter.fields.ts';
+
+let source: DumpsServer;
+let target: DumpsServer;
+before(async () => {
+  [source, target] = await Promise.all([
+    startDumpsServer('filter-source', { bundled: true }),
+    startDumpsServer('filter-copy', { bundled: false }),
+  ]);
+  await buildNow(source);
+  const imported = await runCli(['import', '--from-dumps', source.base, '--json'], {
+    ...target.env,
+    CDS_SOURCE_API_KEY: source.key,
+  });
+  if (imported.code !== 0) throw new Error(`cds import --from-dumps: ${imported.stderr}`);
+});
+after(async () => {
+  await Promise.all([source?.stop(), target?.stop()]);
+});
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema: { type?: string; enum?: string[]; items?: { enum?: string[] } };
+}
+type Item = Record<string, unknown>;
+
+/** Query parameters that page, shape or format a list: not filters. */
+const NOT_FILTERS = new Set(['page', 'limit', 'cursor', 'page_size', 'fields', 'format', 'ordering', 'group_by']);
+/** Lists that are not the data: the change log is each instance's own history. */
+const NOT_DATA = new Set(['list_changes']);
+
+async function json(server: DumpsServer, url: string): Promise<{ items: Item[]; groups?: { value: unknown }[] }> {
+  const res = await server.get(url);
+  assert.equal(res.status, 200, `${url}: ${await res.clone().text()}`);
+  return (await res.json()) as { items: Item[]; groups?: { value: unknown }[] };
+}
+
+const distinct = (values: unknown[], most = 3) =>
+  [...new Set(values.filter((v) => v !== null && v !== undefined && v !== ''))].slice(0, most);
+
+/** Values of a `q` field of the structured search (docs/search.md) for a list whose items and groups are known. */
+function qValues(field: string, type: FieldType, items: Item[], groups: Record<string, unknown[]>): string[] {
+  switch (type) {
+    case 'number':
+      return [`${field}:>0`, `${field}:>=10`, `${field}:<3`];
+    case 'boolean':
+      return [`${field}:true`, `${field}:false`];
+    case 'date':
+      return [`${field}:>2020-01-01`, `${field}:<2016-06-01`];
+    case 'string': {
+      const values = distinct([...(groups[field] ?? []), ...items.map((item) => item[field])]).map(String);
+      // Free text too: a substring, and an exact (quoted) value.
+      return [...values.map((v) => `${field}:"${v}"`), ...values.map((v) => `${field}:${v.slice(0, 3)}`)];
+    }
+  }
+}
+
+/** The values of a filter, from the source's own answers; undefined when the test knows none. */
+function filterValues(
+  list: string,
+  parameter: Parameter,
+  items: Item[],
+  groups: Record<string, unknown[]>,
+): string[] | undefined {
+  const { name, schema } = parameter;
+  const enumerated = schema.enum ?? schema.items?.enum;
+  if (enumerated) return enumerated;
+  if (schema.type === 'boolean') return ['true', 'false'];
+  if (name === 'q') {
+    const spec = SEARCH_FIELDS[list as keyof typeof SEARCH_FIELDS];
+    if (!spec) return undefined;
+    const words = distinct(
+      items.flatMap((item) => String(item[spec.defaultField] ?? '').split(/\s+/)),
+      2,
+    ).map(String);
+    return [
+      ...words,
+      ...Object.entries(spec.fields).flatMap(([field, type]) => qValues(field, type as FieldType, items, groups)),
+    ];
+  }
+  const bound = /^(.*)_(gte|lte)$/.exec(name);
+  if (bound && schema.type === 'number') {
+    const numbers = items.map((item) => item[bound[1]!]).filter((v): v is number => typeof v === 'number');
+    if (numbers.length === 0) return undefined;
+    numbers.sort((a, b) => a - b);
+    return [String(numbers[Math.floor(numbers.length / 2)])];
+  }
+  const window = /^(updated|deleted)_(after|before)$/.exec(name);
+  if (window) {
+    const dates = items.map((item) => item[`${window[1]}_at`]).filter((v): v is string => typeof v === 'string');
+    if (dates.length === 0) return ['2020-01-01T00:00:00Z'];
+    dates.sort();
+    return [dates[Math.floor(dates.length / 2)]!];
+  }
+  if (name === 'near') {
+    const placed = items.find((item) => typeof item.latitude === 'number' && typeof item.longitude === 'number');
+    return placed ? [`${String(placed.latitude)},${String(placed.longitude)}&radius_km=1500`] : undefined;
+  }
+  if (name === 'radius_km') return []; // asked with `near`
+  // A text filter: the values of the item field, or of the group of that name (`organization_id`: the organization).
+  const group = groups[name] ?? groups[name.replace(/_id$/, '')];
+  const values = distinct([...(group ?? []), ...items.map((item) => item[name])]);
+  if (values.length > 0) return values.map(String);
+  // A text filter of a field the bundled data leaves empty everywhere (members' company): both count none.
+  return schema.type === 'string' && groups[name] ? ['OWASP'] : undefined;
+}
+
+test('every list filter, ordering and group_by, and the search: the copy answers as its source', async () => {
+  const doc = (await (await source.get('/api/v0/openapi.json')).json()) as {
+    paths: Record<string, { get?: { operationId: string; parameters?: Parameter[] } }>;
+  };
+  const snapshot = (await json(source, '/api/v0/snapshots/?limit=1&ordering=-start_at')).items[0]!.key as string;
+  const urls: string[] = [];
+  const uncovered: string[] = [];
+  let lists = 0;
+  for (const [route, operations] of Object.entries(doc.paths)) {
+    const operation = operations.get;
+    if (!operation?.operationId.startsWith('list_') || NOT_DATA.has(operation.operationId)) continue;
+    lists++;
+    const list = route.replace('{snapshot_id}', snapshot);
+    const resource = /\/api\/v0\/(?:snapshots\/[^/]+\/)?([a-z-]+)\/$/.exec(list)?.[1] ?? '';
+    const parameters = (operation.parameters ?? []).filter((p) => p.in === 'query');
+    const items = (await json(source, `${list}?limit=100`)).items;
+    const groupBy = parameters.find((p) => p.name === 'group_by')?.schema.enum ?? [];
+    const groups: Record<string, unknown[]> = {};
+    for (const field of groupBy) {
+      groups[field] = (await json(source, `${list}?group_by=${field}`)).groups!.map((g) => g.value);
+      urls.push(`${list}?group_by=${field}`);
+    }
+    for (const ordering of parameters.find((p) => p.name === 'ordering')?.schema.enum ?? [])
+      urls.push(`${list}?limit=100&ordering=${ordering}`);
+    for (const parameter of parameters) {
+      if (NOT_FILTERS.has(parameter.name)) continue;
+      const values = filterValues(resource, parameter, items, groups);
+      if (!values) {
+        uncovered.push(`${list} ${parameter.name}`);
+        continue;
+      }
+      for (const value of values) {
+        const encoded = parameter.name === 'near' ? value : encodeURIComponent(value);
+        urls.push(`${list}?limit=100&${parameter.name}=${encoded}`);
+        // And counted by each group: where a filter and a group meet.
+        if (groupBy[0]) urls.push(`${list}?${parameter.name}=${encoded}&group_by=${groupBy[0]}`);
+      }
+    }
+  }
+  assert.ok(lists >= 19, `the OpenAPI document lists ${lists} lists`);
+  assert.deepEqual(uncovered, [], 'filters this test gives no value: teach filterValues');
+  // The ranked search (not a list of the registry): words of the data, each resource.
+  for (const q of ['owasp', 'juice shop', 'zap', 'london', 'securty', 'top 10'])
+    for (const resource of ['', '&resource=chapters', '&resource=projects', '&resource=repositories'])
+      urls.push(`/api/v0/search/?q=${encodeURIComponent(q)}${resource}`);
+
+  const differ: string[] = [];
+  for (const url of urls) {
+    const [a, b] = await Promise.all([source.get(url), target.get(url)]);
+    const [theirs, mine] = [await a.text(), await b.text()];
+    assert.equal(a.status, 200, `${url}: ${theirs}`);
+    if (b.status !== a.status || mine !== theirs) {
+      const count = (text: string) => (/"count":(\d+)/.exec(text) ?? [])[1];
+      differ.push(`${url}: count ${count(theirs)} vs ${count(mine)} (status ${b.status})`);
+    }
+  }
+  assert.ok(urls.length > 300, `${urls.length} requests`);
+  assert.deepEqual(differ, [], `${differ.length} of ${urls.length} answers differ`);
+});
