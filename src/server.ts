@@ -13,6 +13,7 @@ import { DUMPS } from './api/v0/resources.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
 import { describeError, explainEmbeddedFailure } from './db/embedded/disk-space.ts';
+import { withPoolerHint } from './db/server/pool-mode.ts';
 
 let config: Config;
 try {
@@ -140,7 +141,9 @@ function listenProblem(code: string | undefined): string | undefined {
 async function fail(message: string, error: unknown): Promise<never> {
   // A missing database is an operator's set-up step, not a bug: its message says what to run, no stack.
   // An embedded database that cannot start on a full disk says so (disk-space.ts), whatever PGlite's message was.
-  const reason = config.databaseUrl ? describeError(error) : await explainEmbeddedFailure(error, config.dataDir);
+  const reason = config.databaseUrl
+    ? withPoolerHint(describeError(error))
+    : await explainEmbeddedFailure(error, config.dataDir);
   if (error instanceof DatabaseMissingError) log.fatal(`${message}: ${reason}`);
   else log.fatal({ err: error, reason }, message);
   process.stderr.write(`${message}: ${reason}\n`);

@@ -3,6 +3,7 @@
 import type { Config } from '../config.ts';
 import { ConfigError } from '../config.ts';
 import { ImportError } from '../data/base/import-error.ts';
+import { withPoolerHint } from '../db/server/pool-mode.ts';
 import { runCommand } from './commands.ts';
 import { helpFor, UsageError, USAGE } from './usage.ts';
 import { err, out, type ProgressBar } from './output.ts';
@@ -31,7 +32,7 @@ export async function executeCommand(
       err(`cds: ${error.message}\n`);
       return 1;
     }
-    err(`cds: ${error instanceof Error ? error.message : String(error)}\n`);
+    err(`cds: ${withPoolerHint(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
   }
 }
