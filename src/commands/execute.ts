@@ -17,7 +17,7 @@ export async function executeCommand(
 ): Promise<number> {
   try {
     if (args.includes('--help') || args.includes('-h')) {
-      const help = helpFor(command);
+      const help = helpFor(command, args[0]);
       if (!help) throw new UsageError(`unknown command "${command}"`);
       out(help);
       return 0;
@@ -25,7 +25,7 @@ export async function executeCommand(
     return await runCommand(config, command, args, progressBar);
   } catch (error) {
     if (error instanceof UsageError) {
-      err(`cds: ${error.message}\n\n${helpFor(command) ?? USAGE}`);
+      err(`cds: ${error.message}\n\n${helpFor(command, args[0]) ?? USAGE}`);
       return 2;
     }
     if (error instanceof ConfigError || error instanceof ImportError) {
