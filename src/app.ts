@@ -18,6 +18,7 @@ import { createGate } from './access/gate.ts';
 import { createEarlyAnswers } from './api/v0/rest/early-answers.ts';
 import { earlyAnswersServer, type EarlyAnswers } from './http/server-factory.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
+import { ogcRoutes, OGC_PREFIX } from './api/ogc/ogc.routes.ts';
 import { llmsTxtRoute } from './mcp/llms-txt.ts';
 import { secretScanningRoutes } from './api/secret-scanning/secret-scanning.routes.ts';
 import { registerSessions } from './auth/session.plugin.ts';
@@ -178,6 +179,8 @@ export async function buildApp({
     closing: () => closing,
   });
   await app.register(mcpRoutes, { gate });
+  // OGC API – Features: the chapters and upcoming events for GIS clients, behind the same gate.
+  await app.register(ogcRoutes, { prefix: OGC_PREFIX, gate });
   await app.register(llmsTxtRoute);
   // GitHub's secret-scanning reports of published keys: signed by GitHub, no API key.
   await app.register(secretScanningRoutes);

@@ -83,8 +83,17 @@ const geoGet: Get = async (url) => {
   assert.equal(res.headers['content-type'], 'application/geo+json; charset=utf-8', url);
   // Compact, as the JSON list is: the database writes the features (geojson.ts).
   assert.equal(res.body, JSON.stringify(res.json()), url);
-  const { type, features, ...members } = res.json() as { type: string; features: Feature[] };
+  const { type, features, numberMatched, numberReturned, ...members } = res.json() as {
+    type: string;
+    features: Feature[];
+    numberMatched: number;
+    numberReturned: number;
+    count: number;
+  };
   assert.equal(type, 'FeatureCollection', url);
+  // OGC API – Features' names of the totals (issue 45): what a tool reading one page left out.
+  assert.equal(numberMatched, members.count, url);
+  assert.equal(numberReturned, features.length, url);
   for (const feature of features) {
     assert.deepEqual(Object.keys(feature), ['type', 'geometry', 'properties'], url);
     assert.equal(feature.type, 'Feature');
