@@ -10,6 +10,7 @@ import { registerBaseSecurityHeaders } from './http/security-headers.ts';
 import { registerRequestId, requestId } from './http/request-id.ts';
 import { registerJsonParser } from './http/json-nesting.ts';
 import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
+import { checkOffered } from './http/negotiate.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './api/v0/openapi/openapi.ts';
 import { registerMetrics } from './metrics/metrics.ts';
@@ -148,6 +149,17 @@ export async function buildApp({
 
   registerRequestId(app);
   registerErrorHandling(app, registerMethodNotAllowed(app));
+  // A route of one representation (`config.offers`) refuses a `format` or an Accept it cannot answer (issue 45).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const offers = request.routeOptions.config.offers;
+    if (!offers) return done();
+    try {
+      checkOffered(request, offers);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
   registerBaseSecurityHeaders(app);
   registerJsonParser(app);
   // Before every route, so that its onResponse hook sees them all.

@@ -90,6 +90,8 @@ async function listUrls(t: TestApp): Promise<string[]> {
   for (const [path, methods] of Object.entries(doc.paths)) {
     const op = methods.get;
     if (!op || !Object.keys(op.responses['200']?.content ?? {}).includes('text/csv')) continue;
+    // Search answers CSV too (issue 45), but needs `q`: test/formats.test.ts reads it.
+    if (op.operationId === 'search') continue;
     const example = path.includes('{') ? await operations.get(op.operationId)?.example?.(t.database.db) : {};
     assert.ok(example, `${op.operationId}: no example record`);
     urls.push(path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(example[name]!)));

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gate } from '../../access/gate.ts';
 import { keyExpirationHeader } from '../../access/authenticate.ts';
 import { invalidParam, NotAcceptableError, NotFoundError } from '../../errors.ts';
-import { GEOJSON_TYPE, JSON_TYPE, negotiate } from '../../http/negotiate.ts';
+import { FORMATS, GEOJSON_TYPE, JSON_TYPE, negotiate, type Format } from '../../http/negotiate.ts';
 import { linkBase } from '../../http/link-base.ts';
 import { CountCache, onTablesChange } from '../v0/common/counts.ts';
 import { fetchPage } from '../v0/common/pagination.ts';
@@ -36,6 +36,10 @@ interface Link {
 
 /** The JSON documents answer JSON; the features GeoJSON (or JSON, the same text, for a client that asks for it). */
 function answerType(request: FastifyRequest, offered: readonly string[]): string {
+  // `format` (checked against `offers` before: app.ts) names the type and wins over Accept, as on /api/v0/.
+  const format = (request.query as { format?: unknown }).format;
+  const named = typeof format === 'string' ? FORMATS[format.trim().toLowerCase() as Format] : undefined;
+  if (named && offered.includes(named)) return named;
   const type = negotiate(request.headers.accept, offered);
   if (type === undefined) throw new NotAcceptableError(offered);
   return type;
@@ -60,8 +64,12 @@ export async function ogcRoutes(app: FastifyInstance, { gate }: OgcOptions): Pro
   const counts = new CountCache();
   onTablesChange(app, counts);
   const hide = { schema: { hide: true } };
+  // One representation each (the features also as plain JSON): a `format` or Accept they cannot answer is refused
+  // before the handler (app.ts, checkOffered).
+  const json = { ...hide, config: { offers: [JSON_TYPE] } };
+  const features = { ...hide, config: { offers: [GEOJSON_TYPE, JSON_TYPE] } };
 
-  app.get('/', hide, (request, reply) => {
+  app.get('/', json, (request, reply) => {
     const type = answerType(request, [JSON_TYPE]);
     const root = base(request);
     return sendJson(reply, type, {
@@ -76,11 +84,11 @@ export async function ogcRoutes(app: FastifyInstance, { gate }: OgcOptions): Pro
     });
   });
 
-  app.get('/conformance', hide, (request, reply) =>
+  app.get('/conformance', json, (request, reply) =>
     sendJson(reply, answerType(request, [JSON_TYPE]), { conformsTo: CONFORMANCE }),
   );
 
-  app.get('/api', hide, (request, reply) =>
+  app.get('/api', { ...hide, config: { offers: [OPENAPI_TYPE, JSON_TYPE] } }, (request, reply) =>
     sendJson(reply, answerType(request, [OPENAPI_TYPE, JSON_TYPE]), ogcOpenApi(base(request))),
   );
 
@@ -114,7 +122,7 @@ export async function ogcRoutes(app: FastifyInstance, { gate }: OgcOptions): Pro
       };
     };
 
-    guarded.get('/collections', hide, (request, reply) => {
+    guarded.get('/collections', json, (request, reply) => {
       const type = answerType(request, [JSON_TYPE]);
       return sendJson(reply, type, {
         links: [{ href: `${base(request)}/collections`, rel: 'self', type: JSON_TYPE }] satisfies Link[],
@@ -122,14 +130,14 @@ export async function ogcRoutes(app: FastifyInstance, { gate }: OgcOptions): Pro
       });
     });
 
-    guarded.get<{ Params: { collectionId: string } }>('/collections/:collectionId', hide, (request, reply) => {
+    guarded.get<{ Params: { collectionId: string } }>('/collections/:collectionId', json, (request, reply) => {
       const collection = collectionOf(request.params.collectionId);
       return sendJson(reply, answerType(request, [JSON_TYPE]), describe(request, collection));
     });
 
     guarded.get<{ Params: { collectionId: string } }>(
       '/collections/:collectionId/items',
-      hide,
+      features,
       async (request, reply) => {
         const collection = collectionOf(request.params.collectionId);
         const { limit, page, box } = parseItemsQuery(request.query as Record<string, unknown>);
@@ -167,7 +175,7 @@ export async function ogcRoutes(app: FastifyInstance, { gate }: OgcOptions): Pro
 
     guarded.get<{ Params: { collectionId: string; featureId: string } }>(
       '/collections/:collectionId/items/:featureId',
-      hide,
+      features,
       async (request, reply) => {
         const collection = collectionOf(request.params.collectionId);
         const unknown = Object.keys(request.query as object).filter((name) => name !== 'f');
