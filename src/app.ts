@@ -10,6 +10,7 @@ import { registerBaseSecurityHeaders } from './http/security-headers.ts';
 import { registerRequestId, requestId } from './http/request-id.ts';
 import { registerJsonParser } from './http/json-nesting.ts';
 import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
+import { checkOffered } from './http/negotiate.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './api/v0/openapi/openapi.ts';
 import { registerMetrics } from './metrics/metrics.ts';
@@ -20,6 +21,7 @@ import { combineEarlyAnswers, earlyAnswersServer, type EarlyAnswers } from './ht
 import { MCP_BODY_LIMIT, MCP_PATH, mcpRoutes } from './mcp/mcp.routes.ts';
 import { createMcpEarlyAnswers } from './mcp/mcp.early.ts';
 import { ToolResults } from './mcp/mcp.results.ts';
+import { ogcRoutes, OGC_PREFIX } from './api/ogc/ogc.routes.ts';
 import { llmsTxtRoute } from './mcp/llms-txt.ts';
 import { secretScanningRoutes } from './api/secret-scanning/secret-scanning.routes.ts';
 import { registerSessions } from './auth/session.plugin.ts';
@@ -149,6 +151,17 @@ export async function buildApp({
 
   registerRequestId(app);
   registerErrorHandling(app, registerMethodNotAllowed(app));
+  // A route of one representation (`config.offers`) refuses a `format` or an Accept it cannot answer (issue 45).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const offers = request.routeOptions.config.offers;
+    if (!offers) return done();
+    try {
+      checkOffered(request, offers);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
   registerBaseSecurityHeaders(app);
   registerJsonParser(app);
   // Before every route, so that its onResponse hook sees them all.
@@ -192,6 +205,8 @@ export async function buildApp({
   });
   answers.early = combineEarlyAnswers(answers.early, mcpEarly);
   await app.register(mcpRoutes, { gate, results: toolResults });
+  // OGC API – Features: the chapters and upcoming events for GIS clients, behind the same gate.
+  await app.register(ogcRoutes, { prefix: OGC_PREFIX, gate });
   await app.register(llmsTxtRoute);
   // GitHub's secret-scanning reports of published keys: signed by GitHub, no API key.
   await app.register(secretScanningRoutes);

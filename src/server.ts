@@ -11,8 +11,10 @@ import { startWebhookDeliveries } from './webhooks/webhook-delivery.ts';
 import { withWebhookSecretsKey } from './webhooks/secrets-key.ts';
 import { DUMPS } from './api/v0/resources.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
+import { reportFailure, reportServerLife, reportStart } from './commands/server-start.ts';
 import { DatabaseMissingError } from './startup.queries.ts';
 import { describeError, explainEmbeddedFailure } from './db/embedded/disk-space.ts';
+import { withPoolerHint } from './db/server/pool-mode.ts';
 
 let config: Config;
 try {
@@ -24,6 +26,9 @@ try {
   process.stderr.write(`${error.message}\n`);
   process.exit(1);
 }
+
+// On the embedded database a `cds --wait-for-server` may be waiting for this start: it reads how it goes there.
+if (!config.databaseUrl) reportServerLife(config.dataDir);
 
 const log = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
 const started = performance.now();
@@ -51,6 +56,7 @@ try {
     // An operator's set-up, not a bug: one line naming the setting, no stack.
     log.fatal(`cannot listen on ${config.host}:${config.port}: ${why}`);
     process.stderr.write(`cannot listen on ${config.host}:${config.port}: ${why}\n`);
+    reportFailure(`cannot listen on ${config.host}:${config.port}: ${why}`);
     process.exit(1);
   }
   await fail(`cannot listen on ${config.host}:${config.port}`, error);
@@ -126,7 +132,10 @@ process.once('SIGINT', () => void stop('SIGINT'));
 if (database.kind === 'pglite') {
   const channel = await openAdminChannel({ config, database, log, revoked: () => app.shared.changes.revocation() });
   if (stopping) await channel?.close();
-  else adminChannel = channel;
+  else {
+    adminChannel = channel;
+    reportStart(config.dataDir, 'ready');
+  }
 }
 
 /** What an operator must change when the address cannot be listened on; undefined for anything else. */
@@ -142,9 +151,12 @@ function listenProblem(code: string | undefined): string | undefined {
 async function fail(message: string, error: unknown): Promise<never> {
   // A missing database is an operator's set-up step, not a bug: its message says what to run, no stack.
   // An embedded database that cannot start on a full disk says so (disk-space.ts), whatever PGlite's message was.
-  const reason = config.databaseUrl ? describeError(error) : await explainEmbeddedFailure(error, config.dataDir);
+  const reason = config.databaseUrl
+    ? withPoolerHint(describeError(error))
+    : await explainEmbeddedFailure(error, config.dataDir);
   if (error instanceof DatabaseMissingError) log.fatal(`${message}: ${reason}`);
   else log.fatal({ err: error, reason }, message);
   process.stderr.write(`${message}: ${reason}\n`);
+  reportFailure(`${message}: ${reason}`);
   process.exit(1);
 }

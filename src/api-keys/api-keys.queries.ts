@@ -102,12 +102,23 @@ export async function recordLastUsed(db: Db, uses: Map<string, Date>): Promise<v
   `.execute(db);
 }
 
-/** Every key of the user, oldest first, with whether it was replaced by a rotation (for `cds keys list`). */
+/**
+ * Every key of the user, oldest first, with whether it was replaced by a rotation and whether it was revoked by hand
+ * during its grace period (for `cds keys list`). A rotation revokes a key in its own transaction, so that key's
+ * `revoked_at` is the `created_at` of the key the rotation made (now() is the transaction's time); a revocation by
+ * hand before the grace ended has no such twin.
+ */
 export function findKeysOfUser(db: Db, userId: string) {
   return db
     .selectFrom('api_keys')
     .select(PUBLIC_COLUMNS)
     .select(sql<boolean>`replaced_by IS NOT NULL`.as('is_rotated'))
+    .select(
+      sql<boolean>`(replaced_by IS NOT NULL AND is_revoked AND revoked_at < expires_at AND NOT EXISTS (
+        SELECT 1 FROM api_keys made WHERE made.user_id = api_keys.user_id AND made.created_at = api_keys.revoked_at))`.as(
+        'is_revoked_in_grace',
+      ),
+    )
     .where('user_id', '=', userId)
     .orderBy('id')
     .execute();

@@ -3,11 +3,12 @@
 import net from 'node:net';
 import { adminSocketPath, type ForwardedSettings } from '../commands/admin-channel.ts';
 import { err, out } from '../commands/output.ts';
+import { whyStopWaiting } from '../commands/server-start.ts';
 
 /**
  * Sends a command to the server that holds the data folder. Undefined when no server answers on the socket
  * (none runs: the CLI opens the database itself); with `waitMs`, keeps trying that long first (a server
- * that is starting). `settings`: the few of the CLI's own that the command uses instead of the server's.
+ * that is starting), and returns 1 having said why as soon as that server failed or is gone. `settings`: the few of the CLI's own that the command uses instead of the server's.
  */
 export async function forwardToServer(
   dataDir: string,
@@ -16,11 +17,18 @@ export async function forwardToServer(
   settings: ForwardedSettings = {},
 ): Promise<number | undefined> {
   const file = adminSocketPath(dataDir);
-  const deadline = Date.now() + waitMs;
+  const since = Date.now();
+  const deadline = since + waitMs;
   for (;;) {
     const socket = await connect(file);
     if (socket) return relay(socket, args, settings);
     if (Date.now() >= deadline) return undefined;
+    // A server that failed, died or never began: said now, in its own words where it left them (server-start.ts).
+    const why = whyStopWaiting(dataDir, since);
+    if (why) {
+      err(`cds: ${why}\n`);
+      return 1;
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

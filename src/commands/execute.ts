@@ -3,6 +3,7 @@
 import type { Config } from '../config.ts';
 import { ConfigError } from '../config.ts';
 import { ImportError } from '../data/base/import-error.ts';
+import { withPoolerHint } from '../db/server/pool-mode.ts';
 import { runCommand } from './commands.ts';
 import { helpFor, UsageError, USAGE } from './usage.ts';
 import { err, out, type ProgressBar } from './output.ts';
@@ -16,7 +17,7 @@ export async function executeCommand(
 ): Promise<number> {
   try {
     if (args.includes('--help') || args.includes('-h')) {
-      const help = helpFor(command);
+      const help = helpFor(command, args[0]);
       if (!help) throw new UsageError(`unknown command "${command}"`);
       out(help);
       return 0;
@@ -24,14 +25,14 @@ export async function executeCommand(
     return await runCommand(config, command, args, progressBar);
   } catch (error) {
     if (error instanceof UsageError) {
-      err(`cds: ${error.message}\n\n${helpFor(command) ?? USAGE}`);
+      err(`cds: ${error.message}\n\n${helpFor(command, args[0]) ?? USAGE}`);
       return 2;
     }
     if (error instanceof ConfigError || error instanceof ImportError) {
       err(`cds: ${error.message}\n`);
       return 1;
     }
-    err(`cds: ${error instanceof Error ? error.message : String(error)}\n`);
+    err(`cds: ${withPoolerHint(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
   }
 }

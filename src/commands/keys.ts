@@ -12,6 +12,9 @@ import { commandAnnouncer } from '../announcements/announce.ts';
 
 class CommandFailed extends Error {}
 
+/** How long a key lives when `--expires-in` is not given (as `users create --key`'s). */
+export const DEFAULT_KEY_DAYS = 30;
+
 function parse(args: string[], options: ParseArgsConfig['options'], positionals = 0) {
   try {
     const parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
@@ -40,8 +43,9 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
         });
         const login = required(values, 'user');
         const name = required(values, 'name');
-        const days = required(values, 'expires-in');
-        if (!/^\d+$/.test(days) || Number(days) < 1 || Number(days) > 3650)
+        // As `users create --key`: 30 days unless told.
+        const days = (values as Record<string, unknown>)['expires-in'] ?? String(DEFAULT_KEY_DAYS);
+        if (typeof days !== 'string' || !/^\d+$/.test(days) || Number(days) < 1 || Number(days) > 3650)
           throw new UsageError('--expires-in must be a number of days, 1 to 3650');
         return await withDatabase(config, async (db) => {
           await migrateToLatest(db);
@@ -126,15 +130,23 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
 }
 
 /**
- * A key's state in `cds keys list`: a leaked key says so (it was revoked for it), a rotated one that it was replaced
- * (during its grace period it still works: "rotated, in grace"), before the plain revoked, expired and active.
+ * A key's state in `cds keys list`: a leaked key says so (it was revoked for it), a rotated key revoked by hand during
+ * its grace period is revoked, another rotated one says it was replaced (during its grace period it still works:
+ * "rotated, in grace"), before the plain revoked, expired and active.
  */
 function keyState(
-  key: { is_revoked: boolean; is_rotated: boolean; expires_at: Date; leak_reported_at: Date | null },
+  key: {
+    is_revoked: boolean;
+    is_rotated: boolean;
+    is_revoked_in_grace: boolean;
+    expires_at: Date;
+    leak_reported_at: Date | null;
+  },
   now: number,
 ): string {
   const expired = key.expires_at.getTime() <= now;
   if (key.leak_reported_at) return 'revoked (leaked)';
+  if (key.is_revoked_in_grace) return 'revoked';
   if (key.is_rotated) return key.is_revoked || expired ? 'rotated' : 'rotated, in grace';
   return key.is_revoked ? 'revoked' : expired ? 'expired' : 'active';
 }

@@ -27,8 +27,8 @@ Commands:
   sync … --json|--text  the JSON report (default when stdout is not a terminal) or a summary and a table (default
                         on a terminal, with progress bars on stderr)
   snapshots rebuild     rebuild the monthly snapshots from the stored records (import and sync do it too)
-  keys create --user LOGIN --name NAME --expires-in DAYS
-                        create an API key for a user (prints the raw key once, on stdout)
+  keys create --user LOGIN --name NAME [--expires-in DAYS]
+                        create an API key for a user (default 30 days; prints the raw key once, on stdout)
   keys list --user LOGIN
                         list a user's keys (all of them, with their state)
   keys revoke UUID      revoke a key
@@ -51,25 +51,34 @@ Commands:
 Options of every command:
   --help, -h            this help, or a command's own (cds sync --help)
   --wait-for-server     (first, before the command) wait until a server on DATA_DIR is ready and run the
-                        command there
+                        command there (at most 3 minutes; exit 1 at once, saying why, when that server
+                        cannot start or exits)
 
 The database is DATABASE_URL when set, else the embedded one under DATA_DIR. While a server runs on the
 embedded database, commands are sent to it over its admin socket (DATA_DIR/cds.sock) and run inside it.
 `;
 
-/** The usage lines of one command (`cds keys --help`); undefined for an unknown command. */
-export function helpFor(command: string): string | undefined {
+/**
+ * The usage lines of one command (`cds keys --help`), or of one of its subcommands when `subcommand` names one
+ * (`cds keys rotate --help`: rotate's lines only); undefined for an unknown command.
+ */
+export function helpFor(command: string, subcommand?: string): string | undefined {
   const lines = USAGE.split('\n');
   const start = lines.findIndex((line) => line === 'Commands:');
   const end = lines.findIndex((line, index) => index > start && line === '');
-  const own: string[] = [];
-  let inside = false;
+  const entries: { words: string[]; lines: string[] }[] = [];
   for (const line of lines.slice(start + 1, end)) {
-    if (/^ {2}\S/.test(line)) inside = line.trim().split(/\s+/)[0] === command;
-    if (inside) own.push(line);
+    if (/^ {2}\S/.test(line)) entries.push({ words: line.trim().split(/\s+/), lines: [line] });
+    else entries.at(-1)?.lines.push(line);
   }
+  const own = entries.filter((entry) => entry.words[0] === command);
   if (own.length === 0) return undefined;
-  return `Usage: cds ${command} …\n\n${own.join('\n')}\n\nAll commands: cds --help\n`;
+  const exact = own.some((entry) => entry.words[1] === subcommand);
+  // `sync … --json|--text` belongs to every subcommand of sync.
+  const sub = exact ? own.filter((entry) => entry.words[1] === subcommand || entry.words[1] === '…') : [];
+  const shown = sub.length > 0 ? sub : own;
+  const name = sub.length > 0 ? `${command} ${subcommand}` : command;
+  return `Usage: cds ${name} …\n\n${shown.flatMap((entry) => entry.lines).join('\n')}\n\nAll commands: cds --help\n`;
 }
 
 export class UsageError extends Error {}

@@ -6,6 +6,7 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { createApiKey } from '../api-keys/api-keys.service.ts';
 import { findUserByLogin, insertLocalUser } from '../auth/users.queries.ts';
 import { UsageError } from './usage.ts';
+import { DEFAULT_KEY_DAYS } from './keys.ts';
 import { err, out, withDatabase } from './output.ts';
 
 /** GitHub's rules for a login: what `POST /auth/dev/login` accepts too. */
@@ -33,7 +34,7 @@ export async function runUsersCommand(config: Config, args: string[]): Promise<n
     throw new UsageError('LOGIN must be 1 to 39 letters, digits or inner hyphens (a GitHub login)');
   const keyName = values.key;
   if (keyName !== undefined && keyName.trim() === '') throw new UsageError('--key needs a name');
-  const daysText = values['expires-in'] ?? '30';
+  const daysText = values['expires-in'] ?? String(DEFAULT_KEY_DAYS);
   if (values['expires-in'] !== undefined && keyName === undefined) throw new UsageError('--expires-in goes with --key');
   if (!/^\d+$/.test(daysText) || Number(daysText) < 1 || Number(daysText) > 3650)
     throw new UsageError('--expires-in must be a number of days, 1 to 3650');

@@ -6,11 +6,17 @@
 // query parameter (`format=csv`) names the type instead and wins over Accept: tools such as GDAL send an Accept of
 // their own that the user cannot change (docs/decisions.md, formats).
 import type { FastifyRequest } from 'fastify';
+import { invalidParam, NotAcceptableError } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Media types the route can answer, the default first (absent: JSON only, Accept ignored). */
     mediaTypes?: readonly string[];
+    /**
+     * The one representation of a route that does not negotiate (issue 45: formats honest everywhere): a request whose
+     * Accept allows none of these, or whose `format` names another, is refused (checkOffered) before the handler.
+     */
+    offers?: readonly string[];
   }
 }
 
@@ -128,4 +134,32 @@ export function negotiates(request: FastifyRequest): boolean {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
+}
+
+/** The names of `format` (`json`, `csv`…) that choose one of these types. */
+function formatNames(types: readonly string[]): string[] {
+  return (Object.keys(FORMATS) as Format[]).filter((name) => types.includes(FORMATS[name]));
+}
+
+/**
+ * For a route of one representation (`offers`, else JSON): 400 when `format` names any other (or the route has no
+ * `format` at all), 406 when Accept allows none of its types; nothing when the request is answerable. Routes that
+ * negotiate (`mediaTypes`) do this themselves (api/v0/common/formats.ts).
+ */
+export function checkOffered(request: FastifyRequest, offered: readonly string[] = [JSON_TYPE]): void {
+  const format = formatOf(request.query);
+  if (format !== undefined) {
+    const names = formatNames(offered);
+    const chosen = Object.hasOwn(FORMATS, format) ? FORMATS[format as Format] : undefined;
+    if (chosen === undefined || !offered.includes(chosen))
+      throw invalidParam(
+        'query',
+        'format',
+        names.length > 0
+          ? `must be one of: ${names.join(', ')} (this operation answers ${offered.join(', ')})`
+          : `is not a parameter of this operation, which answers ${offered.join(', ')}`,
+      );
+    return;
+  }
+  if (negotiate(headerValue(request.headers.accept), offered) === undefined) throw new NotAcceptableError(offered);
 }

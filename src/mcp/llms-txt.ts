@@ -15,7 +15,7 @@ export function llmsTxtRoute(app: FastifyInstance): void {
     if (app.config.publicUrl) return app.config.publicUrl.replace(/\/+$/, '');
     return HOST.test(request.host) ? `${request.protocol}://${request.host}` : '';
   };
-  app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/llms.txt', { schema: { hide: true }, config: { offers: ['text/plain'] } }, async (request, reply) => {
     return reply
       .type('text/plain; charset=utf-8')
       .header('cache-control', 'public, max-age=3600')

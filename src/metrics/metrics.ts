@@ -169,16 +169,21 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
   });
 
   const token = app.config.metricsToken;
-  app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, async (request, reply) => {
-    if (token !== undefined && !authorized(request, token)) {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer realm="metrics"')
-        .send({ detail: 'Missing or invalid metrics token.' });
-    }
-    reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
-    return (await registry.metrics()) + http.render();
-  });
+  // Prometheus' text format; a scraper's Accept names it or */*.
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, logLevel: 'warn', config: { offers: ['text/plain'] } },
+    async (request, reply) => {
+      if (token !== undefined && !authorized(request, token)) {
+        return reply
+          .code(401)
+          .header('www-authenticate', 'Bearer realm="metrics"')
+          .send({ detail: 'Missing or invalid metrics token.' });
+      }
+      reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
+      return (await registry.metrics()) + http.render();
+    },
+  );
   return http;
 }
 

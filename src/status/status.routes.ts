@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { readDataVersion } from '../announcements/counters.queries.ts';
 import { probeDatabase } from './status.queries.ts';
+import { JSON_TYPE } from '../http/negotiate.ts';
 import { memory } from '../memory-budget.ts';
 
 const StatusBody = Type.Object({
@@ -71,7 +72,11 @@ export function statusRoutes(app: FastifyInstance): void {
   // the process can help then; a worker being restarted is still `ok` (/readyz says 503 meanwhile).
   app.get(
     '/livez',
-    { schema: { hide: true, response: { 200: LiveBody, 503: LiveBody } }, logLevel: 'warn' },
+    {
+      schema: { hide: true, response: { 200: LiveBody, 503: LiveBody } },
+      logLevel: 'warn',
+      config: { offers: [JSON_TYPE] },
+    },
     async (_request, reply) => {
       if (app.database.embedded?.state !== 'failed') return { status: 'ok' as const };
       return reply.code(503).send({ status: 'failed' as const, embedded_database: 'failed' as const });
@@ -84,7 +89,11 @@ export function statusRoutes(app: FastifyInstance): void {
   // would take them all out of rotation at once. Read replicas likewise are reported, never required.
   app.get(
     '/readyz',
-    { schema: { hide: true, response: { 200: ReadyBody, 503: ReadyBody } }, logLevel: 'warn' },
+    {
+      schema: { hide: true, response: { 200: ReadyBody, 503: ReadyBody } },
+      logLevel: 'warn',
+      config: { offers: [JSON_TYPE] },
+    },
     async (_request, reply) => {
       const { redis } = app.shared;
       const [database, redisCheck] = await Promise.all([
@@ -119,6 +128,7 @@ export function statusRoutes(app: FastifyInstance): void {
     {
       schema: { hide: true, response: { 200: StatusBody, 503: StatusBody } },
       logLevel: 'warn',
+      config: { offers: [JSON_TYPE] },
     },
     async (_request, reply) => {
       const { db, kind } = app.database;

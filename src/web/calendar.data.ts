@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { CALENDAR_CONTENT_TYPE, calendarText } from '../api/v0/events/events.calendar.ts';
 import { listCalendarEvents } from '../api/v0/events/events.queries.ts';
 import { dailyDocument, sendDailyDocument } from './daily-document.ts';
+import { CALENDAR_TYPE } from '../http/negotiate.ts';
 
 export const CALENDAR_PATH = '/calendar/events.ics';
 
@@ -19,7 +20,7 @@ export function calendarRoutes(app: FastifyInstance): void {
       refresh: 'PT12H',
     }),
   );
-  app.get(CALENDAR_PATH, { schema: { hide: true } }, (request, reply) =>
+  app.get(CALENDAR_PATH, { schema: { hide: true }, config: { offers: [CALENDAR_TYPE] } }, (request, reply) =>
     sendDailyDocument(request, reply, document, CALENDAR_CONTENT_TYPE, {
       'content-disposition': 'inline; filename="owasp-events.ics"',
     }),

@@ -9,11 +9,27 @@ const resourceLinks = (resources: readonly { name: string }[], docs: (name: stri
     .map(({ name }) => `<li><a href="${escapeHtml(docs(name))}"><code>/api/v0/${name}/</code></a></li>`)
     .join('');
 
+/** Step 1 as this server offers it: GitHub's sign-in only where it is configured (issue 45). */
+function firstStep(signIn: { github: boolean; devLogin: boolean }): string {
+  if (signIn.github)
+    return '<a href="/settings/api-keys">Sign in with GitHub and create an API key</a>. You can hold up to three at a time.';
+  if (signIn.devLogin)
+    return '<a href="/settings/api-keys">Sign in locally and create an API key</a>. You can hold up to three at a time.';
+  return (
+    'Get an API key from the operator of this service (<code>npx cds users create LOGIN --key NAME</code> on the ' +
+    'server; <a href="/settings/api-keys">how to enable sign-in</a>).'
+  );
+}
+
 /**
  * `origin` is where this service is reached (PUBLIC_URL or the request's host), for the example; `docs` the address
- * of a resource's list in the API docs.
+ * of a resource's list in the API docs; `signIn` the ways of signing in this server offers.
  */
-export function landingPage(origin: string, docs: (name: string) => string): string {
+export function landingPage(
+  origin: string,
+  docs: (name: string) => string,
+  signIn: { github: boolean; devLogin: boolean },
+): string {
   const example = `curl -H "X-API-Key: YOUR_KEY" ${origin}/api/v0/chapters/`;
   return layout({
     title: 'OWASP community data API',
@@ -33,7 +49,7 @@ export function landingPage(origin: string, docs: (name: string) => string): str
 <section class="card" aria-labelledby="start-title">
   <h2 id="start-title">Getting started</h2>
   <ol class="steps">
-    <li><a href="/settings/api-keys">Sign in with GitHub and create an API key</a>. You can hold up to three at a time.</li>
+    <li>${firstStep(signIn)}</li>
     <li>Send the key in the <code>X-API-Key</code> header of every request:
       <pre class="code"><code>${escapeHtml(example)}</code></pre></li>
     <li>Browse the operations, filters and response shapes in the <a href="/api/v0/docs">interactive API docs</a>

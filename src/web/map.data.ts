@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/index.ts';
 import { listMapChapters, listMapEvents } from './map.queries.ts';
 import { dailyDocument, sendDailyDocument } from './daily-document.ts';
+import { GEOJSON_TYPE } from '../http/negotiate.ts';
 
 const GEOJSON = 'application/geo+json; charset=utf-8';
 
@@ -56,7 +57,7 @@ const DOCUMENTS: Record<string, (db: Db) => Promise<string>> = {
 export function mapDataRoutes(app: FastifyInstance): void {
   for (const [name, build] of Object.entries(DOCUMENTS)) {
     const document = dailyDocument(app, build);
-    app.get(`/map/${name}.geojson`, { schema: { hide: true } }, (request, reply) =>
+    app.get(`/map/${name}.geojson`, { schema: { hide: true }, config: { offers: [GEOJSON_TYPE] } }, (request, reply) =>
       sendDailyDocument(request, reply, document, GEOJSON),
     );
   }

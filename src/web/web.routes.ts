@@ -26,30 +26,39 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(mapDataRoutes);
   await app.register(calendarRoutes);
 
-  app.get('/', { schema: { hide: true } }, async (request, reply) =>
+  app.get('/', { schema: { hide: true }, config: { offers: ['text/html'] } }, async (request, reply) =>
     reply
       .type(HTML)
       .header('cache-control', 'public, max-age=300')
-      .send(landingPage(origin(app, request), docsOf(app))),
+      .send(
+        landingPage(origin(app, request), docsOf(app), {
+          github: Boolean(app.config.github.clientId && app.config.github.clientSecret),
+          devLogin: app.config.authDevLogin,
+        }),
+      ),
   );
 
-  app.get('/map', { schema: { hide: true } }, async (_request, reply) =>
+  app.get('/map', { schema: { hide: true }, config: { offers: ['text/html'] } }, async (_request, reply) =>
     reply.type(HTML).header('cache-control', 'public, max-age=300').send(mapPage()),
   );
 
-  app.get('/settings/api-keys', { schema: { hide: true } }, async (request, reply) => {
-    const user = await request.sessionUser();
-    // Personal: never kept by any cache.
-    return reply
-      .type(HTML)
-      .header('cache-control', 'no-store')
-      .send(
-        apiKeysPage(user, {
-          devLogin: app.config.authDevLogin,
-          github: Boolean(app.config.github.clientId && app.config.github.clientSecret),
-        }),
-      );
-  });
+  app.get(
+    '/settings/api-keys',
+    { schema: { hide: true }, config: { offers: ['text/html'] } },
+    async (request, reply) => {
+      const user = await request.sessionUser();
+      // Personal: never kept by any cache.
+      return reply
+        .type(HTML)
+        .header('cache-control', 'no-store')
+        .send(
+          apiKeysPage(user, {
+            devLogin: app.config.authDevLogin,
+            github: Boolean(app.config.github.clientId && app.config.github.clientSecret),
+          }),
+        );
+    },
+  );
 }
 
 /**

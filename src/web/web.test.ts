@@ -57,6 +57,27 @@ function assertNothingInline(body: string) {
   assert.doesNotMatch(body, /<style|\sstyle=|\son[a-z]+=/i, 'inline style or event handler');
 }
 
+test("the landing page's first step names only a sign-in this server offers (issue 45)", async () => {
+  const step = (body: string) => /<ol class="steps">\s*<li>([\s\S]*?)<\/li>/.exec(body)![1]!;
+  // AUTH_DEV_LOGIN, no GitHub app: the local sign-in.
+  const local = step((await t.app.inject({ url: '/' })).body);
+  assert.match(local, /Sign in locally and create an API key/);
+  assert.doesNotMatch(local, /GitHub/);
+  const cases = [
+    [{ GITHUB_CLIENT_ID: 'client', GITHUB_CLIENT_SECRET: 'secret' }, /Sign in with GitHub and create an API key/],
+    [
+      { AUTH_DEV_LOGIN: 'false' },
+      /from the operator of this service \(<code>npx cds users create LOGIN --key NAME<\/code>/,
+    ],
+  ] as const;
+  for (const [env, expected] of cases) {
+    const other = await buildTestApp({ env, sharedDatabase: t.database });
+    const body = (await other.app.inject({ url: '/' }).finally(() => other.close())).body;
+    assert.match(step(body), expected);
+    if (!('GITHUB_CLIENT_ID' in env)) assert.doesNotMatch(step(body), /GitHub/);
+  }
+});
+
 test('pages carry no inline script or style', async () => {
   for (const url of ['/', '/settings/api-keys']) assertNothingInline((await t.app.inject({ method: 'GET', url })).body);
 });

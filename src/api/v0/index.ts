@@ -8,6 +8,7 @@ import type { Gate } from '../../access/gate.ts';
 import { keyExpirationHeader } from '../../access/authenticate.ts';
 import type { SharedChanges } from '../../announcements/heard.ts';
 import { registerCors } from './rest/cors.ts';
+import { checkOffered, JSON_TYPE } from '../../http/negotiate.ts';
 import { RESOURCES } from './resources.ts';
 import { searchRoute } from './search/search.routes.ts';
 import { dumpsRoutes } from './dumps/dumps.routes.ts';
@@ -38,7 +39,7 @@ export interface ApiV0Options {
 export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV0Options): Promise<void> {
   registerCors(app);
   // The welcome object is public: it sits outside the scope that authenticates.
-  app.get('/', { schema: { hide: true, response: { 200: Welcome } } }, () => ({
+  app.get('/', { schema: { hide: true, response: { 200: Welcome } }, config: { offers: [JSON_TYPE] } }, () => ({
     name: 'OWASP community data API',
     version: 'v0',
     docs: '/api/v0/docs',
@@ -55,6 +56,9 @@ export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV
       if (authenticating) await authenticating;
       const limiting = limit(request, reply);
       if (limiting) await limiting;
+      // JSON unless the route says otherwise: a `format` or Accept it cannot answer is refused, never JSON in disguise.
+      const { mediaTypes, offers } = request.routeOptions.config;
+      if (!mediaTypes && !offers) checkOffered(request);
       // The route's own headers (the change log's X-Poll-Interval), on its answers from the cache too.
       const own = request.routeOptions.config.headers;
       if (own) reply.headers(own);

@@ -98,3 +98,16 @@ export function settingsPerTransaction(query: Query, settings: Record<string, st
     },
   };
 }
+
+/**
+ * An error of the database at start, with what to set when a pooler refused the start-up parameters of session mode
+ * (PgBouncer: `unsupported startup parameter: options`): the message alone does not say that the service has a mode
+ * for exactly this pooler (issue 45).
+ */
+export function withPoolerHint(message: string): string {
+  if (!/unsupported startup parameter/i.test(message)) return message;
+  return (
+    `${message}: a connection pooler (PgBouncer) refuses the settings this service sends when a connection starts; ` +
+    'behind a pooler set DATABASE_POOL_MODE=transaction (each transaction then sets them itself; docs/operating.md)'
+  );
+}

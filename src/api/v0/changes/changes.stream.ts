@@ -26,6 +26,7 @@ export function changesStreamRoute(app: FastifyInstance, { changes }: { changes:
       // Server-Sent Events, which the OpenAPI document does not describe: docs/changes.md does.
       schema: { hide: true, querystring: ChangeFilters, response: ERROR_RESPONSES },
       exposeHeadRoute: false,
+      config: { offers: ['text/event-stream'] },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       // Never a response to keep: it is a stream.

@@ -80,8 +80,8 @@ export function mediaSchemas(formats: readonly Format[], names: readonly string[
       description:
         'RFC 4180, UTF-8: a header row of the fields (the item schema in order, or those of `fields`), then one row ' +
         'per record, CRLF line ends. Text in double quotes, numbers and booleans bare, null an empty unquoted cell, ' +
-        'arrays and objects as their JSON text; a text that starts with `=`, `+`, `-`, `@`, tab or CR (after any ' +
-        'apostrophes) gets an apostrophe in front. With `group_by`: two columns, the field and `count`.',
+        'arrays and objects as their JSON text; a text a spreadsheet would run as a formula (`=` and more, or `+`, `-`, ' +
+        '`@` with a `(`, `|`, `!` or `[` after it; after any apostrophes and leading whitespace) gets an apostrophe in front. With `group_by`: two columns, the field and `count`.',
       examples: [`${names.slice(0, 2).join(',')}\r\n"…","…"\r\n`],
     });
   if (formats.includes('ics'))

@@ -15,6 +15,8 @@ export { GEOJSON_TYPE };
 export interface GeoColumns {
   latitude: string;
   longitude: string;
+  /** The column of each feature's `id` (OGC API – Features, api/ogc/); the lists' features have none. */
+  id?: string;
 }
 
 /** Only the records that can be drawn: both coordinates known. */
@@ -27,22 +29,33 @@ export function located<DB, TB extends keyof DB, O>(
 
 /** The coordinates beside each row of the page (`__lng`, `__lat`), for featureJson. */
 export function coordinateColumns(geo: GeoColumns): RawBuilder<unknown>[] {
-  return [sql`${sql.ref(geo.longitude)}`.as('__lng') as never, sql`${sql.ref(geo.latitude)}`.as('__lat') as never];
+  return [
+    sql`${sql.ref(geo.longitude)}`.as('__lng') as never,
+    sql`${sql.ref(geo.latitude)}`.as('__lat') as never,
+    ...(geo.id ? [sql`${sql.ref(geo.id)}`.as('__id') as never] : []),
+  ];
 }
 
 /**
- * One feature as the database writes it: a Point in [longitude, latitude] order, the item as properties.
+ * One feature as the database writes it: a Point in [longitude, latitude] order, the item as properties (and, with
+ * `withId`, the `id` of coordinateColumns before them).
  * Concatenated rather than json_build_object, which writes `"type" : "Feature"` with spaces; the numbers
  * go through to_json as they do in row_to_json, so coordinates read exactly as the properties do.
  */
-export function featureJson(properties: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`('{"type":"Feature","geometry":{"type":"Point","coordinates":[' || to_json(t.__lng)::text || ',' || to_json(t.__lat)::text || ']},"properties":' || ${properties}::text || '}')`;
+export function featureJson(properties: RawBuilder<unknown>, withId = false): RawBuilder<unknown> {
+  const id = withId ? sql`'"id":' || to_json(t.__id)::text || ','` : sql`''`;
+  return sql`('{"type":"Feature",' || ${id} || '"geometry":{"type":"Point","coordinates":[' || to_json(t.__lng)::text || ',' || to_json(t.__lat)::text || ']},"properties":' || ${properties}::text || '}')`;
 }
 
-/** The FeatureCollection around features already rendered; the page fields of the JSON envelope are its foreign members. */
-export function featureCollectionJson(features: string, info: PageInfo, { page }: Page): string {
+/**
+ * The FeatureCollection around features already rendered; the page fields of the JSON envelope are its foreign members,
+ * and OGC API – Features' `numberMatched` and `numberReturned`, so that a GIS tool that reads one page (GDAL does not
+ * follow `Link`) shows how many features it left out (issue 45).
+ */
+export function featureCollectionJson(features: string, info: PageInfo, { page }: Page, returned: number): string {
   return (
-    `{"type":"FeatureCollection","features":[${features}],"count":${info.count},"total_count":${info.count},"current_page":${page},` +
+    `{"type":"FeatureCollection","features":[${features}],"numberMatched":${info.count},"numberReturned":${returned},` +
+    `"count":${info.count},"total_count":${info.count},"current_page":${page},` +
     `"total_pages":${info.total_pages},"has_next":${info.has_next},"has_previous":${info.has_previous}}`
   );
 }
@@ -70,6 +83,12 @@ export function FeatureCollectionBody(item: TObject, name: string) {
       features: Type.Array(feature, {
         description: 'The records of this page that have both coordinates, in the list order.',
       }),
+      numberMatched: Type.Integer({
+        description:
+          'Records matching the filters that have coordinates (the features of all pages), as OGC API – Features ' +
+          'names it: `numberMatched - numberReturned` features are on other pages (`Link` header, or /ogc/).',
+      }),
+      numberReturned: Type.Integer({ description: 'The features of this page.' }),
       count: Type.Integer({
         description: 'Records matching the filters that have coordinates (the features of all pages).',
       }),

@@ -48,6 +48,8 @@ export interface PageResult {
   next?: string;
   /** Whether a page follows, when read through a cursor (the count cannot tell where the cursor is). */
   hasNext?: boolean;
+  /** The records of this page. */
+  returned: number;
 }
 
 export function pageOf(query: PageQuery): Page {
@@ -130,7 +132,7 @@ export async function fetchPage(
   const lastOf = sql.join(order.map((_, i) => sql`(array_agg(${sql.ref(`t.__k${i}`)}))[count(*)]`));
   // string_agg and array_agg read the rows in the order of the page: a nested loop over the ordered subquery.
   const rendered = sql<{ items: string | null; rows: string; last: string | null }>`
-    select string_agg(${geo ? featureJson(sql`row_to_json(j)`) : sql`row_to_json(j)`}::text, ',') as items, count(*) as rows,
+    select string_agg(${geo ? featureJson(sql`row_to_json(j)`, geo.id !== undefined) : sql`row_to_json(j)`}::text, ',') as items, count(*) as rows,
            case when count(*) > 0 then json_build_array(${lastOf})::text end as last
     from (${keyed}) as t cross join lateral (select ${sql.join(columns)}) as j`;
   const [result, count] = await Promise.all([
@@ -148,6 +150,7 @@ export async function fetchPage(
   return {
     items: row?.items ?? '',
     count,
+    returned: Number(row?.rows ?? 0),
     ...(next ? { next } : {}),
     ...(cursor !== undefined ? { hasNext: full } : {}),
   };

@@ -247,11 +247,12 @@ export function listRoute<F extends TObject, Item extends TObject, P extends TOb
         reply.type('application/json; charset=utf-8');
         return groupsJson(groupBy, groups);
       }
-      const { items, count, next, hasNext } = await fetchPage(db, rows, order, page);
+      const { items, count, next, hasNext, returned } = await fetchPage(db, rows, order, page);
       const info = pageInfo(count, page, hasNext);
       setLinkHeader(request, reply, info, page, next);
       // Already JSON: with a JSON content type Fastify sends a string as it is.
-      if (geo) return reply.type(`${GEOJSON_TYPE}; charset=utf-8`).send(featureCollectionJson(items, info, page));
+      if (geo)
+        return reply.type(`${GEOJSON_TYPE}; charset=utf-8`).send(featureCollectionJson(items, info, page, returned));
       if (type === CSV_TYPE) return reply.type(CSV_CONTENT_TYPE).send(csvOfItems(listed.names, items));
       if (type === CALENDAR_TYPE) {
         const calendar = await def.calendar!(db, JSON.parse(`[${items}]`) as Record<string, unknown>[]);

@@ -81,7 +81,7 @@ export function dumpsRoutes(app: FastifyInstance): void {
 
   app.get(
     '/dumps/:file',
-    { schema: { hide: true, params: DumpParams, response: ERROR_RESPONSES } },
+    { schema: { hide: true, params: DumpParams, response: ERROR_RESPONSES }, config: { offers: ['application/gzip'] } },
     async (request: FastifyRequest, reply: FastifyReply) => {
       notCached(request);
       const resource = FILE.exec((request.params as Static<typeof DumpParams>).file)?.[1];

@@ -7,6 +7,7 @@ import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { VERSION } from '../../../version.ts';
 import { linkBase } from '../../../http/link-base.ts';
+import { JSON_TYPE } from '../../../http/negotiate.ts';
 import { exampleOf, hoistSchemas } from './openapi.document.ts';
 import { OPENAPI_WEBHOOKS } from './openapi.webhooks.ts';
 
@@ -359,7 +360,7 @@ export async function registerOpenApi(app: FastifyInstance, icon?: Buffer): Prom
   });
   // `servers`: where this service is reached, PUBLIC_URL or the scheme and host the document was asked of (as the
   // Link headers' addresses), so that a client generated from it has its base address.
-  app.get('/api/v0/openapi.json', { schema: { hide: true } }, (request) => {
+  app.get('/api/v0/openapi.json', { schema: { hide: true }, config: { offers: [JSON_TYPE] } }, (request) => {
     const base = linkBase(request);
     return base ? { ...app.swagger(), servers: [{ url: base, description: 'This service' }] } : app.swagger();
   });

@@ -9,6 +9,21 @@ import { normalizeQuery } from '../common/query.ts';
 import { MAX_RESULTS, SEARCH_RESOURCES, searchRecords } from './search.queries.ts';
 import { highlight } from './search.highlight.ts';
 import { linkBase } from '../../../http/link-base.ts';
+import { csvCell, CSV_CONTENT_TYPE } from '../common/csv.ts';
+import {
+  formatParam,
+  listMediaType,
+  mediaSchemas,
+  mediaTypesOf,
+  NotAcceptableBody,
+  setContentDisposition,
+  CSV_TYPE,
+} from '../common/formats.ts';
+import type { Format } from '../../../http/negotiate.ts';
+
+/** As the lists: JSON, or CSV (`format=csv`, `Accept: text/csv`), one row per result (issue 45). */
+const SEARCH_FORMATS: Format[] = ['json', 'csv'];
+const SEARCH_TYPES = mediaTypesOf(SEARCH_FORMATS);
 
 export const SEARCH_PATH = '/search/';
 export const SEARCH_OPERATION_ID = 'search';
@@ -30,6 +45,7 @@ const SearchQuery = Query({
     Type.Integer({ minimum: 1, description: 'Page number (1-based); `cursor` is the same page, as `Link` gives it.' }),
   ),
   cursor: Type.Optional(Type.String({ maxLength: 40, description: 'Where a page starts, from the `Link` header.' })),
+  format: formatParam(SEARCH_FORMATS),
 });
 
 const SearchItem = Type.Object(
@@ -125,9 +141,17 @@ export function searchRoute(app: FastifyInstance): void {
           `accents are ignored. At most ${MAX_RESULTS} results can be paged through.`,
         tags: ['Search'],
         querystring: SearchQuery,
-        response: { 200: SearchBody, ...ERROR_RESPONSES },
+        response: { 200: SearchBody, 406: NotAcceptableBody, ...ERROR_RESPONSES },
       },
-      config: { openapi: { kind: 'list', noun: 'SearchResult' } },
+      config: {
+        openapi: {
+          kind: 'list',
+          noun: 'SearchResult',
+          media: mediaSchemas(SEARCH_FORMATS, Object.keys(SearchItem.properties)),
+        },
+        mediaTypes: SEARCH_TYPES,
+      },
+      onSend: setContentDisposition,
     },
     async (request, reply) => {
       const query = request.query as Static<typeof SearchQuery>;
@@ -137,6 +161,7 @@ export function searchRoute(app: FastifyInstance): void {
         .replace(/\s+/g, ' ')
         .trim();
       if (text === '') throw invalidParam('query', 'q', 'must not be blank');
+      const type = listMediaType(request, reply, SEARCH_TYPES);
       const resources = resourcesOf(query.resource);
       const limit = query.limit ?? 10;
       const offset = offsetOf(query, limit);
@@ -144,15 +169,22 @@ export function searchRoute(app: FastifyInstance): void {
       const count = Math.min(rows[0]?.total ?? 0, MAX_RESULTS);
       setLinks(request, reply, offset, limit, count);
       const totalPages = Math.max(1, Math.ceil(count / limit));
+      const items = rows.map((row) => ({
+        resource: row.resource,
+        id: row.id,
+        name: row.name,
+        score: row.score,
+        highlight: highlight(row.name, row.text, text),
+        url: `/api/v0/${row.resource}/${row.id.split('/').map(encodeURIComponent).join('/')}`,
+      }));
+      if (type === CSV_TYPE) {
+        const names = Object.keys(SearchItem.properties) as (keyof (typeof items)[number])[];
+        let csv = `${names.join(',')}\r\n`;
+        for (const item of items) csv += `${names.map((name) => csvCell(item[name])).join(',')}\r\n`;
+        return reply.type(CSV_CONTENT_TYPE).send(csv);
+      }
       return {
-        items: rows.map((row) => ({
-          resource: row.resource,
-          id: row.id,
-          name: row.name,
-          score: row.score,
-          highlight: highlight(row.name, row.text, text),
-          url: `/api/v0/${row.resource}/${row.id.split('/').map(encodeURIComponent).join('/')}`,
-        })),
+        items,
         count,
         total_count: count,
         current_page: Math.floor(offset / limit) + 1,
