@@ -13,6 +13,7 @@ import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './api/v0/openapi/openapi.ts';
 import { registerMetrics } from './metrics/metrics.ts';
+import { PurgeMetrics } from './metrics/purge-metrics.ts';
 import { apiV0 } from './api/v0/index.ts';
 import { createGate } from './access/gate.ts';
 import { createEarlyAnswers } from './api/v0/rest/early-answers.ts';
@@ -124,6 +125,7 @@ export async function buildApp({
     clock,
     hub,
     webhookLookup,
+    purges: new PurgeMetrics(),
   };
   app.decorate('shared', shared);
   scheduleSessionSweep(app, every);
@@ -237,6 +239,8 @@ export interface SharedState {
   hub: ChangeHub;
   /** AppOptions.webhookLookup. */
   webhookLookup: Lookup | undefined;
+  /** The edge's purges by this instance (src/edge/, started by server.ts), for /metrics. */
+  purges: PurgeMetrics;
 }
 
 declare module 'fastify' {
