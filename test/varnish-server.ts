@@ -13,6 +13,8 @@ export interface PrivateVarnish {
   /** The edge's address, `http://127.0.0.1:PORT`. */
   url: string;
   port: number;
+  /** Its working folder (`varnishstat -n`, `varnishadm -n`). */
+  workDir: string;
   destroy(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function startVarnish(backendPort: number, memoryMb = 64): Promise<
   return {
     url,
     port,
+    workDir: work,
     async destroy() {
       const pid = Number(await fs.readFile(pidFile, 'utf8').catch(() => '0'));
       if (pid > 0) {
