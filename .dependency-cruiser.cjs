@@ -19,6 +19,7 @@ const LAYERS = [
   ['access', ['access/']],
   ['webhooks', ['webhooks/']],
   ['dumps', ['dumps/']],
+  ['edge', ['edge/']],
   ['changes', ['changes/']],
   ['auth', ['auth/']],
   ['metrics', ['metrics/']],

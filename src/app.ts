@@ -14,6 +14,7 @@ import { checkOffered } from './http/negotiate.ts';
 import { statusRoutes } from './status/status.routes.ts';
 import { registerOpenApi } from './api/v0/openapi/openapi.ts';
 import { registerMetrics } from './metrics/metrics.ts';
+import { PurgeMetrics } from './metrics/purge-metrics.ts';
 import { apiV0 } from './api/v0/index.ts';
 import { createGate } from './access/gate.ts';
 import { createEarlyAnswers } from './api/v0/rest/early-answers.ts';
@@ -128,6 +129,7 @@ export async function buildApp({
     clock,
     hub,
     webhookLookup,
+    purges: new PurgeMetrics(),
   };
   app.decorate('shared', shared);
   scheduleSessionSweep(app, every);
@@ -266,6 +268,8 @@ export interface SharedState {
   hub: ChangeHub;
   /** AppOptions.webhookLookup. */
   webhookLookup: Lookup | undefined;
+  /** The edge's purges by this instance (src/edge/, started by server.ts), for /metrics. */
+  purges: PurgeMetrics;
 }
 
 declare module 'fastify' {

@@ -140,7 +140,27 @@ export interface Config {
   readonly sourcePace: { readonly timeoutMs: number; readonly minBytesPerSecond: number };
   /** Webhooks (docs/changes.md, "Webhooks"). */
   readonly webhooks: WebhookSettings;
+  /**
+   * EDGE_MAX_AGE_S (300): with REST_AUTH=optional, keyless reads are public for this long at a shared cache (its
+   * `s-maxage`); 0 keeps every answer private (docs/edge.md).
+   */
+  readonly edgeMaxAgeS: number;
+  /** EDGE_PURGE and its token: where purges go after each change; undefined: no purge. */
+  readonly edgePurge: EdgePurgeSettings | undefined;
 }
+
+/** EDGE_PURGE (`varnish:URL`, `fastly:SERVICE_ID`, `cloudflare:ZONE_ID`), its token, EDGE_PURGE_URL_BASE. */
+export type EdgePurgeSettings =
+  | { readonly provider: 'varnish'; readonly target: string; readonly urlBase?: undefined }
+  | {
+      readonly provider: 'fastly' | 'cloudflare';
+      /** The service (Fastly) or zone (Cloudflare) id. */
+      readonly target: string;
+      /** FASTLY_API_TOKEN or CLOUDFLARE_API_TOKEN: sent to that provider's API only. */
+      readonly token: string;
+      /** EDGE_PURGE_URL_BASE: the provider's API base instead of its own (tests' stand-ins). */
+      readonly urlBase: string | undefined;
+    };
 
 /** WEBHOOKS_PER_USER, WEBHOOK_RETRY_MIN_MS, WEBHOOK_RETRY_MAX_HOURS, WEBHOOKS_ALLOW_PRIVATE, WEBHOOK_SECRETS_KEY. */
 export interface WebhookSettings {
@@ -240,6 +260,8 @@ export function loadConfig(env: Env = process.env): Config {
       minBytesPerSecond: integer(env, 'CDS_SOURCE_MIN_KBPS', 10, 0, 1_000_000) * 1000,
     },
     webhooks: webhooks(env),
+    edgeMaxAgeS: integer(env, 'EDGE_MAX_AGE_S', 300, 0, 31_536_000),
+    edgePurge: edgePurge(env),
   };
   return deepFreeze(config);
 }
@@ -319,6 +341,39 @@ function webhooks(env: Env): WebhookSettings {
     allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
     secretsKey,
   };
+}
+
+/** EDGE_PURGE, checked with the token its provider needs; a token or EDGE_PURGE_URL_BASE without it is a mistake. */
+function edgePurge(env: Env): EdgePurgeSettings | undefined {
+  const raw = text(env, 'EDGE_PURGE');
+  const urlBase = url(env, 'EDGE_PURGE_URL_BASE', ['http:', 'https:']);
+  if (raw === undefined) {
+    for (const name of ['FASTLY_API_TOKEN', 'CLOUDFLARE_API_TOKEN', 'EDGE_PURGE_URL_BASE'])
+      if (text(env, name)) throw new ConfigError(name, 'is set but EDGE_PURGE is not');
+    return undefined;
+  }
+  const at = raw.indexOf(':');
+  const provider = raw.slice(0, at);
+  const target = raw.slice(at + 1).trim();
+  const shape = 'must be varnish:URL, fastly:SERVICE_ID or cloudflare:ZONE_ID';
+  if (at < 0 || !target) throw new ConfigError('EDGE_PURGE', shape);
+  if (provider === 'varnish') {
+    if (urlBase) throw new ConfigError('EDGE_PURGE_URL_BASE', 'applies to fastly and cloudflare only');
+    return { provider, target: url({ EDGE_PURGE: target }, 'EDGE_PURGE', ['http:', 'https:'])! };
+  }
+  if (provider !== 'fastly' && provider !== 'cloudflare') throw new ConfigError('EDGE_PURGE', shape);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(target))
+    throw new ConfigError(
+      'EDGE_PURGE',
+      `needs the ${provider === 'fastly' ? 'service' : 'zone'} id after ${provider}:`,
+    );
+  const tokenName = provider === 'fastly' ? 'FASTLY_API_TOKEN' : 'CLOUDFLARE_API_TOKEN';
+  const other = provider === 'fastly' ? 'CLOUDFLARE_API_TOKEN' : 'FASTLY_API_TOKEN';
+  // A token is taken as it is given; never echoed in a message.
+  const token = env[tokenName] || undefined;
+  if (!token) throw new ConfigError(tokenName, `is required with EDGE_PURGE=${provider}:…`);
+  if (text(env, other)) throw new ConfigError(other, `is set but EDGE_PURGE is ${provider}`);
+  return { provider, target, token, urlBase };
 }
 
 /** DATABASE_REPLICA_URLS: PostgreSQL URLs, comma-separated; only beside a DATABASE_URL (the embedded database has none). */

@@ -9,6 +9,9 @@ import { startSyncScheduler } from './data/scheduler/sync.scheduler.ts';
 import { startDumpBuilds } from './dumps/dumps.background.ts';
 import { startWebhookDeliveries } from './webhooks/webhook-delivery.ts';
 import { withWebhookSecretsKey } from './webhooks/secrets-key.ts';
+import { startEdgePurge } from './edge/edge-purge.ts';
+import { createPurger } from './edge/edge-purgers.ts';
+import { DUMPS_TAG } from './edge/edge-tags.ts';
 import { DUMPS } from './api/v0/resources.ts';
 import { openAdminChannel, type AdminChannel } from './commands/admin-channel.ts';
 import { reportFailure, reportServerLife, reportStart } from './commands/server-start.ts';
@@ -81,9 +84,29 @@ if (database.kind === 'pglite' && Number(process.versions.node.split('.')[0]) < 
     'Node 20 is end-of-life and its V8 now and then fails inside the embedded database (a 503, then a restart): use Node 22 or 24',
   );
 const scheduler = startSyncScheduler({ database, config, log });
+// The edge's purges (EDGE_PURGE, docs/edge.md): this instance's share of the purge queue (edge/edge-purge.ts).
+const purger = createPurger(config.edgePurge);
+const edge = purger
+  ? startEdgePurge({
+      db: database.db,
+      purger,
+      metrics: app.shared.purges,
+      log,
+      watcher: app.shared.watcher,
+      beforePurge: () => app.shared.watcher.refresh(),
+    })
+  : undefined;
 // The bulk dumps, rebuilt in the background whenever the data version moves (GET /api/v0/dumps/).
 const dumps = config.dumpsDir
-  ? startDumpBuilds({ database, dir: config.dumpsDir, dumps: DUMPS, watcher: app.shared.watcher, log })
+  ? startDumpBuilds({
+      database,
+      dir: config.dumpsDir,
+      dumps: DUMPS,
+      watcher: app.shared.watcher,
+      log,
+      onBuilt: () =>
+        void edge?.request([DUMPS_TAG]).catch((error: unknown) => log.warn({ err: error }, 'dumps purge not asked')),
+    })
   : undefined;
 
 // Webhooks: this instance's share of the delivery queue (webhooks/webhook-delivery.ts).
@@ -113,6 +136,7 @@ async function stop(signal: string): Promise<void> {
     await scheduler?.stop();
     await dumps?.stop();
     await webhooks.stop();
+    await edge?.stop();
     await adminChannel?.close();
     await app.close();
     await database.close();

@@ -48,10 +48,12 @@ export async function buildTestApp(
   const redis = process.env.REDIS_URL
     ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `cds-test-${crypto.randomBytes(4).toString('hex')}:` }
     : {};
+  // Anonymous answers stay private (as before the edge, docs/edge.md): the edge's tests set EDGE_MAX_AGE_S themselves.
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     REST_AUTH: 'optional',
     RATE_LIMIT_PER_SECOND: '1000000',
+    EDGE_MAX_AGE_S: '0',
     ...redis,
     ...options.env,
   });

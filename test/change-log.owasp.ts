@@ -18,7 +18,7 @@ const month = (date: Date) => date.toISOString().slice(0, 7);
 /**
  * A published chapter that is the only record its month's snapshot counts: deactivated, it takes the snapshot with it.
  */
-async function loneChapter(db: Db): Promise<string> {
+export async function loneChapter(db: Db): Promise<string> {
   const { rows } = await sql<{ key: string }>`
     SELECT c.key FROM chapters c JOIN snapshots s ON s.key = to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM')
     WHERE c.is_active AND c.latitude IS NOT NULL AND c.longitude IS NOT NULL AND s.new_chapters_count = 1

@@ -11,6 +11,7 @@ const TABLES = [
   'changes',
   'chapters',
   'committees',
+  'edge_purge',
   'entity_leaders',
   'events',
   'issue_assignees',
@@ -52,6 +53,7 @@ const ALL = [
   '0013_key_lifecycle',
   '0014_change_log',
   '0015_webhooks',
+  '0016_edge_purge',
 ];
 
 let t: TestDatabase;
@@ -144,6 +146,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0016_edge_purge']);
   assert.deepEqual(await migrateDown(t.db), ['0015_webhooks']);
   assert.deepEqual(await migrateDown(t.db), ['0014_change_log']);
   assert.deepEqual(await migrateDown(t.db), ['0013_key_lifecycle']);

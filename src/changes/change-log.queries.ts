@@ -13,7 +13,7 @@ import {
 
 const PRUNED = 'changes_pruned';
 
-interface ChangeRow {
+export interface ChangeRow {
   id: string;
   resource: LoggedResource;
   action: ChangeAction;

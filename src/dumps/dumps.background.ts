@@ -27,6 +27,8 @@ export interface DumpBuildsOptions {
   quietMs?: number;
   /** After a failed build, or one another instance was running: the next look. */
   retryMs?: number;
+  /** After a build that wrote files (server.ts: the edge purges the dumps' answers). */
+  onBuilt?: () => void;
 }
 
 export interface DumpBuilds {
@@ -87,6 +89,7 @@ export function startDumpBuilds(options: DumpBuildsOptions): DumpBuilds {
         { dataVersion: report.dataVersion, records: report.records, durationMs: report.durationMs, built },
         'dumps built',
       );
+      if (built.length > 0) options.onBuilt?.();
     })()
       .catch((error: unknown) => {
         if (stopped) return;

@@ -84,7 +84,8 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
     registry.removeSingleMetric(name);
   const http = new HttpMetrics();
-  const { cache, watcher, counter, hub } = app.shared;
+  const { cache, watcher, counter, hub, purges } = app.shared;
+  for (const metric of purges.all) registry.registerMetric(metric);
   // Values kept elsewhere, read when Prometheus scrapes.
   const counterOf = (name: string, help: string, read: () => number) =>
     new client.Counter({

@@ -9,6 +9,7 @@ import { keyExpirationHeader } from '../../access/authenticate.ts';
 import type { SharedChanges } from '../../announcements/heard.ts';
 import { registerCors } from './rest/cors.ts';
 import { checkOffered, JSON_TYPE } from '../../http/negotiate.ts';
+import { registerEdgeHeaders } from './rest/edge-headers.ts';
 import { RESOURCES } from './resources.ts';
 import { searchRoute } from './search/search.routes.ts';
 import { dumpsRoutes } from './dumps/dumps.routes.ts';
@@ -51,6 +52,8 @@ export async function apiV0(app: FastifyInstance, { changes, cache, gate }: ApiV
     // only then) the cache. Steps that need no I/O complete without an await.
     const { authenticate, limit } = gate;
     const fromCache = createResponseCache(guarded, cache, changes.dataVersion, guarded.config.responseCache);
+    // Keyless reads public for the edge (REST_AUTH=optional, EDGE_MAX_AGE_S), after the cache set them private.
+    registerEdgeHeaders(guarded, changes.dataVersion);
     guarded.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const authenticating = authenticate(request);
       if (authenticating) await authenticating;

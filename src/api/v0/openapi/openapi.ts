@@ -103,7 +103,12 @@ const CACHE_HEADERS = {
     'Strong validator of the body (SHA-1); send it back in `If-None-Match` to get 304 while nothing changed.',
     '"3f786850e387550fdab836ed7e6dc881de23001b"',
   ),
-  'Cache-Control': header('Keyed responses are for the client only, revalidated with the ETag.', 'private, no-cache'),
+  'Cache-Control': header(
+    'Keyed responses are for the client only, revalidated with the ETag. With REST_AUTH=optional, a keyless read is ' +
+      '`public, max-age=0, s-maxage=EDGE_MAX_AGE_S, stale-while-revalidate=30, stale-if-error=86400` for a shared ' +
+      'cache, with its tags in `Surrogate-Key` and `Cache-Tag` (docs/edge.md).',
+    'private, no-cache',
+  ),
   Vary: header('The body depends on the key only through authentication.', 'X-API-Key'),
   'X-Cache': header('`HIT` when served from the response cache, `MISS` when built (observability only).', 'MISS'),
 };
