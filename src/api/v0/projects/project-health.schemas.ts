@@ -48,7 +48,48 @@ export const ProjectHealth = Type.Object(
     checks: Type.Array(HealthCheck),
     metrics: HealthMetrics,
   },
-  { title: 'ProjectHealth' },
+  {
+    title: 'ProjectHealth',
+    examples: [
+      {
+        project: 'zap',
+        level: 'flagship',
+        score: 83.16,
+        bucket: 'healthy',
+        formula: 'nest-compatible-1',
+        computed_at: '2026-11-29T06:00:00.000Z',
+        data_version: 412,
+        coverage: 0.95,
+        checks: [
+          { name: 'last_release_days', value: 12, threshold: 365, direction: 'at_most', pass: true, weight: 6 },
+          {
+            name: 'recent_releases_count',
+            value: 3,
+            threshold: 2,
+            direction: 'at_least',
+            pass: true,
+            weight: 6,
+            window_days: 90,
+          },
+          {
+            name: 'is_funding_requirements_compliant',
+            value: null,
+            threshold: true,
+            direction: 'at_least',
+            pass: null,
+            weight: 5,
+          },
+        ],
+        metrics: {
+          time_to_close_days: { median: 4.5, p90: 61.2, closed_issues: 210 },
+          stale_open_issues_share: 0.18,
+          release_interval_days_median: 35,
+          milestone_on_time_rate: 0.5,
+          issue_authors_365_days: 97,
+        },
+      },
+    ],
+  },
 );
 
 export const HealthPoint = Type.Object(

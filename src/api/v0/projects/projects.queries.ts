@@ -32,12 +32,13 @@ export const PROJECT_ORDERING: OrderingSpec = {
   then: { health_score: 'projects.key' },
 };
 
-/** `group_by`: the fields of the list's facets (groups.ts). */
-export const PROJECT_GROUPS: GroupFields = { level: { value: 'projects.level' }, type: { value: 'projects.type' } };
-
-/** The projects list's own: with the health bucket, which its query joins (not the snapshots' sub-list). */
-export const PROJECT_LIST_GROUPS: GroupFields = {
-  ...PROJECT_GROUPS,
+/**
+ * `group_by`: the fields of the list's facets (groups.ts). The health bucket is project_health's, which the list's
+ * query (and the snapshots' projects sub-list) joins.
+ */
+export const PROJECT_GROUPS: GroupFields = {
+  level: { value: 'projects.level' },
+  type: { value: 'projects.type' },
   health_bucket: { value: 'project_health.bucket' },
 };
 

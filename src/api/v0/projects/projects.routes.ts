@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { detailOperation, listOperation, resource, type Resource } from '../common/resource.ts';
 import { keyedDump } from '../common/dumps.ts';
 import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams } from './projects.schemas.ts';
-import { PROJECT_LIST_GROUPS, PROJECT_ORDERING, getProject, listProjects, exampleProject } from './projects.queries.ts';
+import { PROJECT_GROUPS, PROJECT_ORDERING, getProject, listProjects, exampleProject } from './projects.queries.ts';
 import { HealthHistoryFilters, HealthPoint, ProjectHealth } from './project-health.schemas.ts';
 import {
   exampleHealthHistory,
@@ -19,7 +19,7 @@ const project = resource('projects', 'Project', {
     filters: ProjectFilters,
     item: ProjectItem,
     ordering: PROJECT_ORDERING,
-    groups: PROJECT_LIST_GROUPS,
+    groups: PROJECT_GROUPS,
     query: listProjects,
   },
   detail: {
