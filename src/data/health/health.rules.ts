@@ -157,7 +157,7 @@ function valuesOf(
         : inputs.pageUpdatedAt === null
           ? null
           : daysSince(inputs.pageUpdatedAt, now),
-    recent_releases_count: known(inputs.releaseDates.filter((d) => d.getTime() >= windowStart && d <= now).length),
+    recent_releases_count: known(inputs.releaseDates.filter((d) => d.getTime() > windowStart && d <= now).length),
     stars_count: known(inputs.stars),
     total_pull_requests_count: known(inputs.totalPullRequests),
     total_releases_count: known(inputs.totalReleases),
