@@ -61,6 +61,7 @@ test('import --text prints tables and a progress bar on a terminal, --json the r
   assert.match(text.stdout, /^chapters\s+\d+\s+\d+\s+0\s+0$/m);
   assert.match(text.stdout, /^GitHub records\nRESOURCE\s+READ\s+NEW\s+UPDATED\s+DEACTIVATED\s+SKIPPED$/m);
   assert.match(text.stdout, /^snapshots: \d+/m);
+  assert.match(text.stdout, /^health: \d+ projects \(\d+ changed, \d+ history points written\)$/m);
 
   const json = await runCli(['import', '--json'], env);
   assert.equal(json.code, 0, json.stderr);

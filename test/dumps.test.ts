@@ -32,7 +32,8 @@ async function listItems(url: string): Promise<string[]> {
     const body = (await res.json()) as { items: unknown[] };
     items.push(...body.items.map((item) => JSON.stringify(item)));
     const link = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
-    next = link;
+    // The `Link` is absolute; the server's get takes a path.
+    next = link?.replace(/^https?:\/\/[^/]+/, '');
   }
   return items;
 }
@@ -111,6 +112,16 @@ test('each dump: its checksum and size are the manifest’s, its lines the detai
         const res = await server.get(detailPath('releases', release));
         assert.equal(res.status, 200, `${snapshot_id}: ${JSON.stringify(release)}`);
       }
+      continue;
+    }
+    if (item.resource === 'project-health-history') {
+      // Every active project's history, each point as its list gives it, named by the project's key.
+      const keys = (await listItems('/api/v0/projects/')).map((p) => (JSON.parse(p) as { key: string }).key);
+      const expected: string[] = [];
+      for (const key of keys)
+        for (const point of await listItems(`/api/v0/projects/${encodeURIComponent(key)}/health/history`))
+          expected.push(JSON.stringify({ params: { project_id: key }, record: JSON.parse(point) as unknown }));
+      assert.deepEqual([...lines].sort(), expected.sort());
       continue;
     }
     assert.equal(lines.length, await listCount(`/api/v0/${item.resource}/`), `${item.resource}: the list's count`);

@@ -23,7 +23,10 @@ const TABLES = [
   'milestones',
   'organization_members',
   'organizations',
+  'project_health',
+  'project_health_history',
   'projects',
+  'pull_requests',
   'releases',
   'repositories',
   'search_words',
@@ -53,7 +56,8 @@ const ALL = [
   '0013_key_lifecycle',
   '0014_change_log',
   '0015_webhooks',
-  '0016_edge_purge',
+  '0016_project_health',
+  '0018_edge_purge',
 ];
 
 let t: TestDatabase;
@@ -146,7 +150,8 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
-  assert.deepEqual(await migrateDown(t.db), ['0016_edge_purge']);
+  assert.deepEqual(await migrateDown(t.db), ['0018_edge_purge']);
+  assert.deepEqual(await migrateDown(t.db), ['0016_project_health']);
   assert.deepEqual(await migrateDown(t.db), ['0015_webhooks']);
   assert.deepEqual(await migrateDown(t.db), ['0014_change_log']);
   assert.deepEqual(await migrateDown(t.db), ['0013_key_lifecycle']);

@@ -141,6 +141,8 @@ function printImport(report: ImportReport): void {
   out(
     `snapshots: ${report.snapshots.snapshots} (${report.snapshots.added} added, ${report.snapshots.updated} updated, ${report.snapshots.removed} removed)\n`,
   );
+  const { health } = report;
+  out(`health: ${health.projects} projects (${health.changed} changed, ${health.points} history points written)\n`);
   if (report.dumps)
     out(
       `from the dumps of ${report.dumps.url} (data version ${report.dumps.dataVersion}): ${report.dumps.tombstones} ` +

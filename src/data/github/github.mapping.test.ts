@@ -100,13 +100,25 @@ test('labels without an id (2016 issues) are matched by name, else skipped and c
   assert.deepEqual(data.issues[0]!.label_github_ids, [99]);
 });
 
-test('pull requests are left out with everything embedded in them', () => {
+test('pull requests are kept apart from issues (for health), everything embedded in them left out', () => {
   const collector = new GithubCollector();
   collectResponse(collector, 'GET /repos/sferik/rails_admin -> 200', raw('sferik-rails_admin/repository.json'), 'r');
   const prs = (raw('sferik-rails_admin/issues.json') as Json[]).filter((i) => 'pull_request' in i);
   collectResponse(collector, 'GET /repos/sferik/rails_admin/issues -> 200', prs, 'i');
   const data = collector.finish();
-  assert.equal(collector.pullRequests, 6);
+  assert.equal(collector.pullRequests.length, 6);
+  assert.deepEqual(data.pullRequests, collector.pullRequests);
+  for (const [i, pull] of collector.pullRequests.entries()) {
+    assert.equal(pull.repository, 'sferik/rails_admin');
+    assert.equal(pull.number, prs[i]!.number);
+    assert.equal(pull.state, prs[i]!.state);
+    assert.equal(pull.author_login, (prs[i]!.user as Json).login);
+    const merged = (prs[i]!.pull_request as Json).merged_at;
+    assert.equal(
+      pull.merged_at === null ? null : Date.parse(pull.merged_at),
+      merged ? Date.parse(String(merged)) : null,
+    );
+  }
   assert.deepEqual([data.issues.length, data.labels.length, data.skipped.labels], [0, 0, 0]);
   assert.deepEqual(
     data.members.map((m) => m.login),

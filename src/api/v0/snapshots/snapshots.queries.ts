@@ -67,11 +67,15 @@ function listSnapshotChapters(db: Db, period: Period) {
 }
 
 function listSnapshotProjects(db: Db, period: Period) {
-  return db
-    .selectFrom('projects')
-    .select(columnsOf('projects', SnapshotProjectItem))
-    .where(within('projects.created_at', period))
-    .where(NEW_RECORDS.projects.where);
+  return (
+    db
+      .selectFrom('projects')
+      // `group_by=health_bucket` as on the projects list (the projects' current health, docs/health.md).
+      .leftJoin('project_health', 'project_health.project_id', 'projects.id')
+      .select(columnsOf('projects', SnapshotProjectItem))
+      .where(within('projects.created_at', period))
+      .where(NEW_RECORDS.projects.where)
+  );
 }
 
 function listSnapshotMembers(db: Db, period: Period) {
