@@ -104,6 +104,11 @@ function filterValues(
     dates.sort();
     return [dates[Math.floor(dates.length / 2)]!];
   }
+  // A project's health history: its days.
+  if (name === 'since' || name === 'until') {
+    const days = distinct(items.map((item) => item.day)).map(String);
+    return days.length > 0 ? days : ['2020-01-01'];
+  }
   if (name === 'near') {
     const placed = items.find((item) => typeof item.latitude === 'number' && typeof item.longitude === 'number');
     return placed ? [`${String(placed.latitude)},${String(placed.longitude)}&radius_km=1500`] : undefined;
@@ -122,6 +127,8 @@ test('every list filter, ordering and group_by, and the search: the copy answers
     paths: Record<string, { get?: { operationId: string; parameters?: Parameter[] } }>;
   };
   const snapshot = (await json(source, '/api/v0/snapshots/?limit=1&ordering=-start_at')).items[0]!.key as string;
+  // A project's own lists (its health history): the highest scored project's.
+  const project = (await json(source, '/api/v0/projects/?limit=1&ordering=-health_score')).items[0]!.key as string;
   const urls: string[] = [];
   const uncovered: string[] = [];
   let lists = 0;
@@ -129,7 +136,7 @@ test('every list filter, ordering and group_by, and the search: the copy answers
     const operation = operations.get;
     if (!operation?.operationId.startsWith('list_') || NOT_DATA.has(operation.operationId)) continue;
     lists++;
-    const list = route.replace('{snapshot_id}', snapshot);
+    const list = route.replace('{snapshot_id}', snapshot).replace('{project_id}', project);
     const resource = /\/api\/v0\/(?:snapshots\/[^/]+\/)?([a-z-]+)\/$/.exec(list)?.[1] ?? '';
     const parameters = (operation.parameters ?? []).filter((p) => p.in === 'query');
     const items = (await json(source, `${list}?limit=100`)).items;
