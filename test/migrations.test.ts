@@ -52,6 +52,7 @@ const ALL = [
   '0013_key_lifecycle',
   '0014_change_log',
   '0015_webhooks',
+  '0017_contribute',
 ];
 
 let t: TestDatabase;
@@ -144,6 +145,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0017_contribute']);
   assert.deepEqual(await migrateDown(t.db), ['0015_webhooks']);
   assert.deepEqual(await migrateDown(t.db), ['0014_change_log']);
   assert.deepEqual(await migrateDown(t.db), ['0013_key_lifecycle']);
