@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/id-prefix.ts';
-import { hasLabel } from '../issues/issue-filters.queries.ts';
+import { hasLabel, labelKey } from '../issues/issue-filters.queries.ts';
 import { BEGINNER_LABELS } from './contribute.labels.ts';
 import type { ContributeFilters } from './contribute.schemas.ts';
 
@@ -21,50 +21,69 @@ export const CONTRIBUTE_ORDERING: OrderingSpec = {
   tieBreaker: 'issues.id',
 };
 
-interface ProjectRepository {
-  repository_id: string;
-  repository: string;
-  project: unknown;
-  project_rank: string;
+interface ProjectRepositories {
+  repository_ids: string[];
+  project_ids: string[];
+  project_ranks: string[];
+  /** The beginner labels of those repositories (labels belong to one repository on GitHub: the issue's). */
+  label_ids: string[];
 }
 
 /**
- * The repositories of active projects that are not archived, each once with the best ranked project that names it
- * (projects.repository_paths: lower-case `owner/name`), narrowed by the project, level and language filters first: a
- * few hundred projects and their repositories, joined to the issues by repository.
+ * The repositories of active projects that are not archived and have a beginner label, each once with the best ranked
+ * project that names it (projects.repository_paths: lower-case `owner/name`, each looked up in the unique index on the
+ * lower-case names), narrowed by the project, level and language filters: a few thousand at most. Looked up first and
+ * given to the list's query as values, so that the planner knows how many there are (as whereInRepositories does).
  */
-function projectRepositories(filters: Static<typeof ContributeFilters>) {
-  const conditions = [sql<SqlBool>`not r.is_archived`];
-  if (filters.project !== undefined)
-    conditions.push(sql`p.key_lower = ${stripPrefix(filters.project, 'www-project-')}`);
-  if (filters.level !== undefined) conditions.push(sql`p.level = ${filters.level}`);
-  if (filters.language !== undefined) conditions.push(sql`lower(r.language) = ${filters.language.toLowerCase()}`);
-  return sql<ProjectRepository>`(
-    select distinct on (r.id) r.id as repository_id, r.owner_login || '/' || r.name as repository,
-      json_build_object('key', p.key, 'name', p.name, 'level', p.level) as project, p.project_rank
-    from (select projects.key, lower(projects.key) as key_lower, projects.name, projects.level, projects.repository_paths,
-            row_number() over (${PROJECT_RANK}) as project_rank
-          from projects where projects.is_active) as p
-      cross join lateral jsonb_array_elements_text(p.repository_paths) as path (path)
-      join repositories r on lower(r.owner_login) = split_part(path.path, '/', 1)
-        and lower(r.name) = split_part(path.path, '/', 2)
-    where ${sql.join(conditions, sql` and `)}
-    order by r.id, p.project_rank)`.as('pr');
+async function projectRepositories(db: Db, filters: Static<typeof ContributeFilters>): Promise<ProjectRepositories> {
+  // The rank is over every active project (the window below), whichever the filters keep.
+  const kept = [sql<SqlBool>`true`];
+  if (filters.project !== undefined) kept.push(sql`p.key_lower = ${stripPrefix(filters.project, 'www-project-')}`);
+  if (filters.level !== undefined) kept.push(sql`p.level = ${filters.level}`);
+  const repositories = [sql<SqlBool>`not r.is_archived`];
+  if (filters.language !== undefined) repositories.push(sql`lower(r.language) = ${filters.language.toLowerCase()}`);
+  const { rows } = await sql<ProjectRepositories>`
+    select coalesce(array_agg(s.repository_id), '{}') as repository_ids, coalesce(array_agg(s.project_id), '{}') as project_ids,
+      coalesce(array_agg(s.project_rank), '{}') as project_ranks,
+      coalesce((select array_agg(l.id) from labels l where l.repository_id = any(array_agg(s.repository_id))
+        and cds_label_key(l.name) in (${sql.join(BEGINNER_LABELS.map(labelKey))})), '{}') as label_ids
+    from (
+      select distinct on (r.id) r.id as repository_id, p.id as project_id, p.project_rank
+      from (select projects.id, lower(projects.key) as key_lower, projects.level, projects.repository_paths,
+              row_number() over (${PROJECT_RANK}) as project_rank
+            from projects where projects.is_active) as p
+        cross join lateral jsonb_array_elements_text(p.repository_paths) as path (path)
+        cross join lateral (select r.id from repositories r
+          where lower(r.owner_login) = split_part(path.path, '/', 1) and lower(r.name) = split_part(path.path, '/', 2)
+            and ${sql.join(repositories, sql` and `)}
+          limit 1) as r
+      where ${sql.join(kept, sql` and `)}
+      order by r.id, p.project_rank) as s`.execute(db);
+  return rows[0]!;
 }
 
 /** Open, unassigned issues with a beginner label in the repositories above (then the `label` filter). */
-export function listContribute(db: Db, filters: Static<typeof ContributeFilters>) {
+export async function listContribute(db: Db, filters: Static<typeof ContributeFilters>) {
+  const found = await projectRepositories(db, filters);
+  const pr = sql<{ repository_id: string; project_rank: string; project_id: string }>`(select * from unnest(
+    ${found.repository_ids}::bigint[], ${found.project_ranks}::bigint[], ${found.project_ids}::bigint[])
+    as u (repository_id, project_rank, project_id))`;
   let q = db
     .selectFrom('issues')
-    .innerJoin(projectRepositories(filters), 'pr.repository_id', 'issues.repository_id')
+    .innerJoin(pr.as('pr'), 'pr.repository_id', 'issues.repository_id')
     .where('issues.state', '=', 'open')
     .where(sql<SqlBool>`not exists (select 1 from issue_assignees a where a.issue_id = issues.id)`)
-    .where(hasLabel(BEGINNER_LABELS))
+    .where(
+      sql<SqlBool>`issues.id in (select il.issue_id from issue_labels il where il.label_id = any(${found.label_ids}::bigint[]))`,
+    )
     .select([
       'issues.title',
       'issues.url',
-      'pr.repository',
-      'pr.project',
+      sql<string>`(select r.owner_login || '/' || r.name from repositories r where r.id = issues.repository_id)`.as(
+        'repository',
+      ),
+      sql<unknown>`(select json_build_object('key', p.key, 'name', p.name, 'level', p.level) from projects p
+        where p.id = pr.project_id)`.as('project'),
       sql<
         string[]
       >`coalesce((select json_agg(l.name order by l.name) from issue_labels il join labels l on l.id = il.label_id
