@@ -51,6 +51,7 @@ const DATA_LAYERS = [
   [
     ['geocode', ['data/geocode/']],
     ['snapshots', ['data/snapshots/']],
+    ['health', ['data/health/']],
   ],
   [['base', ['data/base/']]],
 ];

@@ -6,6 +6,7 @@ import { openDatabase, pgliteDir, type Database, type ListBudget } from './db/in
 import { migrateToLatest } from './db/migrate.ts';
 import { withReplicas } from './db/server/replicas.ts';
 import { importIfEmpty } from './data/import/dataset.import.ts';
+import { refreshHealth } from './data/health/health.refresh.ts';
 import { ensureDatabaseExists } from './startup.queries.ts';
 
 /**
@@ -52,6 +53,8 @@ export async function prepareDatabase(database: Database, config: Config, log: L
   try {
     const applied = await migrateToLatest(setup.db);
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
+    // A database loaded before health existed: its first computation now rather than at the next import or sync.
+    if (applied.includes('0016_project_health')) await refreshHealth(setup.db);
     if (!config.autoImport) return;
     const report = await importIfEmpty(setup.db, undefined, { trace: config.importTrace });
     if (report)

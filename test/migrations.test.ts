@@ -22,7 +22,10 @@ const TABLES = [
   'milestones',
   'organization_members',
   'organizations',
+  'project_health',
+  'project_health_history',
   'projects',
+  'pull_requests',
   'releases',
   'repositories',
   'search_words',
@@ -52,6 +55,7 @@ const ALL = [
   '0013_key_lifecycle',
   '0014_change_log',
   '0015_webhooks',
+  '0016_project_health',
   '0017_contribute',
 ];
 
@@ -146,6 +150,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 
 test('down removes everything, and up rebuilds it', async () => {
   assert.deepEqual(await migrateDown(t.db), ['0017_contribute']);
+  assert.deepEqual(await migrateDown(t.db), ['0016_project_health']);
   assert.deepEqual(await migrateDown(t.db), ['0015_webhooks']);
   assert.deepEqual(await migrateDown(t.db), ['0014_change_log']);
   assert.deepEqual(await migrateDown(t.db), ['0013_key_lifecycle']);

@@ -22,6 +22,7 @@ import * as m0012 from './migrations/0012_nearest.ts';
 import * as m0013 from './migrations/0013_key_lifecycle.ts';
 import * as m0014 from './migrations/0014_change_log.ts';
 import * as m0015 from './migrations/0015_webhooks.ts';
+import * as m0016 from './migrations/0016_project_health.ts';
 import * as m0017 from './migrations/0017_contribute.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
@@ -43,7 +44,7 @@ const migrations: Record<string, Migration> = {
   '0013_key_lifecycle': m0013,
   '0014_change_log': m0014,
   '0015_webhooks': m0015,
-  // 0016 is the health work's (issue 47), written beside this one.
+  '0016_project_health': m0016,
   '0017_contribute': m0017,
 };
 

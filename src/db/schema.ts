@@ -1,5 +1,6 @@
 // The database as Kysely sees it. Column names are the wire's snake_case.
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { HealthTables } from './schema.health.ts';
 import type { WebhookTables } from './schema.webhooks.ts';
 
 /** timestamptz: read as Date, written as Date or ISO string. */
@@ -364,7 +365,7 @@ export interface ChangeTable {
   changed_fields: string[] | null;
 }
 
-export interface DB extends WebhookTables {
+export interface DB extends WebhookTables, HealthTables {
   app_meta: AppMetaTable;
   chapters: ChapterTable;
   committees: CommitteeTable;

@@ -1,5 +1,5 @@
 // The web pages: the landing page, the map, API key management, GraphiQL (outside production), their static files,
-// and the keyless documents (the map's data, the calendar feed).
+// and the keyless documents (the map's data, the calendar feed, the health badges).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { registerSecurityHeaders } from '../http/security-headers.ts';
 import { staticRoutes } from './static.ts';
@@ -9,6 +9,7 @@ import { apiKeysPage } from './api-keys.page.ts';
 import { mapPage } from './map.page.ts';
 import { mapDataRoutes } from './map.data.ts';
 import { calendarRoutes } from './calendar.data.ts';
+import { badgeRoutes } from './badges.ts';
 import { vendorRoutes } from './vendor.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -25,6 +26,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(vendorRoutes);
   await app.register(mapDataRoutes);
   await app.register(calendarRoutes);
+  await app.register(badgeRoutes);
 
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
     reply

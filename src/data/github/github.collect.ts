@@ -10,6 +10,7 @@ import {
   mapMember,
   mapMilestone,
   mapOrganization,
+  mapPullRequest,
   mapRelease,
   mapRepository,
 } from './github.mapping.ts';
@@ -30,6 +31,7 @@ import type {
   MemberRecord,
   MilestoneRecord,
   OrganizationRecord,
+  PullRequestRecord,
   ReleaseRecord,
   RepositoryRecord,
 } from './github.records.ts';
@@ -50,8 +52,11 @@ export class GithubCollector implements Collected {
   /** Index in pending.labels of each label kept, by `github id/lower-case repository`. */
   readonly #labelAt = new Map<string, number>();
   readonly memberships: Membership[] = [];
-  /** Pull requests met among issues: not stored, and neither are the objects embedded in them. */
-  pullRequests = 0;
+  /**
+   * Pull requests met among issues, kept for the health checks (docs/health.md); the objects embedded in them are
+   * not stored. One that cannot be read is left out: no public record depends on it.
+   */
+  readonly pullRequests: PullRequestRecord[] = [];
 
   /**
    * `sink`: where issues, labels, accounts and repositories go instead of being kept here (the dataset
@@ -90,7 +95,11 @@ export class GithubCollector implements Collected {
   issue(value: unknown, source: string, context?: string): void {
     const f = new Fields(value, 'issue', source);
     if (f.api.pull_request !== undefined) {
-      this.pullRequests += 1;
+      try {
+        this.pullRequests.push(mapPullRequest(value, source, repositoryOf(f, 'repository_url', context)));
+      } catch {
+        // Left out (see pullRequests).
+      }
       return;
     }
     const repository = repositoryOf(f, 'repository_url', context);
@@ -133,7 +142,7 @@ export class GithubCollector implements Collected {
   }
 
   finish(): GithubData {
-    return resolvePending(this);
+    return { ...resolvePending(this), pullRequests: this.pullRequests };
   }
 
   // Labels embedded in issues may lack an id (2016 responses); those are matched by name later.

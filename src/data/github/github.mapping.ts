@@ -7,6 +7,7 @@ import type {
   MemberRecord,
   MilestoneRecord,
   OrganizationRecord,
+  PullRequestRecord,
   ReleaseRecord,
   RepositoryRecord,
 } from './github.records.ts';
@@ -116,6 +117,24 @@ export function mapIssue(value: unknown, source: string, repositoryGithubId: num
     ...timestamps(f),
     label_github_ids: f.list('labels').flatMap((label) => (isIdLess(label) ? [] : (f.ref('labels', label) ?? []))),
     assignee_github_ids: assigneesOf(f).flatMap((user) => f.ref('assignees', user) ?? []),
+  };
+}
+
+/** A pull request of an issues listing; `repository`: its lower-case `owner/name`. */
+export function mapPullRequest(value: unknown, source: string, repository: string): PullRequestRecord {
+  const f = new Fields(value, 'pull request', source);
+  const pull = new Fields(f.api.pull_request ?? {}, 'pull request', source);
+  const author = f.api.user ? new Fields(f.api.user, 'pull request author', source).text('login') : '';
+  return {
+    github_id: f.integer('id'),
+    repository: repository.toLowerCase(),
+    number: f.integer('number'),
+    state: f.state('state'),
+    author_login: author,
+    created_at: f.requiredTimestamp('created_at'),
+    updated_at: f.requiredTimestamp('updated_at'),
+    closed_at: f.timestamp('closed_at'),
+    merged_at: pull.timestamp('merged_at'),
   };
 }
 

@@ -44,6 +44,22 @@ export type ReleaseRecord = RecordOf<'releases', typeof RELEASE_COLUMNS> & {
   author_github_id: GithubIdOf;
 };
 
+/**
+ * A pull request as the issues listing gives it (an item with `pull_request`): kept for the health checks only, not a
+ * published record (migration 0016). Its repository is named by its lower-case `owner/name`.
+ */
+export interface PullRequestRecord {
+  github_id: number;
+  repository: string;
+  number: number;
+  state: 'open' | 'closed';
+  author_login: string;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  merged_at: string | null;
+}
+
 export interface OrganizationMemberRecord {
   organization_github_id: number;
   member_github_id: number;
@@ -70,6 +86,8 @@ export interface GithubData {
   releases: ReleaseRecord[];
   /** Memberships seen in the source; the writer only adds them (member lists are partial, e.g. one page). */
   organizationMembers: OrganizationMemberRecord[];
+  /** Pull requests met in issue listings (absent: none read); stored when their repository is. */
+  pullRequests?: PullRequestRecord[];
   /** Records left out because their repository is not in the source, or a label without any id. */
   skipped: Record<GithubResource, number>;
 }

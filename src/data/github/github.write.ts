@@ -19,6 +19,7 @@ import {
   type GithubResource,
   type IssueRecord,
 } from './github.records.ts';
+import { writePullRequests } from './pull-requests.queries.ts';
 
 export type { GithubCounts, GithubReport } from './github.records.ts';
 
@@ -82,6 +83,7 @@ export async function writeGithubData(db: Db, data: GithubData): Promise<GithubR
   });
   await run.link('organizations', 'organization_members', memberships);
   await storeReleases(run, data, people, inRepository);
+  await writePullRequests(db, data.pullRequests);
   return run.report;
 }
 

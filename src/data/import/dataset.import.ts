@@ -21,6 +21,7 @@ import { loadDumps } from './dumps/dumps.load.ts';
 import { ROW_DUMPS, firstNonEmptyTable } from './dumps/dump-rows.queries.ts';
 import type { DumpSourceOptions } from './dumps/dumps.source.ts';
 import { ImportError } from '../base/import-error.ts';
+import { updateHealth, type HealthReport } from '../health/health.refresh.ts';
 
 export const BUNDLED_DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../data');
 
@@ -36,6 +37,8 @@ export interface ImportReport {
   github: GithubReport;
   /** The monthly snapshots, rebuilt in the same transaction. */
   snapshots: RebuildResult;
+  /** Every project's health, computed in the same transaction (docs/health.md). */
+  health: HealthReport;
   /** False when the database already held exactly this data (snapshots included). */
   changed: boolean;
   dataVersion: number;
@@ -124,10 +127,16 @@ async function runImport(
       const github = step(await writeGithubDataset(trx, githubData, trace), 2);
       const owasp = step(await writeOwaspData(trx, owaspData), 3);
       // Every import, changed or not: a month may have completed since the last one.
-      const snapshots = step(await rebuildSnapshots(trx, options.now?.() ?? new Date()), 4);
-      const changed = changedRows(github) + changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
-      const dataVersion = changed || onlyIfEmpty ? await bumpDataVersion(trx) : await readDataVersion(trx);
-      return { owasp, github, snapshots, changed, dataVersion, durationMs: Math.round(performance.now() - started) };
+      const now = options.now?.() ?? new Date();
+      const snapshots = step(await rebuildSnapshots(trx, now), 4);
+      const written = changedRows(github) + changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
+      if (written || onlyIfEmpty) await bumpDataVersion(trx);
+      // Also when nothing was written: a day has passed for the "days since" checks, and today's point is due.
+      const health = await updateHealth(trx, now);
+      const changed = written || health.changed > 0 || health.points > 0;
+      const dataVersion = await readDataVersion(trx);
+      const durationMs = Math.round(performance.now() - started);
+      return { owasp, github, snapshots, health, changed, dataVersion, durationMs };
     });
   } finally {
     progress.stop();
@@ -161,14 +170,18 @@ export async function importFromDumps(
         );
       const loaded = await loadDumps(trx, source, (resource) => progress.advance(`${resource} written`));
       // As every import: a month may have completed since the source last rebuilt them.
-      const snapshots = await rebuildSnapshots(trx, options.now?.() ?? new Date());
+      const now = options.now?.() ?? new Date();
+      const snapshots = await rebuildSnapshots(trx, now);
       progress.advance('snapshots rebuilt');
       const dataVersion = await bumpDataVersion(trx);
+      // The source's history is seeded with the rest; today's point is the source's too.
+      const health = await updateHealth(trx, now, { history: false });
       const { owasp, github, tombstones, countedReleases } = loaded;
       return {
         owasp,
         github,
         snapshots,
+        health,
         changed: true,
         dataVersion,
         durationMs: Math.round(performance.now() - started),

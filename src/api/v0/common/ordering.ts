@@ -27,6 +27,11 @@ export interface OrderingSpec {
   tieBreaker: string;
   /** Public names whose column may be NULL. */
   nullable?: string[];
+  /**
+   * Terms that follow a public name before the tie-breaker, ascending whatever its direction: a rank whose ties read
+   * best by name (`health_score`, then the project's key).
+   */
+  then?: Record<string, string>;
 }
 
 export function allowedOrderings(spec: OrderingSpec): string[] {
@@ -50,6 +55,8 @@ export function parseOrdering(spec: OrderingSpec, value: string | undefined): Or
     seen.add(name);
     const nullable = spec.nullable?.includes(name) ? { nullable: true } : {};
     terms.push({ column, direction: token.startsWith('-') ? 'desc' : 'asc', ...nullable });
+    const then = spec.then?.[name];
+    if (then !== undefined) terms.push({ column: then, direction: 'asc' });
   }
   // The tie-breaker follows the direction of the last term, so that a reversed ordering is the exact reverse.
   terms.push({ column: spec.tieBreaker, direction: terms.at(-1)?.direction ?? 'asc' });

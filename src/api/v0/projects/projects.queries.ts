@@ -13,26 +13,45 @@ import { ProjectItem, type ProjectFilters } from './projects.schemas.ts';
 
 // The contract: lists and details show active projects only; an inactive one is 404 like a missing one.
 function activeProjects(db: Db) {
-  return db.selectFrom('projects').where('is_active', '=', true);
+  return db.selectFrom('projects').where('projects.is_active', '=', true);
 }
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
 export const PROJECT_ORDERING: OrderingSpec = {
-  fields: { created_at: 'created_at', updated_at: 'updated_at', name: 'name' },
+  fields: {
+    created_at: 'projects.created_at',
+    updated_at: 'projects.updated_at',
+    name: 'projects.name',
+    health_score: 'project_health.score',
+  },
   default: '-created_at',
-  tieBreaker: 'id',
+  tieBreaker: 'projects.id',
+  // A project not computed yet (none after an import or sync) has no score: last ascending, first descending.
+  nullable: ['health_score'],
+  // Equal scores read by key (docs/health.md): a total order with the id after it.
+  then: { health_score: 'projects.key' },
 };
 
 /** `group_by`: the fields of the list's facets (groups.ts). */
 export const PROJECT_GROUPS: GroupFields = { level: { value: 'projects.level' }, type: { value: 'projects.type' } };
 
+/** The projects list's own: with the health bucket, which its query joins (not the snapshots' sub-list). */
+export const PROJECT_LIST_GROUPS: GroupFields = {
+  ...PROJECT_GROUPS,
+  health_bucket: { value: 'project_health.bucket' },
+};
+
 export function listProjects(db: Db, query: Static<typeof ProjectFilters>) {
-  let q = activeProjects(db).select(columnsOf('projects', ProjectItem));
+  // Health (docs/health.md): one row per project at most, for the ordering, the filter and the facet.
+  let q = activeProjects(db)
+    .leftJoin('project_health', 'project_health.project_id', 'projects.id')
+    .select(columnsOf('projects', ProjectItem));
   // The level arrives lower-cased (enum normalization) and is stored lower-case (CHECK), so plain
   // equality is case-insensitive and uses projects_level_idx.
-  if (query.level !== undefined) q = q.where('level', '=', query.level);
+  if (query.level !== undefined) q = q.where('projects.level', '=', query.level);
   // Lower-cased by the query normalization, stored lower-case (CHECK): plain IN is case-insensitive.
-  if (query.type !== undefined) q = q.where('type', 'in', query.type);
+  if (query.type !== undefined) q = q.where('projects.type', 'in', query.type);
+  if (query.health_bucket !== undefined) q = q.where('project_health.bucket', '=', query.health_bucket);
   if (query.q !== undefined) q = applySearch(q, parseSearch(query.q, SEARCH_FIELDS.projects), SEARCH_COLUMNS.projects);
   return q;
 }

@@ -3,6 +3,7 @@ import type { ProjectLevel, ProjectType } from '../../../db/schema.ts';
 import { DateTime, LeaderRef } from '../common/schemas.ts';
 import { MAX_QUERY_LENGTH } from '../../../list-filter/filter.fields.ts';
 import { searchDescription } from '../../../list-filter/filter.docs.ts';
+import { Bucket } from './project-health.schemas.ts';
 
 export const PROJECT_LEVELS: readonly ProjectLevel[] = ['flagship', 'production', 'lab', 'incubator', 'other'];
 
@@ -44,6 +45,9 @@ export const ProjectDetail = Type.Object(
 
 export const ProjectFilters = Type.Object({
   level: Type.Optional(Level('Project level, case-insensitive.')),
+  health_bucket: Type.Optional(
+    Bucket('Health bucket (docs/health.md): `healthy`, `needs_attention` or `unhealthy`, case-insensitive.'),
+  ),
   q: Type.Optional(Type.String({ maxLength: MAX_QUERY_LENGTH, description: searchDescription('projects') })),
   type: Type.Optional(
     Type.Array(Kind('Project type.'), {

@@ -153,6 +153,13 @@ const TARGETS: Record<string, Target> = {
       ...same('new_releases_count', 'new_users_count', 'created_at', 'updated_at'),
     },
   },
+  // The history of health is kept, not recomputed: its past days are what the source computed then.
+  'project-health-history': {
+    table: 'project_health_history',
+    record: 'day date, score float8, bucket text, coverage float8, formula text, data_version bigint',
+    params: 'project_id text',
+    columns: { project_key: 'p.project_id', ...same('day', 'score', 'bucket', 'coverage', 'formula', 'data_version') },
+  },
   deleted: {
     table: 'tombstones',
     record: 'resource text, key text, deleted_at timestamptz',

@@ -4,6 +4,7 @@ import type { Db } from '../../../db/index.ts';
 import { tableIsEmpty, withIndexesRebuilt } from '../../github/github.queries.ts';
 import type { GithubData, GithubReport } from '../../github/github.records.ts';
 import { WriteRun, writeGithubData } from '../../github/github.write.ts';
+import { writePullRequests } from '../../github/pull-requests.queries.ts';
 import type { DatasetData } from './github-dataset.stage.ts';
 import { NO_TRACE, type PhaseTrace } from '../import.trace.ts';
 
@@ -54,7 +55,8 @@ async function writeDataset(db: Db, data: DatasetData, tracePhase: PhaseTrace): 
   tracePhase('indexes built');
   await run.link('organizations', 'organization_members', await staged.membershipPairs(data.organizationMembers));
   await staged.writeScoped('releases', run.report.releases);
-  tracePhase('memberships, releases written');
+  await writePullRequests(db, data.pullRequests);
+  tracePhase('memberships, releases, pull requests written');
   return run.report;
 }
 

@@ -82,6 +82,7 @@ async function resolveStaged(
     milestones: [],
     releases: [],
     organizationMembers: resolveMemberships(memberships, byLogin),
+    pullRequests: collector.pullRequests,
     skipped: counts,
     staged: stage,
   };

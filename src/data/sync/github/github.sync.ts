@@ -12,6 +12,7 @@ import { syncOrganization, syncRepository, type UnitContext } from './github.uni
 import { PROFILE_REQUESTS, syncProfiles, type ProfileReport } from './github.profiles.ts';
 import { NO_PROGRESS, QUIET_LOG, type SyncLog, type SyncProgress } from '../../base/sync-log.ts';
 import { refreshSnapshots } from '../../snapshots/snapshots.rebuild.ts';
+import { refreshHealth, type HealthReport } from '../../health/health.refresh.ts';
 
 export interface GithubSyncOptions extends Omit<GithubClientOptions, 'log'> {
   organizations: readonly string[];
@@ -45,6 +46,8 @@ export interface GithubSyncReport {
   changed: boolean;
   dataVersion: number;
   durationMs: number;
+  /** Every project's health, computed after the units (docs/health.md); absent when the run stopped early. */
+  health?: HealthReport;
   /** Set when the run stopped early: why, and that the next run resumes from there. */
   stopped?: string;
 }
@@ -126,8 +129,11 @@ export async function syncGithub(db: Db, options: GithubSyncOptions): Promise<Gi
   // Units commit one by one; the snapshots follow once, at the end of every run (a month may also have
   // completed since the last one). A stopped run leaves them to the next run.
   const snapshots = await refreshSnapshots(db, options.now);
+  // The pull requests, issues and releases just stored are the health checks' inputs (docs/health.md).
+  const health = await refreshHealth(db, options.now?.() ?? new Date());
   await finishReport(db, report, started);
-  report.changed ||= snapshots.changed;
+  report.health = health;
+  report.changed ||= snapshots.changed || health.changed > 0 || health.points > 0;
   return report;
 }
 

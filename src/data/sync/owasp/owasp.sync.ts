@@ -14,6 +14,7 @@ import type { OwaspData, OwaspReport } from '../../owasp/owasp.types.ts';
 import { downloadFile, OWASP_FILES, type Download, type DownloadLimits } from './owasp.download.ts';
 import { NO_PROGRESS, type SyncProgress } from '../../base/sync-log.ts';
 import { rebuildSnapshots, snapshotsChanged } from '../../snapshots/monthly-snapshots.queries.ts';
+import { updateHealth } from '../../health/health.refresh.ts';
 import { lockWrites } from '../../base/write-lock.queries.ts';
 import { readRequestStates, replaceRequestStates, type RequestState } from '../../base/sync-state.queries.ts';
 
@@ -119,8 +120,11 @@ async function write(db: Db, data: OwaspData, states: RequestState[], now: () =>
     const owasp = await writeOwaspData(trx, data);
     await replaceRequestStates(trx, SCOPE, states);
     const snapshots = await rebuildSnapshots(trx, now());
-    const changed = changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
-    const dataVersion = changed ? await bumpDataVersion(trx) : await readDataVersion(trx);
-    return { owasp, changed, dataVersion };
+    const written = changedRows(owasp.counts) > 0 || snapshotsChanged(snapshots);
+    if (written) await bumpDataVersion(trx);
+    // A project's level, leaders and repositories are health inputs (docs/health.md).
+    const health = await updateHealth(trx, now());
+    const changed = written || health.changed > 0 || health.points > 0;
+    return { owasp, changed, dataVersion: await readDataVersion(trx) };
   });
 }
