@@ -8,11 +8,10 @@ import { BEGINNER_LABELS } from './contribute.labels.ts';
 import type { ContributeFilters } from './contribute.schemas.ts';
 
 /**
- * The order of the projects among themselves, the second term of the list's ordering (`project_rank`, 1 = first).
- * THE SEAM for the project's health (issue 47, item 2): by the key until the health scores are mirrored; then by the
- * score, highest first, the key breaking ties.
+ * The order of the projects among themselves, the second term of the list's ordering (`project_rank`, 1 = first): by
+ * health score (docs/health.md), highest first; a project not yet scored after those scored; the key breaks ties.
  */
-const PROJECT_RANK = sql`order by projects.key`;
+const PROJECT_RANK = sql`order by project_health.score desc nulls last, projects.key`;
 
 /** Newest first; among issues of the same instant, by the project's rank; the issue's id breaks the last ties. */
 export const CONTRIBUTE_ORDERING: OrderingSpec = {
@@ -51,7 +50,8 @@ async function projectRepositories(db: Db, filters: Static<typeof ContributeFilt
       select distinct on (r.id) r.id as repository_id, p.id as project_id, p.project_rank
       from (select projects.id, lower(projects.key) as key_lower, projects.level, projects.repository_paths,
               row_number() over (${PROJECT_RANK}) as project_rank
-            from projects where projects.is_active) as p
+            from projects left join project_health on project_health.project_id = projects.id
+            where projects.is_active) as p
         cross join lateral jsonb_array_elements_text(p.repository_paths) as path (path)
         cross join lateral (select r.id from repositories r
           where lower(r.owner_login) = split_part(path.path, '/', 1) and lower(r.name) = split_part(path.path, '/', 2)

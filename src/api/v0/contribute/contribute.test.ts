@@ -26,11 +26,14 @@ const REPOS: Repo[] = [
   { name: 'old', language: 'Python', projects: ['alpha'], archived: true, firstIssue: 'good first issue' },
   { name: 'orphan', language: 'Python', projects: [], firstIssue: 'good first issue' },
   { name: 'gone', language: 'Go', projects: ['gamma'], firstIssue: 'good first issue' },
+  { name: 'delta-docs', language: 'Python', projects: ['delta', 'alpha'], firstIssue: 'Good First Issue' },
 ];
+// Ranked by health score, highest first: beta before alpha (a key order would put alpha first); delta, unscored, last.
 const PROJECTS = [
-  { key: 'alpha', name: 'OWASP Alpha', level: 'flagship', active: true },
-  { key: 'beta', name: 'OWASP Beta', level: 'lab', active: true },
-  { key: 'gamma', name: 'OWASP Gamma', level: 'production', active: false },
+  { key: 'alpha', name: 'OWASP Alpha', level: 'flagship', active: true, score: 40 },
+  { key: 'beta', name: 'OWASP Beta', level: 'lab', active: true, score: 90 },
+  { key: 'gamma', name: 'OWASP Gamma', level: 'production', active: false, score: 99 },
+  { key: 'delta', name: 'OWASP Delta', level: 'incubator', active: true, score: null },
 ] as const;
 
 interface Modelled {
@@ -52,7 +55,7 @@ const BEGINNER = new Set(BEGINNER_LABELS.map(key));
 async function seed(db: Db): Promise<void> {
   for (const p of PROJECTS) {
     const paths = REPOS.filter((r) => r.projects.includes(p.key)).map((r) => `owasp/${r.name}`);
-    await db
+    const { id } = await db
       .insertInto('projects')
       .values({
         key: p.key,
@@ -63,7 +66,23 @@ async function seed(db: Db): Promise<void> {
         created_at: day(1),
         updated_at: day(1),
       })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (p.score !== null)
+      await db
+        .insertInto('project_health')
+        .values({
+          project_id: id,
+          score: p.score,
+          bucket: p.score >= 75 ? 'healthy' : 'unhealthy',
+          coverage: 1,
+          formula: 'nest-compatible-1',
+          computed_at: day(2),
+          data_version: 1,
+          checks: '[]',
+          metrics: '{}',
+        })
+        .execute();
   }
   const someone = await member(db);
   const ids = new Map<Repo, string>();
@@ -121,7 +140,11 @@ const t = {
 
 const CONTRIBUTE = '/api/v0/contribute/';
 const ISSUES_LIST = '/api/v0/issues/';
-const RANK = new Map(PROJECTS.filter((p) => p.active).map((p, i) => [p.key as string, i + 1]));
+const RANK = new Map([
+  ['beta', 1],
+  ['alpha', 2],
+  ['delta', 3],
+]);
 
 /** Every page of a list, walked by its `next` links (cursors). */
 async function walk(url: string): Promise<Record<string, unknown>[]> {
