@@ -68,18 +68,21 @@ export async function listContribute(db: Db, filters: Static<typeof ContributeFi
   const pr = sql<{ repository_id: string; project_rank: string; project_id: string }>`(select * from unnest(
     ${found.repository_ids}::bigint[], ${found.project_ranks}::bigint[], ${found.project_ids}::bigint[])
     as u (repository_id, project_rank, project_id))`;
-  // The beginner labels' issues (each once), open, in the repositories above. The fields only the page shows are
-  // subqueries, which PostgreSQL evaluates after the sort and the limit: the rows are sorted from the indexes alone
-  // (repository, state, date, id) and the table is read for the page's rows (bench/contribute-scale.ts).
-  const labelled = sql<{ issue_id: string }>`(select distinct il.issue_id from issue_labels il
-    where il.label_id = any(${found.label_ids}::bigint[]))`;
+  // The candidates, planned on their own (OFFSET 0): open issues of those repositories (the repositories as values,
+  // so that the planner sees a large one in the column's statistics) carrying one of their beginner labels, with no
+  // assignee; from the labels' few thousand issues rather than every open issue of the repositories. The fields only
+  // the page shows are subqueries, which PostgreSQL evaluates after the sort and the limit: the table is read for the
+  // page's rows alone (bench/contribute-scale.ts).
+  const candidates = sql<{ id: string; repository_id: string; created_at: Date }>`(
+    select c.id, c.repository_id, c.created_at from issues c
+    where c.state = 'open' and c.repository_id = any(${found.repository_ids}::bigint[])
+      and c.id in (select il.issue_id from issue_labels il where il.label_id = any(${found.label_ids}::bigint[]))
+      and not exists (select 1 from issue_assignees a where a.issue_id = c.id)
+    offset 0)`;
   const own = (column: string) => sql`(select i.${sql.ref(column)} from issues i where i.id = issues.id)`;
   let q = db
-    .selectFrom(labelled.as('bl'))
-    .innerJoin('issues', 'issues.id', 'bl.issue_id')
+    .selectFrom(candidates.as('issues'))
     .innerJoin(pr.as('pr'), 'pr.repository_id', 'issues.repository_id')
-    .where('issues.state', '=', 'open')
-    .where(sql<SqlBool>`not exists (select 1 from issue_assignees a where a.issue_id = issues.id)`)
     .select([
       own('title').as('title'),
       own('url').as('url'),
