@@ -19,6 +19,7 @@
 //   ONLY=agents npm run bench:scale              # near (100,000 chapters) and group_by (1M issues), bench/agents-scale.ts
 //   ONLY=dumps npm run bench:scale               # `cds dumps build` on the 1M issues: records/s, peak RSS (bench/dumps-scale.ts)
 //   ONLY=health npm run bench:scale              # every project's health after a sync, the health detail (bench/health-scale.ts)
+//   ONLY=contribute npm run bench:scale          # GET /api/v0/contribute/ on the 1M issues, p99 uncached (bench/contribute-scale.ts)
 //   KEEP=1 ONLY=search npm run bench:scale; REUSE=cds_scale_… ONLY=search npm run bench:scale   # again, on the kept data
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -39,6 +40,7 @@ import { pgliteEventLoop } from './pglite-loop.ts';
 import { agentsScalePhase } from './agents-scale.ts';
 import { dumpsScalePhase } from './dumps-scale.ts';
 import { healthScalePhase } from './health-scale.ts';
+import { contributeScalePhase } from './contribute-scale.ts';
 import {
   issueBody,
   issueTitle,
@@ -70,7 +72,8 @@ const ORGANIZATIONS = 200;
  * Which parts run: `lists` (one client per list, pgbench), `load` (the detail under deep-page walkers), `search`
  * (GET /api/v0/search/ on the generated database), `search-pglite` (the same on PGlite with the bundled data),
  * `import`, `pglite` (the event-loop test), `agents` (near and group_by, bench/agents-scale.ts), `dumps` (the build of
- * the bulk dumps, bench/dumps-scale.ts), `health` (project health, bench/health-scale.ts).
+ * the bulk dumps, bench/dumps-scale.ts), `contribute` (GET /api/v0/contribute/, bench/contribute-scale.ts), `health`
+ * (project health, bench/health-scale.ts).
  */
 // `--only pglite` is PHASES=pglite; ONLY=search (or `--only search`) is PHASES=search,search-pglite.
 const ONLY =
@@ -78,7 +81,7 @@ const ONLY =
 const PHASES = new Set(
   (ONLY === 'search'
     ? 'search,search-pglite'
-    : (ONLY ?? process.env.PHASES ?? 'lists,load,search,search-pglite,agents,dumps,health,import,pglite')
+    : (ONLY ?? process.env.PHASES ?? 'lists,load,search,search-pglite,agents,contribute,dumps,health,import,pglite')
   )
     .split(',')
     .map((p) => p.trim()),
@@ -464,7 +467,8 @@ async function importPhase(): Promise<void> {
 
 async function main(): Promise<void> {
   if (PHASES.has('import')) await importPhase();
-  if (!['lists', 'load', 'search', 'agents', 'dumps', 'health'].some((phase) => PHASES.has(phase))) return;
+  if (!['lists', 'load', 'search', 'agents', 'contribute', 'dumps', 'health'].some((phase) => PHASES.has(phase)))
+    return;
   const name = REUSE ?? `cds_scale_${crypto.randomBytes(5).toString('hex')}`;
   const url = Object.assign(new URL(SERVER_URL), { pathname: `/${name}` }).toString();
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
@@ -553,6 +557,7 @@ async function main(): Promise<void> {
     }
     if (PHASES.has('search')) await searchScalePhase(base, key, url);
     if (PHASES.has('agents')) await agentsScalePhase(base, key, url, ISSUES);
+    if (PHASES.has('contribute')) await contributeScalePhase(base, key, url, ISSUES);
     if (PHASES.has('dumps')) await dumpsScalePhase(ROOT, url);
     if (PHASES.has('health')) await healthScalePhase(base, key, url, ISSUES);
     if (statements.size > 0) console.log('\nSQL of each request (steady state: its total already counted):\n');

@@ -135,8 +135,9 @@ test('a real response of every operation validates against the document', async 
       validate(path, '400', bad.json());
     } else if (op.operationId.startsWith('list_')) {
       // The deletion feed is empty until a record leaves its list (test/incremental.test.ts fills it), the change log
-      // until a write after the first import (test/changes-feed.test.ts).
-      if (op.operationId !== 'list_deleted' && op.operationId !== 'list_changes')
+      // until a write after the first import (test/changes-feed.test.ts); the bundled data's issues carry no beginner
+      // label that is open and unassigned in a project's repository (src/api/v0/contribute/contribute.test.ts).
+      if (!['list_deleted', 'list_changes', 'list_contribute'].includes(op.operationId))
         assert.ok(res.json().count > 0, `${op.operationId}: the bundled data leaves it empty`);
       const bad = await t.app.inject({ method: 'GET', url: `${url}?page=0` });
       assert.equal(bad.statusCode, 400);

@@ -118,14 +118,22 @@ const post = (body: string, headers: Record<string, string> = {}, target = url) 
 const rpc = (method: string, params?: unknown, id: number | null = 1) =>
   JSON.stringify({ jsonrpc: '2.0', ...(id === null ? {} : { id }), method, ...(params ? { params } : {}) });
 
-test('initialize negotiates the protocol; tools/list gives exactly the six read-only tools', async () => {
+test('initialize negotiates the protocol; tools/list gives exactly the seven read-only tools', async () => {
   const client = await connect();
   try {
     assert.equal(client.getServerVersion()?.name, 'owasp-community-data');
     assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: false } });
     assert.match(client.getInstructions() ?? '', /search/);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['changes', 'count', 'get', 'list', 'nearest', 'search']);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'changes',
+      'contribute',
+      'count',
+      'get',
+      'list',
+      'nearest',
+      'search',
+    ]);
     for (const tool of tools) {
       assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
       assert.equal(tool.annotations?.openWorldHint, false, tool.name);

@@ -57,6 +57,7 @@ const ALL = [
   '0014_change_log',
   '0015_webhooks',
   '0016_project_health',
+  '0017_contribute',
   '0018_edge_purge',
 ];
 
@@ -151,6 +152,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 
 test('down removes everything, and up rebuilds it', async () => {
   assert.deepEqual(await migrateDown(t.db), ['0018_edge_purge']);
+  assert.deepEqual(await migrateDown(t.db), ['0017_contribute']);
   assert.deepEqual(await migrateDown(t.db), ['0016_project_health']);
   assert.deepEqual(await migrateDown(t.db), ['0015_webhooks']);
   assert.deepEqual(await migrateDown(t.db), ['0014_change_log']);

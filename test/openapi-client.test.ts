@@ -27,6 +27,8 @@ const TAGS = [
   'Chapters',
   'Committees',
   'Community',
+  // Ours: GET /api/v0/contribute/, issues for newcomers (issue 47).
+  'Contribute',
   // Ours: GET /api/v0/dumps/, the bulk dumps' manifest (issue 28).
   'Dumps',
   'Events',

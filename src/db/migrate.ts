@@ -23,6 +23,7 @@ import * as m0013 from './migrations/0013_key_lifecycle.ts';
 import * as m0014 from './migrations/0014_change_log.ts';
 import * as m0015 from './migrations/0015_webhooks.ts';
 import * as m0016 from './migrations/0016_project_health.ts';
+import * as m0017 from './migrations/0017_contribute.ts';
 import * as m0018 from './migrations/0018_edge_purge.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0014_change_log': m0014,
   '0015_webhooks': m0015,
   '0016_project_health': m0016,
+  '0017_contribute': m0017,
   '0018_edge_purge': m0018,
 };
 

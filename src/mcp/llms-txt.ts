@@ -45,7 +45,7 @@ ${keys} A person gets a key on ${base}/settings/api-keys (sign in, create a key,
 
 ## MCP
 
-Tools: \`search\` (find by name), \`get\` (one whole record), \`list\` (filter and page a list), \`count\` (records per value of a field), \`nearest\` (chapters or events near a place), \`changes\` (what was created, updated or deleted, oldest first). Every tool is read-only and answers small by default (ask for \`fields\` and \`limit\`). Each POST counts as one request against your key's limit. Client configuration (Claude Desktop, VS Code and others):
+Tools: \`search\` (find by name), \`get\` (one whole record), \`list\` (filter and page a list), \`count\` (records per value of a field), \`nearest\` (chapters or events near a place), \`changes\` (what was created, updated or deleted, oldest first), \`contribute\` (open, unassigned issues labelled for newcomers). Every tool is read-only and answers small by default (ask for \`fields\` and \`limit\`). Each POST counts as one request against your key's limit. Client configuration (Claude Desktop, VS Code and others):
 
 \`\`\`json
 {"mcpServers": {"owasp": {"type": "http", "url": "${base}${MCP_PATH}", "headers": {"X-API-Key": "YOUR_KEY"}}}}

@@ -13,12 +13,13 @@ import { getTool } from './tools/get.ts';
 import { nearestTool } from './tools/nearest.ts';
 import { countTool } from './tools/count.ts';
 import { changesTool } from './tools/changes.ts';
+import { contributeTool } from './tools/contribute.ts';
 
 const INSTRUCTIONS =
   'OWASP community data: chapters, committees, events, projects and sponsors from the OWASP website, and the GitHub ' +
   'organizations, members, repositories, issues, labels, milestones and releases it mirrors. Find a record by name ' +
   'with `search`, read it whole with `get`; filter and page with `list`; count by a field with `count`; find ' +
-  'chapters or events near a place with `nearest`; what changed with `changes`. Answers are small by default: name the `fields` you need. Every ' +
+  'chapters or events near a place with `nearest`; what changed with `changes`; open issues a newcomer can take with `contribute`. Answers are small by default: name the `fields` you need. Every ' +
   'call counts against your API key’s rate limit (a few requests a second): prefer `count` to paging through a ' +
   'list, and follow `next_cursor` only as far as you need.';
 
@@ -36,7 +37,9 @@ export function createMethods(app: FastifyInstance): Methods {
   const tools = () => {
     if (!built) {
       const catalogue = readCatalogue(app.swagger() as Parameters<typeof readCatalogue>[0]);
-      const all = [searchTool, listTool, getTool, nearestTool, countTool, changesTool].map((make) => make(catalogue));
+      const all = [searchTool, listTool, getTool, nearestTool, countTool, changesTool, contributeTool].map((make) =>
+        make(catalogue),
+      );
       built = {
         tools: new Map(all.map((tool) => [tool.name, tool])),
         list: { tools: all.map(({ run: _run, ...described }) => described) },

@@ -5,7 +5,7 @@ import { escapeHtml } from '../text.ts';
 export interface LayoutOptions {
   title: string;
   /** Which navigation entry is the current page. */
-  current?: 'home' | 'map' | 'keys';
+  current?: 'home' | 'map' | 'health' | 'keys';
   /** Trusted HTML: every value interpolated into it has been escaped by the caller. */
   main: string;
   scripts?: string[];
@@ -14,6 +14,7 @@ export interface LayoutOptions {
 const NAV = [
   { id: 'home', href: '/', label: 'Home' },
   { id: 'map', href: '/map', label: 'Map' },
+  { id: 'health', href: '/health', label: 'Health' },
   { id: 'docs', href: '/api/v0/docs', label: 'API docs' },
   { id: 'keys', href: '/settings/api-keys', label: 'API keys' },
 ] as const;

@@ -8,6 +8,9 @@ import { landingPage } from './landing.page.ts';
 import { apiKeysPage } from './api-keys.page.ts';
 import { mapPage } from './map.page.ts';
 import { mapDataRoutes } from './map.data.ts';
+import { healthDocument } from './health.data.ts';
+import { healthPage, type HealthQuery } from './health.page.ts';
+import { PROJECT_LEVELS } from '../api/v0/projects/projects.schemas.ts';
 import { calendarRoutes } from './calendar.data.ts';
 import { badgeRoutes } from './badges.ts';
 import { vendorRoutes } from './vendor.ts';
@@ -43,6 +46,28 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.get('/map', { schema: { hide: true }, config: { offers: ['text/html'] } }, async (_request, reply) =>
     reply.type(HTML).header('cache-control', 'public, max-age=300').send(mapPage()),
   );
+
+  // Keyless like /map: the page is built from its daily document (health.data.ts). Unknown values are no filter.
+  const health = healthDocument(app);
+  app.get('/health', { schema: { hide: true }, config: { offers: ['text/html'] } }, async (request, reply) => {
+    const raw = request.query as Record<string, unknown>;
+    const text = (name: string, max: number) => {
+      const value = raw[name];
+      return typeof value === 'string' && value.trim() !== '' && !value.includes('\u0000')
+        ? value.trim().slice(0, max)
+        : undefined;
+    };
+    const level = text('level', 20)?.toLowerCase();
+    const query: HealthQuery = {
+      ...(level && (PROJECT_LEVELS as readonly string[]).includes(level) ? { level } : {}),
+      ...(text('q', 100) ? { q: text('q', 100)! } : {}),
+      ...(text('project', 200) ? { project: text('project', 200)!.toLowerCase() } : {}),
+    };
+    return reply
+      .type(HTML)
+      .header('cache-control', 'public, max-age=300')
+      .send(healthPage(await health(), query));
+  });
 
   app.get(
     '/settings/api-keys',

@@ -4,6 +4,7 @@ import type { DumpSource } from '../../dumps/dump-source.ts';
 import type { Resource } from './common/resource.ts';
 import { changes } from './changes/changes.routes.ts';
 import { chapters } from './chapters/chapters.routes.ts';
+import { contribute } from './contribute/contribute.routes.ts';
 import { committees } from './committees/committees.routes.ts';
 import { deleted } from './deleted/deleted.routes.ts';
 import { events } from './events/events.routes.ts';
@@ -22,7 +23,7 @@ import { sponsors } from './sponsors/sponsors.routes.ts';
 export const RESOURCE_GROUPS = {
   community: [chapters, committees, events, projects, sponsors, snapshots],
   github: [organizations, members, repositories, issues, labels, milestones, releases],
-  other: [changes, deleted],
+  other: [changes, contribute, deleted],
 } satisfies Record<string, Resource[]>;
 
 /** Every resource, by name: the order of the routes and of the OpenAPI document's paths. */

@@ -177,6 +177,14 @@ export class CityNames {
     return this.#index.keyEnds.length;
   }
 
+  /** Every city of at least `population` inhabitants, in the table's order (new objects each time). */
+  atLeast(population: number): City[] {
+    const found: City[] = [];
+    const populations = this.#table.populations;
+    for (let i = 0; i < populations.length; i++) if (populations[i]! >= population) found.push(this.#city(i));
+    return found;
+  }
+
   /** The cities of that name, largest population first (new objects each time), or undefined. */
   get(key: string): readonly City[] | undefined {
     const { keys, keyEnds, listEnds, cities } = this.#index;

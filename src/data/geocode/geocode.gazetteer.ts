@@ -16,6 +16,8 @@ export type { Country, Point, Region } from './geocode.regions.ts';
 export interface CityLookup {
   readonly size: number;
   get(key: string): readonly City[] | undefined;
+  /** Every city (of any name) of at least this many inhabitants. */
+  atLeast(population: number): City[];
 }
 
 export interface Gazetteer extends Areas {

@@ -1,4 +1,4 @@
-// What the five tools share: their shape, the `filters`, `fields`, `limit` and `cursor` arguments, and a page of
+// What the tools share: their shape, the `filters`, `fields`, `limit` and `cursor` arguments, and a page of
 // REST's answer made small (the items, the count, the next cursor; not the page numbers a model never needs).
 import type { Catalogue, ListEntry } from '../mcp.catalogue.ts';
 import { RESERVED } from '../mcp.catalogue.ts';

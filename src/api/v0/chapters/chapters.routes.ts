@@ -1,11 +1,12 @@
-import { resource } from '../common/resource.ts';
+import { resource, type Resource } from '../common/resource.ts';
+import { chapterGapsOperation } from './chapter-gaps.routes.ts';
 import { keyedDump } from '../common/dumps.ts';
 import { ChapterDetail, ChapterFilters, ChapterItem, ChapterParams, ChapterStored } from './chapters.schemas.ts';
 import { CHAPTER_GROUPS, CHAPTER_ORDERING, getChapter, listChapters, exampleChapter } from './chapters.queries.ts';
 
 const geo = { latitude: 'chapters.latitude', longitude: 'chapters.longitude', earth: 'chapters.earth' };
 
-export const chapters = resource('chapters', 'Chapter', {
+const declared = resource('chapters', 'Chapter', {
   description: 'Active chapters (with coordinates).',
   list: {
     filters: ChapterFilters,
@@ -29,3 +30,6 @@ export const chapters = resource('chapters', 'Chapter', {
     },
   ],
 });
+
+// GET /chapters/gaps/ beside the list and the detail (a static path: never a chapter's key).
+export const chapters: Resource = { ...declared, operations: [...declared.operations, chapterGapsOperation] };

@@ -44,6 +44,16 @@ function normalize(request: FastifyRequest): void {
       else query[name] = values;
       continue;
     }
+    // A repeatable text (`label=bug&label=docs`): each value trimmed, blanks dropped; NUL cannot reach SQL text.
+    if (property?.type === 'array' && property.items?.type === 'string') {
+      const values = (Array.isArray(raw) ? raw : [raw]).map((v) => (typeof v === 'string' ? v.trim() : v));
+      if (values.some((v) => typeof v === 'string' && v.includes('\u0000')))
+        errors.push({ loc: ['query', name], msg: 'must not contain NUL characters' });
+      const kept = values.filter((v) => v !== '');
+      if (kept.length === 0) delete query[name];
+      else query[name] = kept;
+      continue;
+    }
     if (!property || typeof raw !== 'string') continue;
     // The search parser reads control characters, NUL included, as whitespace; elsewhere NUL cannot reach SQL text.
     if (name !== 'q' && raw.includes('\u0000')) {

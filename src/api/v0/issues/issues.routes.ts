@@ -2,7 +2,7 @@ import { resource } from '../common/resource.ts';
 import { inRepositoryDump } from '../common/dumps.ts';
 import { repositoryOf } from '../repositories/repositories.schemas.ts';
 import { IssueDetail, IssueFilters, IssueItem, IssueParams } from './issues.schemas.ts';
-import { issueRecords } from './issues.queries.ts';
+import { issueRecords, listIssues } from './issues.queries.ts';
 
 export const issues = resource('issues', 'Issue', {
   description: 'Issues mirrored from GitHub, optionally of one organization, one repository, one state.',
@@ -11,7 +11,7 @@ export const issues = resource('issues', 'Issue', {
     item: IssueItem,
     ordering: issueRecords.ordering,
     groups: issueRecords.groups,
-    query: issueRecords.list,
+    query: listIssues,
   },
   detail: {
     example: issueRecords.example,

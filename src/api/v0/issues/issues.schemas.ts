@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { IssueState } from '../../../db/schema.ts';
-import { DateTime } from '../common/schemas.ts';
+import { BooleanFilter, DateTime, StringFilter } from '../common/schemas.ts';
 import { RepositoryPath, RepositoryScopeFilters } from '../repositories/repositories.schemas.ts';
 import { NUMBER_RANGE } from '../common/params.ts';
 
@@ -31,9 +31,32 @@ export const IssueDetail = Type.Object(
   { title: 'Issue' },
 );
 
+/** A repeatable label: the issues that carry any of those given, names compared by their key (docs/contribute.md). */
+export const LabelFilter = (description: string) =>
+  Type.Optional(
+    Type.Array(Type.String({ maxLength: 100 }), {
+      maxItems: 20,
+      description:
+        `${description} Case, whitespace, hyphens and underscores are ignored (\`good-first-issue\`, \`Good First ` +
+        'Issue` and `good_first_issue` are one label); repeat the parameter for several (`label=bug&label=docs`: either).',
+    }),
+  );
+
+/** The filters of the issues list that GET /api/v0/contribute/ shares (issue-filters.queries.ts). */
+export const ContributeSharedFilters = {
+  language: StringFilter("The repository's language, case-insensitive exact match (`Python`)."),
+  project: StringFilter(
+    'A project key (with or without `www-project-`): the issues of the repositories that project names.',
+  ),
+};
+
 export const IssueFilters = Type.Object({
   ...RepositoryScopeFilters,
   state: Type.Optional(State('`open` or `closed`, case-insensitive.')),
+  label: LabelFilter('Issues carrying this label.'),
+  is_assigned: BooleanFilter('`true`: issues with at least one assignee; `false`: issues with none.'),
+  has_comments: BooleanFilter('`true`: issues with at least one comment; `false`: issues with none.'),
+  ...ContributeSharedFilters,
 });
 
 export const IssueParams = Type.Object({

@@ -46,6 +46,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'The change log: every record created, updated or deleted, in order, to follow the data without reading it all.',
   Community:
     'The community around the projects: GitHub members and organizations, monthly snapshots, and the feed of records that left their lists.',
+  Contribute: "Where to help: open, unassigned issues labelled for newcomers in the projects' repositories.",
   Events: 'OWASP events: conferences, AppSec Days, partner events.',
   Issues: 'GitHub issues of the mirrored repositories.',
   Labels: 'GitHub labels of the mirrored repositories.',

@@ -1,0 +1,113 @@
+import { sql, type SqlBool } from 'kysely';
+import type { Static } from '@sinclair/typebox';
+import type { Db } from '../../../db/index.ts';
+import type { OrderingSpec } from '../common/ordering.ts';
+import { stripPrefix } from '../common/id-prefix.ts';
+import { hasLabel, labelKey } from '../issues/issue-filters.queries.ts';
+import { BEGINNER_LABELS } from './contribute.labels.ts';
+import type { ContributeFilters } from './contribute.schemas.ts';
+
+/**
+ * The order of the projects among themselves, the second term of the list's ordering (`project_rank`, 1 = first): by
+ * health score (docs/health.md), highest first; a project not yet scored after those scored; the key breaks ties.
+ */
+const PROJECT_RANK = sql`order by project_health.score desc nulls last, projects.key`;
+
+/** Newest first; among issues of the same instant, by the project's rank; the issue's id breaks the last ties. */
+export const CONTRIBUTE_ORDERING: OrderingSpec = {
+  fields: { created_at: 'issues.created_at', project_rank: 'pr.project_rank' },
+  default: '-created_at,project_rank',
+  tieBreaker: 'issues.id',
+};
+
+interface ProjectRepositories {
+  repository_ids: string[];
+  project_ids: string[];
+  project_ranks: string[];
+  /** The beginner labels of those repositories (labels belong to one repository on GitHub: the issue's). */
+  label_ids: string[];
+}
+
+/**
+ * The repositories of active projects that are not archived and have a beginner label, each once with the best ranked
+ * project that names it (projects.repository_paths: lower-case `owner/name`, each looked up in the unique index on the
+ * lower-case names), narrowed by the project, level and language filters: a few thousand at most. Looked up first and
+ * given to the list's query as values, so that the planner knows how many there are (as whereInRepositories does).
+ */
+async function projectRepositories(db: Db, filters: Static<typeof ContributeFilters>): Promise<ProjectRepositories> {
+  // The rank is over every active project (the window below), whichever the filters keep.
+  const kept = [sql<SqlBool>`true`];
+  if (filters.project !== undefined) kept.push(sql`p.key_lower = ${stripPrefix(filters.project, 'www-project-')}`);
+  if (filters.level !== undefined) kept.push(sql`p.level = ${filters.level}`);
+  const repositories = [sql<SqlBool>`not r.is_archived`];
+  if (filters.language !== undefined) repositories.push(sql`lower(r.language) = ${filters.language.toLowerCase()}`);
+  const { rows } = await sql<ProjectRepositories>`
+    select coalesce(array_agg(s.repository_id), '{}') as repository_ids, coalesce(array_agg(s.project_id), '{}') as project_ids,
+      coalesce(array_agg(s.project_rank), '{}') as project_ranks,
+      coalesce((select array_agg(l.id) from labels l where l.repository_id = any(array_agg(s.repository_id))
+        and cds_label_key(l.name) in (${sql.join(BEGINNER_LABELS.map(labelKey))})), '{}') as label_ids
+    from (
+      select distinct on (r.id) r.id as repository_id, p.id as project_id, p.project_rank
+      from (select projects.id, lower(projects.key) as key_lower, projects.level, projects.repository_paths,
+              row_number() over (${PROJECT_RANK}) as project_rank
+            from projects left join project_health on project_health.project_id = projects.id
+            where projects.is_active) as p
+        cross join lateral jsonb_array_elements_text(p.repository_paths) as path (path)
+        cross join lateral (select r.id from repositories r
+          where lower(r.owner_login) = split_part(path.path, '/', 1) and lower(r.name) = split_part(path.path, '/', 2)
+            and ${sql.join(repositories, sql` and `)}
+          limit 1) as r
+      where ${sql.join(kept, sql` and `)}
+      order by r.id, p.project_rank) as s`.execute(db);
+  return rows[0]!;
+}
+
+/**
+ * Ids read from the database, written into the statement as an array constant rather than sent as a value: a named
+ * statement (db/server/prepared.ts) would otherwise get PostgreSQL's generic plan after five executions, planned for
+ * an array of unknown contents, which reads every open issue of the repositories (~0.8 s at a million issues).
+ */
+function ids(values: readonly string[]) {
+  for (const value of values) if (!/^\d+$/.test(String(value))) throw new Error(`not an id: ${String(value)}`);
+  return sql.raw(`'{${values.join(',')}}'::bigint[]`);
+}
+
+/** Open, unassigned issues with a beginner label in the repositories above (then the `label` filter). */
+export async function listContribute(db: Db, filters: Static<typeof ContributeFilters>) {
+  const found = await projectRepositories(db, filters);
+  const pr = sql<{ repository_id: string; project_rank: string; project_id: string }>`(select * from unnest(
+    ${ids(found.repository_ids)}, ${ids(found.project_ranks)}, ${ids(found.project_ids)})
+    as u (repository_id, project_rank, project_id))`;
+  // The candidates, planned on their own (OFFSET 0): open issues of those repositories (the repositories as values,
+  // so that the planner sees a large one in the column's statistics) carrying one of their beginner labels, with no
+  // assignee; from the labels' few thousand issues rather than every open issue of the repositories. The fields only
+  // the page shows are subqueries, which PostgreSQL evaluates after the sort and the limit: the table is read for the
+  // page's rows alone (bench/contribute-scale.ts).
+  const candidates = sql<{ id: string; repository_id: string; created_at: Date }>`(
+    select c.id, c.repository_id, c.created_at from issues c
+    where c.state = 'open' and c.repository_id = any(${ids(found.repository_ids)})
+      and c.id in (select il.issue_id from issue_labels il where il.label_id = any(${ids(found.label_ids)}))
+      and not exists (select 1 from issue_assignees a where a.issue_id = c.id)
+    offset 0)`;
+  const own = (column: string) => sql`(select i.${sql.ref(column)} from issues i where i.id = issues.id)`;
+  let q = db
+    .selectFrom(candidates.as('issues'))
+    .innerJoin(pr.as('pr'), 'pr.repository_id', 'issues.repository_id')
+    .select([
+      own('title').as('title'),
+      own('url').as('url'),
+      sql<string>`(select r.owner_login || '/' || r.name from repositories r where r.id = issues.repository_id)`.as(
+        'repository',
+      ),
+      sql<unknown>`(select json_build_object('key', p.key, 'name', p.name, 'level', p.level) from projects p
+        where p.id = pr.project_id)`.as('project'),
+      sql<
+        string[]
+      >`coalesce((select json_agg(l.name order by l.name) from issue_labels il join labels l on l.id = il.label_id
+        where il.issue_id = issues.id), '[]'::json)`.as('labels'),
+      own('comments_count').as('comments_count'),
+      'issues.created_at',
+    ]);
+  if (filters.label !== undefined && filters.label.length > 0) q = q.where(hasLabel(filters.label));
+  return q;
+}
