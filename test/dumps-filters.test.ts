@@ -67,6 +67,9 @@ function qValues(field: string, type: FieldType, items: Item[], groups: Record<s
   }
 }
 
+/** Values of the filters that name another resource's records (the contribute filters): read from the source first. */
+const known: Record<'language' | 'project' | 'label', string[]> = { language: [], project: [], label: [] };
+
 /** The values of a filter, from the source's own answers; undefined when the test knows none. */
 function filterValues(
   list: string,
@@ -78,6 +81,8 @@ function filterValues(
   const enumerated = schema.enum ?? schema.items?.enum;
   if (enumerated) return enumerated;
   if (schema.type === 'boolean') return ['true', 'false'];
+  if (name === 'language' || name === 'project' || name === 'label') return known[name];
+  if (name === 'min_population') return ['100000', '1000000', '5000000'];
   if (name === 'q') {
     const spec = SEARCH_FIELDS[list as keyof typeof SEARCH_FIELDS];
     if (!spec) return undefined;
@@ -127,6 +132,18 @@ test('every list filter, ordering and group_by, and the search: the copy answers
     paths: Record<string, { get?: { operationId: string; parameters?: Parameter[] } }>;
   };
   const snapshot = (await json(source, '/api/v0/snapshots/?limit=1&ordering=-start_at')).items[0]!.key as string;
+  const values = async (url: string, pick: (item: Item) => unknown) =>
+    distinct((await json(source, url)).items.map(pick)).map(String);
+  known.language = distinct(
+    (await json(source, '/api/v0/repositories/?group_by=language')).groups!.map((g) => g.value),
+  ).map(String);
+  known.project = (await values('/api/v0/projects/?limit=100', (item) => item.key)).slice(0, 8);
+  // The labels as their many spellings name them: `good first issue`, `Good-First-Issue` are one.
+  known.label = [
+    ...(await values('/api/v0/labels/?limit=100', (item) => item.name)).slice(0, 8),
+    'good-first-issue',
+    'Help Wanted',
+  ];
   // A project's own lists (its health history): the highest scored project's.
   const project = (await json(source, '/api/v0/projects/?limit=1&ordering=-health_score')).items[0]!.key as string;
   const urls: string[] = [];

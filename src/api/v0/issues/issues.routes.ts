@@ -1,7 +1,7 @@
 import { resource } from '../common/resource.ts';
 import { inRepositoryDump } from '../common/dumps.ts';
 import { repositoryOf } from '../repositories/repositories.schemas.ts';
-import { IssueDetail, IssueFilters, IssueItem, IssueParams } from './issues.schemas.ts';
+import { IssueDetail, IssueFilters, IssueItem, IssueParams, IssueStored } from './issues.schemas.ts';
 import { issueRecords, listIssues } from './issues.queries.ts';
 
 export const issues = resource('issues', 'Issue', {
@@ -19,5 +19,10 @@ export const issues = resource('issues', 'Issue', {
     response: IssueDetail,
     fetch: (db, params) => issueRecords.get(db, repositoryOf(params), params.issue_id),
   },
-  dumps: [inRepositoryDump('issues', IssueDetail, 'issue_id', 'number', (db) => issueRecords.list(db, {}))],
+  dumps: [
+    {
+      ...inRepositoryDump('issues', IssueDetail, 'issue_id', 'number', (db) => issueRecords.list(db, {})),
+      extra: IssueStored,
+    },
+  ],
 });

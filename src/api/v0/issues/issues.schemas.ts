@@ -63,3 +63,6 @@ export const IssueParams = Type.Object({
   ...RepositoryPath,
   issue_id: Type.Integer({ ...NUMBER_RANGE, description: 'Issue number.' }),
 });
+
+/** What the dump carries besides the detail (common/dumps.ts): the issues list's `has_comments` reads it. */
+export const IssueStored = Type.Object({ comments_count: Type.Integer() });

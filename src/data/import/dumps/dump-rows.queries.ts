@@ -97,11 +97,13 @@ const TARGETS: Record<string, Target> = {
     table: 'issues',
     record: `title text, state text, body text, url text, ${RECORD_DATES}`,
     params: 'issue_id int',
+    extra: 'comments_count int',
     inRepository: true,
     columns: {
       github_id: GITHUB_ID,
       repository_id: 'rep.id',
       number: 'p.issue_id',
+      comments_count: 'x.comments_count',
       ...same('title', 'state', 'body', 'url', 'created_at', 'updated_at'),
     },
   },
