@@ -24,6 +24,8 @@ function readByCode(): Set<string> {
     if (!file.endsWith('.ts') || file.endsWith('.test.ts') || file === 'config.ts') continue;
     for (const [, name] of read(path.join('src', file)).matchAll(/process\.env\.([A-Z][A-Z0-9_]+)/g)) names.add(name!);
   }
+  // What `npm start` and `cds` read before the service starts (bin/current-node.js: which Node runs it).
+  for (const [, name] of read('bin/current-node.js').matchAll(/setting\('([A-Z][A-Z0-9_]+)'\)/g)) names.add(name!);
   return names;
 }
 

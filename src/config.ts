@@ -370,7 +370,8 @@ function edgePurge(env: Env): EdgePurgeSettings | undefined {
   const tokenName = provider === 'fastly' ? 'FASTLY_API_TOKEN' : 'CLOUDFLARE_API_TOKEN';
   const other = provider === 'fastly' ? 'CLOUDFLARE_API_TOKEN' : 'FASTLY_API_TOKEN';
   // A token is taken as it is given; never echoed in a message.
-  const token = env[tokenName] || undefined;
+  const tokens = { FASTLY_API_TOKEN: env['FASTLY_API_TOKEN'], CLOUDFLARE_API_TOKEN: env['CLOUDFLARE_API_TOKEN'] };
+  const token = tokens[tokenName] || undefined;
   if (!token) throw new ConfigError(tokenName, `is required with EDGE_PURGE=${provider}:…`);
   if (text(env, other)) throw new ConfigError(other, `is set but EDGE_PURGE is ${provider}`);
   return { provider, target, token, urlBase };

@@ -20,6 +20,7 @@ const skip = serverUrl
 const config = loadConfig({
   LOG_LEVEL: 'silent',
   REST_AUTH: 'optional',
+  EDGE_MAX_AGE_S: '0',
   RATE_LIMIT_PER_SECOND: '1000000',
   RESPONSE_CACHE: 'false',
 });

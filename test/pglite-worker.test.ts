@@ -130,7 +130,12 @@ test(
       await chapter(database.db, { key: 'paris', name: 'OWASP Paris' });
       await chapter(database.db, { key: 'london', name: 'OWASP London' });
       const app = await buildApp({
-        config: loadConfig({ LOG_LEVEL: 'warn', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
+        config: loadConfig({
+          LOG_LEVEL: 'warn',
+          REST_AUTH: 'optional',
+          EDGE_MAX_AGE_S: '0',
+          RATE_LIMIT_PER_SECOND: '1000000',
+        }),
         database,
         logger,
       });
@@ -303,7 +308,12 @@ async function onDataFolder(
     const database = await openDatabase({ ...EMBEDDED, dataDir, restart: { clock: time.clock, ...restart } });
     await chapter(database.db, { key: 'london', name: 'OWASP London' });
     const app = await buildApp({
-      config: loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
+      config: loadConfig({
+        LOG_LEVEL: 'silent',
+        REST_AUTH: 'optional',
+        EDGE_MAX_AGE_S: '0',
+        RATE_LIMIT_PER_SECOND: '1000000',
+      }),
       database,
     });
     try {

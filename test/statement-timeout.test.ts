@@ -24,7 +24,12 @@ before(async () => {
   await chapter(database.db, { key: 'london', latitude: 51.5, longitude: -0.12 });
   serving = await openDatabase({ databaseUrl: database.url, statementTimeoutMs: 300, poolSize: 3 });
   app = await buildApp({
-    config: loadConfig({ LOG_LEVEL: 'silent', REST_AUTH: 'optional', RATE_LIMIT_PER_SECOND: '1000000' }),
+    config: loadConfig({
+      LOG_LEVEL: 'silent',
+      REST_AUTH: 'optional',
+      EDGE_MAX_AGE_S: '0',
+      RATE_LIMIT_PER_SECOND: '1000000',
+    }),
     database: serving,
   });
   await app.ready();

@@ -14,6 +14,8 @@ const TABLES: Record<string, string> = { deleted: 'tombstones' };
 
 /** Stored records that no list publishes, by themselves (leaders are fields of chapters and projects). */
 const UNLISTED = ['leaders'];
+/** Lists that read other resources' records and store none of their own. */
+const VIEWS = new Set(['contribute']);
 
 /**
  * Per resource, in the order of the API's paths: the stored records beside those `GET /api/v0/<resource>/` counts with
@@ -23,6 +25,8 @@ const UNLISTED = ['leaders'];
 export async function countRecords(db: Db): Promise<ResourceCount[]> {
   const counts: ResourceCount[] = [];
   for (const { name, operations } of RESOURCES) {
+    // A view of other records (`contribute`: issues), no table of its own.
+    if (VIEWS.has(name)) continue;
     const list = operations.find((operation) => operation.published);
     counts.push({
       resource: name,
