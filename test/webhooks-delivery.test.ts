@@ -384,6 +384,11 @@ test('replay by change ids and by times sends those changes again, with the same
   );
   for (const request of again) verify(hook.secret, request);
 
+  // A time names a change to the millisecond: two inserts of a fast machine can share one, so the last change is
+  // moved a second on (the replay by time is what is tested, not the clock's resolution).
+  await sql`UPDATE changes SET occurred_at = occurred_at + interval '1 second' WHERE id = ${ids[3]}`.execute(
+    t.database.db,
+  );
   const { rows } = await sql<{ at: Date }>`SELECT occurred_at AS at FROM changes WHERE id = ${ids[3]}`.execute(
     t.database.db,
   );
