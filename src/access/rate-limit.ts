@@ -262,11 +262,14 @@ export function createLimiter({
   // draft-ietf-httpapi-ratelimit-headers: the policy (quota q per window of w seconds) and the state (r left, t
   // seconds to the window's end), beside the older RateLimit-Limit/-Remaining/-Reset that existing clients read.
   const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
+  // The same fields as the early answers send (fixedLimitFields, pushLimitState): one rule for RATE_LIMIT_HEADERS.
+  const fixed = fixedLimitFields(fields, limit, policy);
   const headersOf = (count: number, resetMs: number): Record<string, string> => {
-    const { remaining, reset, state } = limitState(limit, count, resetMs);
-    if (fields === 'draft') return { 'ratelimit-policy': policy, ratelimit: state };
-    const legacy = { 'ratelimit-limit': String(limit), 'ratelimit-remaining': remaining, 'ratelimit-reset': reset };
-    return fields === 'legacy' ? legacy : { ...legacy, 'ratelimit-policy': policy, ratelimit: state };
+    const pairs: (string | number)[] = fixed.slice();
+    pushLimitState(pairs, fields, limit, count, resetMs);
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < pairs.length; i += 2) headers[pairs[i] as string] = String(pairs[i + 1]);
+    return headers;
   };
   const counted = new WeakMap<FastifyRequest, Counted>();
   // Requests the early answer counted and then left to the routes (a count past the limit, a key or a cache entry
