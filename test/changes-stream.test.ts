@@ -330,49 +330,58 @@ test("a revoked key's streams end at once; an expired key's at the next poll", {
   bystander.close();
 });
 
-test('a reader that stops reading is cut off; one that reads gets every change', { timeout: 120_000 }, async () => {
-  const key = await newKey();
-  const reader = new Reader('/api/v0/changes/stream?resource=events', key.raw);
-  await reader.opened;
-  // A client that sends its request, reads the head of the answer and then nothing more.
-  const slow = net.connect(Number(new URL(base).port), '127.0.0.1');
-  slow.write(`GET /api/v0/changes/stream?resource=events HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key.raw}\r\n\r\n`);
-  const head = await new Promise<string>((resolve) => slow.once('data', (chunk: Buffer) => resolve(String(chunk))));
-  assert.match(head, /^HTTP\/1\.1 200/);
-  slow.pause();
-  // 8,000 events of about 1 kB each (long keys): far more than the socket's buffers and the stream's queue hold.
-  const COUNT = 8_000;
-  await sql`
+test(
+  'a reader that stops reading is cut off; one that reads gets every change',
+  { timeout: 120_000 },
+  async (context) => {
+    const key = await newKey();
+    const reader = new Reader('/api/v0/changes/stream?resource=events', key.raw);
+    // A client that sends its request, reads the head of the answer and then nothing more.
+    const slow = net.connect(Number(new URL(base).port), '127.0.0.1');
+    // Both closed however the test ends: an EventSource left open reconnects for ever and keeps the process alive.
+    context.after(() => {
+      reader.close();
+      slow.destroy();
+    });
+    await reader.opened;
+    slow.write(`GET /api/v0/changes/stream?resource=events HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key.raw}\r\n\r\n`);
+    const head = await new Promise<string>((resolve) => slow.once('data', (chunk: Buffer) => resolve(String(chunk))));
+    assert.match(head, /^HTTP\/1\.1 200/);
+    slow.pause();
+    // 8,000 events of about 1 kB each (long keys): far more than the socket's buffers and the stream's queue hold.
+    const COUNT = 8_000;
+    await sql`
     INSERT INTO events (key, name, category, start_date, created_at, updated_at)
     SELECT 'bulk-' || i || '-' || repeat('x', 400), 'Bulk ' || i, 'other', date '2031-01-01', now(), now()
     FROM generate_series(1, ${COUNT}) AS i`.execute(t.database.db);
-  const all = await reader.until(COUNT);
-  assert.equal(new Set(all.map((c) => c.key)).size, COUNT);
-  assert.ok(all.every((c) => c.type === 'event.created'));
-  // The slow reader, now reading again, finds its connection dropped before the end of the changes: the server let
-  // go of what it could not send. (Not the metric's value: on a loaded machine the reader above may fall behind too,
-  // be cut, and come back with Last-Event-ID, which counts a second cut.) Had the server buffered everything for it,
-  // it would read all COUNT events and the connection would stay open: that fails here, not by a timeout.
-  let events = 0;
-  let tail = '';
-  const outcome = await new Promise<'dropped' | 'everything'>((resolve) => {
-    slow.on('data', (chunk: Buffer) => {
-      const text = tail + String(chunk);
-      events += text.match(/\nevent: /g)?.length ?? 0;
-      tail = text.slice(-8); // a marker split between two chunks is counted once, with the next
-      events -= tail.match(/\nevent: /g)?.length ?? 0;
-      if (events >= COUNT) resolve('everything');
+    const all = await reader.until(COUNT);
+    assert.equal(new Set(all.map((c) => c.key)).size, COUNT);
+    assert.ok(all.every((c) => c.type === 'event.created'));
+    // The slow reader, now reading again, finds its connection dropped before the end of the changes: the server let
+    // go of what it could not send. (Not the metric's value: on a loaded machine the reader above may fall behind too,
+    // be cut, and come back with Last-Event-ID, which counts a second cut.) Had the server buffered everything for it,
+    // it would read all COUNT events and the connection would stay open: that fails here, not by a timeout.
+    let events = 0;
+    let tail = '';
+    const outcome = await new Promise<'dropped' | 'everything'>((resolve) => {
+      slow.on('data', (chunk: Buffer) => {
+        const text = tail + String(chunk);
+        events += text.match(/\nevent: /g)?.length ?? 0;
+        tail = text.slice(-8); // a marker split between two chunks is counted once, with the next
+        events -= tail.match(/\nevent: /g)?.length ?? 0;
+        if (events >= COUNT) resolve('everything');
+      });
+      slow.once('close', () => resolve('dropped'));
+      slow.resume();
     });
-    slow.once('close', () => resolve('dropped'));
-    slow.resume();
-  });
-  assert.equal(outcome, 'dropped', 'the slow reader was cut off');
-  assert.ok(events < COUNT);
-  const cuts = /cds_change_streams_cut_total (\d+)/.exec((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
-  assert.ok(Number(cuts?.[1]) >= 1, 'the cut is counted');
-  reader.close();
-  slow.destroy();
-});
+    assert.equal(outcome, 'dropped', 'the slow reader was cut off');
+    assert.ok(events < COUNT);
+    const cuts = /cds_change_streams_cut_total (\d+)/.exec(
+      (await t.app.inject({ method: 'GET', url: '/metrics' })).body,
+    );
+    assert.ok(Number(cuts?.[1]) >= 1, 'the cut is counted');
+  },
+);
 
 test('a server that stops ends its streams (clients reconnect elsewhere)', { timeout: 60_000 }, async () => {
   const other = await buildTestApp({ sharedDatabase: t.database, env: ENV, streamEvery, clock });

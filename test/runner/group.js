@@ -94,3 +94,15 @@ await globalThis[Symbol.for('cds-test-chromium')]?.then(
   (browser) => browser.close(),
   () => {},
 );
+// A file whose test failed half-way can leave a handle open (a client socket, an EventSource reconnecting to a server
+// that is gone): the worker then never exits, and the run waits for it without end (the watchdog above stops at the
+// end of the file). Once its files are done, a worker still alive after LINGER_MS names what holds it and ends.
+const LINGER_MS = 30_000;
+setTimeout(() => {
+  const holding = process.getActiveResourcesInfo();
+  process.stderr.write(
+    `\nworker ${process.pid}: its files are done but it is still running after ${LINGER_MS / 1000} s, held by ` +
+      `${holding.join(', ')} (a test left them open); ending it\n`,
+  );
+  process.exit(1);
+}, LINGER_MS).unref();
