@@ -30,6 +30,9 @@ const ZIPF_S = Number(process.env.ZIPF_S ?? 1);
 const WRITES = Number(process.env.WRITES ?? 20);
 const WRITE_EVERY_MS = Number(process.env.WRITE_EVERY_MS ?? 500);
 
+/** The kernel's clock ticks per second, the unit of /proc/PID/stat's CPU times (getconf CLK_TCK: 100 on Linux). */
+const CLOCK_TICKS = 100;
+
 const load = () =>
   os
     .loadavg()
@@ -88,10 +91,11 @@ async function trace(db: string): Promise<{ universe: number; paths: string[] }>
   return { universe: urls.length, paths };
 }
 
-/** Runs wrk over the trace; returns its requests per second and latency line. */
-async function wrk(base: string, script: string, seconds: number) {
+/** Runs wrk over the trace (on the cores `cpus` names, when given); returns its requests per second and latency. */
+async function wrk(base: string, script: string, seconds: number, cpus?: string) {
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn('wrk', [`-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, base]);
+    const args = [`-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, base];
+    const child = cpus === undefined ? spawn('wrk', args) : spawn('taskset', ['-c', cpus, 'wrk', ...args]);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -102,6 +106,44 @@ async function wrk(base: string, script: string, seconds: number) {
   const p99 = /\s99%\s+([\d.]+\w+)/.exec(output)?.[1] ?? '?';
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
   return { rps, p99, non2xx, output };
+}
+
+/** The processes of the tree under `root`, itself included (from /proc). */
+async function processTree(root: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (stat === '') continue;
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found = [root];
+  for (let i = 0; i < found.length; i++) found.push(...(children.get(found[i]!) ?? []));
+  return found;
+}
+
+/** CPU seconds (user and system, all threads) the processes have used so far. */
+async function cpuSeconds(pids: number[]): Promise<number> {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (stat === '') continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]); // utime and stime, fields 14 and 15 of proc(5)
+  }
+  return ticks / CLOCK_TICKS;
+}
+
+/** Every thread of the processes may run only on the cores `cpus` names (taskset -a). */
+async function pin(pids: number[], cpus: string): Promise<void> {
+  for (const pid of pids) {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+      child.on('error', reject);
+      child.on('exit', () => resolve());
+    });
+  }
 }
 
 async function varnishCounters(workDir: string): Promise<{ hits: number; requests: number; misses: number }> {
@@ -168,6 +210,14 @@ async function main() {
         'request = function()\n  i = i + 1\n  if i > #paths then i = 1 end\n  return wrk.format("GET", paths[i])\nend\n',
     );
     console.log(`trace: ${paths.length} requests over ${universe} URLs (Zipf s=${ZIPF_S}); load ${load()}`);
+    // What the trace asks for answers (wrk counts a 404 as "non-2xx"; a 404 is public and cached like a 200).
+    const statuses = new Map<number, number>();
+    for (const url of new Set(paths)) {
+      const status = (await fetch(`${origin}${url}`)).status;
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+    const census = [...statuses].map(([status, count]) => `${count} × ${status}`).join(', ');
+    console.log(`the trace's distinct URLs answer: ${census}`);
 
     await wrk(origin, script, 3);
     const alone = await wrk(origin, script, DURATION_S);
@@ -180,6 +230,33 @@ async function main() {
     console.log(
       `through Varnish, from cold: ${cold.rps.toFixed(0)} req/s (p99 ${cold.p99}), hit ratio ${(hitRatio * 100).toFixed(1)} %`,
     );
+
+    // One core each: the server side (the origin alone; then Varnish and the origin behind it, which sees only the
+    // misses) pinned to core 1, wrk to core 0, so that the load generator does not take the server's CPU. And the CPU
+    // the server side spent per request, which does not depend on how the cores are shared.
+    const originPids = await processTree(server.pid!);
+    const varnishPid = Number(await fs.readFile(path.join(path.dirname(edge.workDir), 'varnishd.pid'), 'utf8'));
+    const edgePids = [...(await processTree(varnishPid)), ...originPids];
+    await pin(originPids, '1');
+    await wrk(origin, script, 2, '0');
+    let cpu0 = await cpuSeconds(originPids);
+    const alonePinned = await wrk(origin, script, DURATION_S, '0');
+    const aloneCpu = (await cpuSeconds(originPids)) - cpu0;
+    const aloneRequests = alonePinned.rps * DURATION_S;
+    await pin(edgePids, '1');
+    cpu0 = await cpuSeconds(edgePids);
+    const edgePinned = await wrk(edge.url, script, DURATION_S, '0');
+    const edgeCpu = (await cpuSeconds(edgePids)) - cpu0;
+    const edgeRequests = edgePinned.rps * DURATION_S;
+    await pin(edgePids, '0,1');
+    const pinned = {
+      alone: alonePinned.rps,
+      edge: edgePinned.rps,
+      aloneUs: (aloneCpu / aloneRequests) * 1e6,
+      edgeUs: (edgeCpu / edgeRequests) * 1e6,
+      non2xx: alonePinned.non2xx + edgePinned.non2xx,
+    };
+    console.log('one core for the server side, wrk on the other:', pinned);
 
     // Under writes: wrk through the edge while a chapter is renamed WRITES times; each write timed to fresh at the edge.
     const target = (
@@ -220,6 +297,8 @@ async function main() {
       edge: cold.rps,
       edgeP99: cold.p99,
       hitRatio,
+      census,
+      pinned,
       writing: writing.rps,
       writeRatio,
       freshP50: percentile(fresh, 50),
@@ -249,6 +328,8 @@ async function report(r: {
   edge: number;
   edgeP99: string;
   hitRatio: number;
+  census: string;
+  pinned: { alone: number; edge: number; aloneUs: number; edgeUs: number; non2xx: number };
   writing: number;
   writeRatio: number;
   freshP50: number;
@@ -277,6 +358,17 @@ the ratio understates what an edge on its own machines gives.
 | through Varnish, from cold | ${r.edge.toFixed(0)} | ${r.edgeP99} | ≥ 10× the origin: **${(r.edge / r.alone).toFixed(1)}×** |
 | hit ratio through Varnish, from cold | ${pct(r.hitRatio)} | | ≥ 90 % |
 | through Varnish while a chapter is renamed every ${WRITE_EVERY_MS} ms (${WRITES} writes) | ${r.writing.toFixed(0)} | | hit ratio ${pct(r.writeRatio)} |
+
+One core for the server side, wrk on the other (\`taskset\`): the origin alone on core 1; then Varnish and the origin
+behind it (which sees only the misses) together on core 1. And the CPU time the server side spent per request (its
+processes' user and system time from \`/proc/PID/stat\`, every thread), which does not depend on how the cores are shared:
+
+| one core for the server side | requests/s | server-side CPU per request | |
+|---|---|---|---|
+| the origin alone | ${r.pinned.alone.toFixed(0)} | ${r.pinned.aloneUs.toFixed(1)} µs | |
+| Varnish, the origin behind it | ${r.pinned.edge.toFixed(0)} | ${r.pinned.edgeUs.toFixed(1)} µs | **${(r.pinned.edge / r.pinned.alone).toFixed(1)}×** the requests/s, **${(r.pinned.aloneUs / r.pinned.edgeUs).toFixed(1)}×** fewer CPU µs per request (goal ≥ 10×) |
+
+The trace's distinct URLs answer ${r.census} (a 404 is public and cached like a 200; wrk counts it as "non-2xx").
 
 Freshness (${WRITES} writes, each an \`UPDATE\` of a chapter's name committed by another client, the edge polled every 10 ms
 until it answers the new name): commit to fresh at the edge p50 ${ms(r.freshP50)}, p95 ${ms(r.freshP95)}, max
