@@ -93,7 +93,13 @@ export class StatementCache {
   get(shape: string, filtered: readonly unknown[], compile: () => CompiledQuery): Template | undefined {
     let template = this.templates.get(shape);
     if (template === undefined) {
-      template = templateOf(compile(), filtered) ?? UNKEPT;
+      let compiled: CompiledQuery | undefined;
+      try {
+        compiled = compile();
+      } catch {
+        // Whatever refused the stand-ins: this shape is compiled per request, with its values, as before.
+      }
+      template = (compiled && templateOf(compiled, filtered)) ?? UNKEPT;
       this.templates.set(shape, template);
     }
     return template === UNKEPT ? undefined : template;
