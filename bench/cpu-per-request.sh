@@ -3,7 +3,9 @@
 # requests per second on a shared 2-core machine. The server must already be running.
 #   bench/cpu-per-request.sh URL [SERVER_PATTERN] [SECONDS]
 # with API_KEY in the environment when the URL needs one; SERVER_PATTERN (default src/server.ts) is
-# matched by pgrep -f. wrk runs on core 1 (taskset), 50 connections, after a 2-second warm-up.
+# matched by pgrep -f, or a process id (when other servers run the same command line). With PG_DATABASE set, only
+# PostgreSQL's backends of that database are counted (when other work runs on the same server), else all of its
+# processes. wrk runs on core 1 (taskset), 50 connections, after a 2-second warm-up.
 set -euo pipefail
 url=$1; pattern=${2:-src/server.ts}; seconds=${3:-8}
 header=(); [ -n "${API_KEY:-}" ] && header=(-H "x-api-key: $API_KEY")
@@ -14,8 +16,9 @@ case $status in 2??) ;; *) echo "$url answered $status, not 2xx: nothing to meas
 cpu() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 taskset -c 1 wrk -t1 -c50 -d2s "${header[@]}" "$url" > /dev/null
 # After the warm-up, so that the connection pool's PostgreSQL backends exist; never this script itself.
-server=$( (pgrep -f "$pattern" || true) | grep -vx "$$" | tr '\n' ' ')
-postgres=$( (pgrep -u postgres || true) | tr '\n' ' ')
+if [[ $pattern =~ ^[0-9]+$ ]]; then server=$pattern; else server=$( (pgrep -f "$pattern" || true) | grep -vx "$$" | tr '\n' ' '); fi
+if [ -n "${PG_DATABASE:-}" ]; then postgres=$( (pgrep -u postgres -f "postgres: .* $PG_DATABASE " || true) | tr '\n' ' ')
+else postgres=$( (pgrep -u postgres || true) | tr '\n' ' '); fi
 [ -n "${server// /}" ] || { echo "no process matches $pattern" >&2; exit 1; }
 s0=$(cpu $server); p0=$(cpu $postgres)
 out=$(taskset -c 1 wrk -t1 -c50 -d"${seconds}s" "${header[@]}" "$url")

@@ -9,6 +9,16 @@ import { after, BoundaryCache, decodeCursor, encodeCursor, STEP, type Key } from
 import type { CountCache } from './counts.ts';
 import { tablesOf } from '../../../db/statements.ts';
 import { coordinateColumns, featureJson, located, type GeoColumns } from './geojson.ts';
+import {
+  idOf,
+  instantiate,
+  keyStandIn,
+  LIMIT_STAND_IN,
+  nullsOf,
+  orderShape,
+  SKIP_STAND_IN,
+  StatementCache,
+} from './page-statements.ts';
 import { linkBase } from '../../../http/link-base.ts';
 
 export const MAX_LIMIT = 100;
@@ -81,13 +91,18 @@ export async function fetchPage(
   { page, limit, cursor, counts, columns, boundaries, geo }: ListPage,
 ): Promise<PageResult> {
   const query = geo ? located(listed, geo) : listed;
-  const orderBy = (q: ListQuery): ListQuery => {
-    let ordered = q;
-    for (const term of order) ordered = ordered.orderBy(termSql(term), term.direction);
-    return ordered;
-  };
-  const countQuery = query.clearSelect().select(sql<string>`count(*)`.as('n'));
-  const compiled = countQuery.compile();
+  // The filtered rows' text and values: with what the page adds around them, the shape of its statements, which are
+  // compiled once per shape (page-statements.ts).
+  const filtered = query.compile();
+  const values = filtered.parameters;
+  const ordered = orderShape(order);
+  const shape =
+    ordered === undefined
+      ? undefined
+      : `${filtered.sql}\u0000${ordered}\u0000${columns.map(idOf).join(',')}\u0000${geo ? idOf(geo) : 0}`;
+  const countQuery = () => query.clearSelect().select(sql<string>`count(*)`.as('n'));
+  const countTemplate = statements.get(`count\u0000${filtered.sql}`, values, () => countQuery().compile());
+  const compiled = countTemplate ? instantiate(countTemplate, values, {}) : countQuery().compile();
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
   const tables = tablesOf(compiled.sql);
   const total = counts.total(key, tables, () =>
@@ -98,20 +113,73 @@ export async function fetchPage(
 
   // Where the page starts: after the cursor's key; or after the nearest remembered boundary, then a
   // short OFFSET (under STEP rows); or, for the first pages, a plain OFFSET.
-  let start = query;
+  let startKey: Key | undefined;
   let skip = (page - 1) * limit;
   if (cursor !== undefined) {
-    start = query.where(after(order, decodeCursor(order, cursor, key)));
+    startKey = decodeCursor(order, cursor, key);
     skip = 0;
   } else if (boundaries && skip >= STEP) {
     const signature = order.map((t) => `${t.column} ${t.direction}`).join(',');
     const keys = await boundaries.get(`${key}\u0000${signature}`, tables, () => boundaryKeys(db, query, order));
     const passed = Math.min(Math.floor(skip / STEP), keys.length);
     if (passed > 0) {
-      start = query.where(after(order, keys[passed - 1]!));
+      startKey = keys[passed - 1]!;
       skip -= passed * STEP;
     }
   }
+  const statement = (limit: number, skip: number, key: Key | undefined) =>
+    pageStatement(db, key === undefined ? query : query.where(after(order, key)), order, columns, geo, limit, skip);
+  const template =
+    shape === undefined
+      ? undefined
+      : statements.get(`page\u0000${shape}\u0000${startKey ? nullsOf(startKey) : ''}`, values, () =>
+          statement(LIMIT_STAND_IN, SKIP_STAND_IN, startKey && keyStandIn(startKey)).compile(db),
+        );
+  const rendered = template
+    ? instantiate(template, values, { limit, skip, ...(startKey ? { key: startKey } : {}) })
+    : statement(limit, skip, startKey).compile(db);
+  const [result, count] = await Promise.all([
+    db.executeQuery<{ items: string | null; rows: string; last: string | null }>(rendered).catch((error: unknown) => {
+      // A cursor holds values of the ordering's types: one edited to hold another type is the client's error.
+      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code)))
+        throw decodeCursor(order, '!', key);
+      throw error;
+    }),
+    total,
+  ]);
+  const row = result.rows[0];
+  const full = Number(row?.rows ?? 0) === limit;
+  const next = full && row?.last ? encodeCursor(order, JSON.parse(row.last) as Key, key) : undefined;
+  return {
+    items: row?.items ?? '',
+    count,
+    returned: Number(row?.rows ?? 0),
+    ...(next ? { next } : {}),
+    ...(cursor !== undefined ? { hasNext: full } : {}),
+  };
+}
+
+/** The statements of list pages by shape, all lists together (page-statements.ts). */
+const statements = new StatementCache();
+
+/**
+ * One page of `start` (the filtered rows, after a key or not) as one row: its items rendered as JSON text by the
+ * database, how many, and the key of the last.
+ */
+function pageStatement(
+  db: Db,
+  start: ListQuery,
+  order: OrderTerm[],
+  columns: RawBuilder<unknown>[],
+  geo: GeoColumns | undefined,
+  limit: number,
+  skip: number,
+) {
+  const orderBy = (q: ListQuery): ListQuery => {
+    let ordered = q;
+    for (const term of order) ordered = ordered.orderBy(termSql(term), term.direction);
+    return ordered;
+  };
   const selected = (q: ListQuery) =>
     q
       .select(order.map((term, i) => sql`${termSql(term)}`.as(`__k${i}`)) as never)
@@ -131,29 +199,10 @@ export async function fetchPage(
   // rendered for every row of the page, to keep one, cost the database about a seventh of an issues page).
   const lastOf = sql.join(order.map((_, i) => sql`(array_agg(${sql.ref(`t.__k${i}`)}))[count(*)]`));
   // string_agg and array_agg read the rows in the order of the page: a nested loop over the ordered subquery.
-  const rendered = sql<{ items: string | null; rows: string; last: string | null }>`
+  return sql<{ items: string | null; rows: string; last: string | null }>`
     select string_agg(${geo ? featureJson(sql`row_to_json(j)`, geo.id !== undefined) : sql`row_to_json(j)`}::text, ',') as items, count(*) as rows,
            case when count(*) > 0 then json_build_array(${lastOf})::text end as last
     from (${keyed}) as t cross join lateral (select ${sql.join(columns)}) as j`;
-  const [result, count] = await Promise.all([
-    rendered.execute(db).catch((error: unknown) => {
-      // A cursor holds values of the ordering's types: one edited to hold another type is the client's error.
-      if (cursor !== undefined && /^22/.test(String((error as { code?: unknown }).code)))
-        throw decodeCursor(order, '!', key);
-      throw error;
-    }),
-    total,
-  ]);
-  const row = result.rows[0];
-  const full = Number(row?.rows ?? 0) === limit;
-  const next = full && row?.last ? encodeCursor(order, JSON.parse(row.last) as Key, key) : undefined;
-  return {
-    items: row?.items ?? '',
-    count,
-    returned: Number(row?.rows ?? 0),
-    ...(next ? { next } : {}),
-    ...(cursor !== undefined ? { hasNext: full } : {}),
-  };
 }
 
 /** The key of every STEP-th row of the list in this ordering: one pass, in index order where an index serves it. */
