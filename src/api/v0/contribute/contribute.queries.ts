@@ -3,8 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/id-prefix.ts';
-import { hasLabel, labelKey } from '../issues/issue-filters.queries.ts';
-import { BEGINNER_LABELS } from './contribute.labels.ts';
+import { hasLabel } from '../issues/issue-filters.queries.ts';
 import type { ContributeFilters } from './contribute.schemas.ts';
 
 /**
@@ -15,7 +14,7 @@ const PROJECT_RANK = sql`order by project_health.score desc nulls last, projects
 
 /** Newest first; among issues of the same instant, by the project's rank; the issue's id breaks the last ties. */
 export const CONTRIBUTE_ORDERING: OrderingSpec = {
-  fields: { created_at: 'issues.created_at', project_rank: 'pr.project_rank' },
+  fields: { created_at: 'issues.created_at', project_rank: 'issues.project_rank' },
   default: '-created_at,project_rank',
   tieBreaker: 'issues.id',
 };
@@ -24,12 +23,10 @@ interface ProjectRepositories {
   repository_ids: string[];
   project_ids: string[];
   project_ranks: string[];
-  /** The beginner labels of those repositories (labels belong to one repository on GitHub: the issue's). */
-  label_ids: string[];
 }
 
 /**
- * The repositories of active projects that are not archived and have a beginner label, each once with the best ranked
+ * The repositories of active projects that are not archived, each once with the best ranked
  * project that names it (projects.repository_paths: lower-case `owner/name`, each looked up in the unique index on the
  * lower-case names), narrowed by the project, level and language filters: a few thousand at most. Looked up first and
  * given to the list's query as values, so that the planner knows how many there are (as whereInRepositories does).
@@ -43,9 +40,7 @@ async function projectRepositories(db: Db, filters: Static<typeof ContributeFilt
   if (filters.language !== undefined) repositories.push(sql`lower(r.language) = ${filters.language.toLowerCase()}`);
   const { rows } = await sql<ProjectRepositories>`
     select coalesce(array_agg(s.repository_id), '{}') as repository_ids, coalesce(array_agg(s.project_id), '{}') as project_ids,
-      coalesce(array_agg(s.project_rank), '{}') as project_ranks,
-      coalesce((select array_agg(l.id) from labels l where l.repository_id = any(array_agg(s.repository_id))
-        and cds_label_key(l.name) in (${sql.join(BEGINNER_LABELS.map(labelKey))})), '{}') as label_ids
+      coalesce(array_agg(s.project_rank), '{}') as project_ranks
     from (
       select distinct on (r.id) r.id as repository_id, p.id as project_id, p.project_rank
       from (select projects.id, lower(projects.key) as key_lower, projects.level, projects.repository_paths,
@@ -72,42 +67,55 @@ function ids(values: readonly string[]) {
   return sql.raw(`'{${values.join(',')}}'::bigint[]`);
 }
 
+/**
+ * A JSON object from each repository id to its value, written into the statement (as ids() is): the row's project and
+ * rank looked up by key (jsonb's keys are sorted: a binary search), so the candidates need no join to keep the order
+ * the index gives them in.
+ */
+function byRepository(repositoryIds: readonly string[], values: readonly string[]) {
+  const entries = repositoryIds.map((id, i) => [String(id), String(values[i])]);
+  for (const [id, value] of entries) if (!/^\d+$/.test(id!) || !/^\d+$/.test(value!)) throw new Error('not an id');
+  return sql.raw(`'{${entries.map(([id, value]) => `"${id}":${value}`).join(',')}}'::jsonb`);
+}
+
 /** Open, unassigned issues with a beginner label in the repositories above (then the `label` filter). */
 export async function listContribute(db: Db, filters: Static<typeof ContributeFilters>) {
   const found = await projectRepositories(db, filters);
-  const pr = sql<{ repository_id: string; project_rank: string; project_id: string }>`(select * from unnest(
-    ${ids(found.repository_ids)}, ${ids(found.project_ranks)}, ${ids(found.project_ids)})
-    as u (repository_id, project_rank, project_id))`;
-  // The candidates, planned on their own (OFFSET 0): open issues of those repositories (the repositories as values,
-  // so that the planner sees a large one in the column's statistics) carrying one of their beginner labels, with no
-  // assignee; from the labels' few thousand issues rather than every open issue of the repositories. The fields only
-  // the page shows are subqueries, which PostgreSQL evaluates after the sort and the limit: the table is read for the
-  // page's rows alone (bench/contribute-scale.ts).
-  const candidates = sql<{ id: string; repository_id: string; created_at: Date }>`(
-    select c.id, c.repository_id, c.created_at from issues c
-    where c.state = 'open' and c.repository_id = any(${ids(found.repository_ids)})
-      and c.id in (select il.issue_id from issue_labels il where il.label_id = any(${ids(found.label_ids)}))
-      and not exists (select 1 from issue_assignees a where a.issue_id = c.id)
-    offset 0)`;
+  const rankOf = byRepository(found.repository_ids, found.project_ranks);
+  const projectOf = byRepository(found.repository_ids, found.project_ids);
+  // The candidates (contribute_candidates, which triggers keep: every open, unassigned issue with a beginner label,
+  // migration 0019) of those repositories, each with its project and that project's rank: a few thousand rows, read
+  // from the table's index on the repositories and sorted; the first page newest first may instead walk its index on
+  // created_at and stop after the page (bench/contribute-scale.ts, docs/contribute.md). The fields only the page shows
+  // are subqueries, which PostgreSQL evaluates for the page's rows alone.
+  const candidates = sql<{
+    id: string;
+    repository_id: string;
+    created_at: Date;
+    project_rank: string;
+    project_id: string;
+  }>`(
+    select c.issue_id as id, c.repository_id, c.created_at,
+      (${rankOf} ->> c.repository_id::text)::bigint as project_rank,
+      (${projectOf} ->> c.repository_id::text)::bigint as project_id
+    from contribute_candidates c
+    where c.repository_id = any(${ids(found.repository_ids)}))`;
   const own = (column: string) => sql`(select i.${sql.ref(column)} from issues i where i.id = issues.id)`;
-  let q = db
-    .selectFrom(candidates.as('issues'))
-    .innerJoin(pr.as('pr'), 'pr.repository_id', 'issues.repository_id')
-    .select([
-      own('title').as('title'),
-      own('url').as('url'),
-      sql<string>`(select r.owner_login || '/' || r.name from repositories r where r.id = issues.repository_id)`.as(
-        'repository',
-      ),
-      sql<unknown>`(select json_build_object('key', p.key, 'name', p.name, 'level', p.level) from projects p
-        where p.id = pr.project_id)`.as('project'),
-      sql<
-        string[]
-      >`coalesce((select json_agg(l.name order by l.name) from issue_labels il join labels l on l.id = il.label_id
+  let q = db.selectFrom(candidates.as('issues')).select([
+    own('title').as('title'),
+    own('url').as('url'),
+    sql<string>`(select r.owner_login || '/' || r.name from repositories r where r.id = issues.repository_id)`.as(
+      'repository',
+    ),
+    sql<unknown>`(select json_build_object('key', p.key, 'name', p.name, 'level', p.level) from projects p
+        where p.id = issues.project_id)`.as('project'),
+    sql<
+      string[]
+    >`coalesce((select json_agg(l.name order by l.name) from issue_labels il join labels l on l.id = il.label_id
         where il.issue_id = issues.id), '[]'::json)`.as('labels'),
-      own('comments_count').as('comments_count'),
-      'issues.created_at',
-    ]);
+    own('comments_count').as('comments_count'),
+    'issues.created_at',
+  ]);
   if (filters.label !== undefined && filters.label.length > 0) q = q.where(hasLabel(filters.label));
   return q;
 }
