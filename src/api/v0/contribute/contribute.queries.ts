@@ -4,6 +4,7 @@ import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/id-prefix.ts';
 import { hasLabel } from '../issues/issue-filters.queries.ts';
+import { EmptiedMap } from '../../../memory-budget.ts';
 import type { ContributeFilters } from './contribute.schemas.ts';
 
 /**
@@ -78,9 +79,33 @@ function byRepository(repositoryIds: readonly string[], values: readonly string[
   return sql.raw(`'{${entries.map(([id, value]) => `"${id}":${value}`).join(',')}}'::jsonb`);
 }
 
+/**
+ * projectRepositories' answers, by filters and by the versions of the tables they read (table_versions, moved by every
+ * statement that writes one of them: migration 0009): read again only after projects, their health or repositories
+ * changed. The versions are read first, so an answer is never remembered under versions older than the rows it read.
+ * The lookup of ~2,000 repositories by name was most of the first page's time once the candidates were an index walk.
+ */
+const REPOSITORY_TABLES = ['projects', 'project_health', 'repositories'];
+const remembered = new EmptiedMap<ProjectRepositories>(
+  100,
+  (key, value) => 64 + key.length * 2 + 3 * 32 * value.repository_ids.length,
+);
+
+async function rememberedRepositories(db: Db, filters: Static<typeof ContributeFilters>): Promise<ProjectRepositories> {
+  const { rows } = await sql<{ versions: string | null }>`
+    select string_agg(table_name || ':' || version, ',' order by table_name) as versions from table_versions
+    where table_name in (${sql.join(REPOSITORY_TABLES)})`.execute(db);
+  const key = JSON.stringify([rows[0]?.versions ?? '', filters.project, filters.level, filters.language]);
+  const known = remembered.get(key);
+  if (known) return known;
+  const found = await projectRepositories(db, filters);
+  remembered.set(key, found);
+  return found;
+}
+
 /** Open, unassigned issues with a beginner label in the repositories above (then the `label` filter). */
 export async function listContribute(db: Db, filters: Static<typeof ContributeFilters>) {
-  const found = await projectRepositories(db, filters);
+  const found = await rememberedRepositories(db, filters);
   const rankOf = byRepository(found.repository_ids, found.project_ranks);
   const projectOf = byRepository(found.repository_ids, found.project_ids);
   // The candidates (contribute_candidates, which triggers keep: every open, unassigned issue with a beginner label,

@@ -535,6 +535,15 @@ test('contribute: the candidates follow the issues, labels and assignees as they
   model.splice(model.indexOf(deleted), 1);
   await written();
   await check('deleted');
+
+  // A repository archived, then not: the repositories looked up again (they are remembered by table versions).
+  const archived = REPOS[1]!;
+  for (const value of [true, false]) {
+    await db.updateTable('repositories').set({ is_archived: value }).where('name', '=', archived.name).execute();
+    archived.archived = value;
+    await written();
+    await check(value ? 'archived' : 'unarchived');
+  }
 });
 
 test("contribute: the database's beginner rule (migration 0019) is BEGINNER_LABELS", async () => {
