@@ -86,6 +86,7 @@ function byRepository(repositoryIds: readonly string[], values: readonly string[
  * The lookup of ~2,000 repositories by name was most of the first page's time once the candidates were an index walk.
  */
 const REPOSITORY_TABLES = ['projects', 'project_health', 'repositories'];
+const REMEMBERED_REPOSITORIES = 20_000;
 const remembered = new EmptiedMap<ProjectRepositories>(
   100,
   (key, value) => 64 + key.length * 2 + 3 * 32 * value.repository_ids.length,
@@ -99,7 +100,8 @@ async function rememberedRepositories(db: Db, filters: Static<typeof ContributeF
   const known = remembered.get(key);
   if (known) return known;
   const found = await projectRepositories(db, filters);
-  remembered.set(key, found);
+  // The memos are small results: a set of projects naming most of a mirror (100,000 repositories, ~10 MB) is not kept.
+  if (found.repository_ids.length <= REMEMBERED_REPOSITORIES) remembered.set(key, found);
   return found;
 }
 
