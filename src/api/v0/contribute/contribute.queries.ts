@@ -59,57 +59,55 @@ async function projectRepositories(db: Db, filters: Static<typeof ContributeFilt
 }
 
 /**
- * Ids read from the database, written into the statement as an array constant rather than sent as a value: a named
- * statement (db/server/prepared.ts) would otherwise get PostgreSQL's generic plan after five executions, planned for
- * an array of unknown contents, which reads every open issue of the repositories (~0.8 s at a million issues).
+ * The repositories' constants, written into the statement rather than sent as values: a named statement
+ * (db/server/prepared.ts) would otherwise get PostgreSQL's generic plan after five executions, planned for an array of
+ * unknown contents. `repositories`: the ids (an array); `ranks` and `projects`: JSON objects from each repository id to
+ * its project's rank and id, looked up per row (jsonb's keys are sorted: a binary search), so the candidates need no
+ * join to keep the order the index gives them in.
  */
-function ids(values: readonly string[]) {
-  for (const value of values) if (!/^\d+$/.test(String(value))) throw new Error(`not an id: ${String(value)}`);
-  return sql.raw(`'{${values.join(',')}}'::bigint[]`);
+interface Constants {
+  repositories: string;
+  ranks: string;
+  projects: string;
+}
+
+function constantsOf(found: ProjectRepositories): Constants {
+  const { repository_ids: ids, project_ranks: ranks, project_ids: projects } = found;
+  for (const value of [...ids, ...ranks, ...projects])
+    if (!/^\d+$/.test(String(value))) throw new Error(`not an id: ${String(value)}`);
+  const object = (values: readonly string[]) => `'{${ids.map((id, i) => `"${id}":${values[i]}`).join(',')}}'::jsonb`;
+  return { repositories: `'{${ids.join(',')}}'::bigint[]`, ranks: object(ranks), projects: object(projects) };
 }
 
 /**
- * A JSON object from each repository id to its value, written into the statement (as ids() is): the row's project and
- * rank looked up by key (jsonb's keys are sorted: a binary search), so the candidates need no join to keep the order
- * the index gives them in.
- */
-function byRepository(repositoryIds: readonly string[], values: readonly string[]) {
-  const entries = repositoryIds.map((id, i) => [String(id), String(values[i])]);
-  for (const [id, value] of entries) if (!/^\d+$/.test(id!) || !/^\d+$/.test(value!)) throw new Error('not an id');
-  return sql.raw(`'{${entries.map(([id, value]) => `"${id}":${value}`).join(',')}}'::jsonb`);
-}
-
-/**
- * projectRepositories' answers, by filters and by the versions of the tables they read (table_versions, moved by every
- * statement that writes one of them: migration 0009): read again only after projects, their health or repositories
- * changed. The versions are read first, so an answer is never remembered under versions older than the rows it read.
- * The lookup of ~2,000 repositories by name was most of the first page's time once the candidates were an index walk.
+ * The constants of projectRepositories' answers, by filters and by the versions of the tables they read
+ * (table_versions, moved by every statement that writes one of them: migration 0009): read again only after projects,
+ * their health or repositories changed. The versions are read first, so an answer is never remembered under versions
+ * older than the rows it read. The lookup of ~2,000 repositories by name was most of the first page's time once the
+ * candidates were an index walk (and of 100,000, every repository of the generated mirror, ~1.5 s).
  */
 const REPOSITORY_TABLES = ['projects', 'project_health', 'repositories'];
-const REMEMBERED_REPOSITORIES = 20_000;
-const remembered = new EmptiedMap<ProjectRepositories>(
+const remembered = new EmptiedMap<Constants>(
   100,
-  (key, value) => 64 + key.length * 2 + 3 * 32 * value.repository_ids.length,
+  (key, value) => 64 + key.length * 2 + value.repositories.length + value.ranks.length + value.projects.length,
 );
 
-async function rememberedRepositories(db: Db, filters: Static<typeof ContributeFilters>): Promise<ProjectRepositories> {
+async function repositoryConstants(db: Db, filters: Static<typeof ContributeFilters>): Promise<Constants> {
   const { rows } = await sql<{ versions: string | null }>`
     select string_agg(table_name || ':' || version, ',' order by table_name) as versions from table_versions
     where table_name in (${sql.join(REPOSITORY_TABLES)})`.execute(db);
   const key = JSON.stringify([rows[0]?.versions ?? '', filters.project, filters.level, filters.language]);
   const known = remembered.get(key);
   if (known) return known;
-  const found = await projectRepositories(db, filters);
-  // The memos are small results: a set of projects naming most of a mirror (100,000 repositories, ~10 MB) is not kept.
-  if (found.repository_ids.length <= REMEMBERED_REPOSITORIES) remembered.set(key, found);
+  const found = constantsOf(await projectRepositories(db, filters));
+  remembered.set(key, found);
   return found;
 }
 
 /** Open, unassigned issues with a beginner label in the repositories above (then the `label` filter). */
 export async function listContribute(db: Db, filters: Static<typeof ContributeFilters>) {
-  const found = await rememberedRepositories(db, filters);
-  const rankOf = byRepository(found.repository_ids, found.project_ranks);
-  const projectOf = byRepository(found.repository_ids, found.project_ids);
+  const constants = await repositoryConstants(db, filters);
+  const [repositories, rankOf, projectOf] = [constants.repositories, constants.ranks, constants.projects].map(sql.raw);
   // The candidates (contribute_candidates, which triggers keep: every open, unassigned issue with a beginner label,
   // migration 0019) of those repositories, each with its project and that project's rank: a few thousand rows, read
   // from the table's index on the repositories and sorted; the first page newest first may instead walk its index on
@@ -126,7 +124,7 @@ export async function listContribute(db: Db, filters: Static<typeof ContributeFi
       (${rankOf} ->> c.repository_id::text)::bigint as project_rank,
       (${projectOf} ->> c.repository_id::text)::bigint as project_id
     from contribute_candidates c
-    where c.repository_id = any(${ids(found.repository_ids)}))`;
+    where c.repository_id = any(${repositories}))`;
   const own = (column: string) => sql`(select i.${sql.ref(column)} from issues i where i.id = issues.id)`;
   let q = db.selectFrom(candidates.as('issues')).select([
     own('title').as('title'),
