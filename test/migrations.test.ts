@@ -11,6 +11,7 @@ const TABLES = [
   'changes',
   'chapters',
   'committees',
+  'contribute_candidates',
   'edge_purge',
   'entity_leaders',
   'events',
@@ -59,6 +60,7 @@ const ALL = [
   '0016_project_health',
   '0017_contribute',
   '0018_edge_purge',
+  '0019_contribute_candidates',
 ];
 
 let t: TestDatabase;
@@ -151,6 +153,7 @@ test('the immutable unaccent wrapper works on this engine', async () => {
 });
 
 test('down removes everything, and up rebuilds it', async () => {
+  assert.deepEqual(await migrateDown(t.db), ['0019_contribute_candidates']);
   assert.deepEqual(await migrateDown(t.db), ['0018_edge_purge']);
   assert.deepEqual(await migrateDown(t.db), ['0017_contribute']);
   assert.deepEqual(await migrateDown(t.db), ['0016_project_health']);

@@ -25,6 +25,7 @@ import * as m0015 from './migrations/0015_webhooks.ts';
 import * as m0016 from './migrations/0016_project_health.ts';
 import * as m0017 from './migrations/0017_contribute.ts';
 import * as m0018 from './migrations/0018_edge_purge.ts';
+import * as m0019 from './migrations/0019_contribute_candidates.ts';
 
 // Registered explicitly so the list is the same under tsx, a build, and a bundled CLI.
 // There is no 0008: no commit ever added one (the list went from 0007 to 0009 when 0009_list_indexes was written). The
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0016_project_health': m0016,
   '0017_contribute': m0017,
   '0018_edge_purge': m0018,
+  '0019_contribute_candidates': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

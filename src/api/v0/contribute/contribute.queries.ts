@@ -3,8 +3,8 @@ import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../../db/index.ts';
 import type { OrderingSpec } from '../common/ordering.ts';
 import { stripPrefix } from '../common/id-prefix.ts';
-import { hasLabel, labelKey } from '../issues/issue-filters.queries.ts';
-import { BEGINNER_LABELS } from './contribute.labels.ts';
+import { hasLabel } from '../issues/issue-filters.queries.ts';
+import { EmptiedMap } from '../../../memory-budget.ts';
 import type { ContributeFilters } from './contribute.schemas.ts';
 
 /**
@@ -15,7 +15,7 @@ const PROJECT_RANK = sql`order by project_health.score desc nulls last, projects
 
 /** Newest first; among issues of the same instant, by the project's rank; the issue's id breaks the last ties. */
 export const CONTRIBUTE_ORDERING: OrderingSpec = {
-  fields: { created_at: 'issues.created_at', project_rank: 'pr.project_rank' },
+  fields: { created_at: 'issues.created_at', project_rank: 'issues.project_rank' },
   default: '-created_at,project_rank',
   tieBreaker: 'issues.id',
 };
@@ -24,12 +24,10 @@ interface ProjectRepositories {
   repository_ids: string[];
   project_ids: string[];
   project_ranks: string[];
-  /** The beginner labels of those repositories (labels belong to one repository on GitHub: the issue's). */
-  label_ids: string[];
 }
 
 /**
- * The repositories of active projects that are not archived and have a beginner label, each once with the best ranked
+ * The repositories of active projects that are not archived, each once with the best ranked
  * project that names it (projects.repository_paths: lower-case `owner/name`, each looked up in the unique index on the
  * lower-case names), narrowed by the project, level and language filters: a few thousand at most. Looked up first and
  * given to the list's query as values, so that the planner knows how many there are (as whereInRepositories does).
@@ -43,9 +41,7 @@ async function projectRepositories(db: Db, filters: Static<typeof ContributeFilt
   if (filters.language !== undefined) repositories.push(sql`lower(r.language) = ${filters.language.toLowerCase()}`);
   const { rows } = await sql<ProjectRepositories>`
     select coalesce(array_agg(s.repository_id), '{}') as repository_ids, coalesce(array_agg(s.project_id), '{}') as project_ids,
-      coalesce(array_agg(s.project_rank), '{}') as project_ranks,
-      coalesce((select array_agg(l.id) from labels l where l.repository_id = any(array_agg(s.repository_id))
-        and cds_label_key(l.name) in (${sql.join(BEGINNER_LABELS.map(labelKey))})), '{}') as label_ids
+      coalesce(array_agg(s.project_rank), '{}') as project_ranks
     from (
       select distinct on (r.id) r.id as repository_id, p.id as project_id, p.project_rank
       from (select projects.id, lower(projects.key) as key_lower, projects.level, projects.repository_paths,
@@ -63,51 +59,88 @@ async function projectRepositories(db: Db, filters: Static<typeof ContributeFilt
 }
 
 /**
- * Ids read from the database, written into the statement as an array constant rather than sent as a value: a named
- * statement (db/server/prepared.ts) would otherwise get PostgreSQL's generic plan after five executions, planned for
- * an array of unknown contents, which reads every open issue of the repositories (~0.8 s at a million issues).
+ * The repositories' constants, written into the statement rather than sent as values: a named statement
+ * (db/server/prepared.ts) would otherwise get PostgreSQL's generic plan after five executions, planned for an array of
+ * unknown contents. `repositories`: the ids (an array); `ranks` and `projects`: JSON objects from each repository id to
+ * its project's rank and id, looked up per row (jsonb's keys are sorted: a binary search), so the candidates need no
+ * join to keep the order the index gives them in.
  */
-function ids(values: readonly string[]) {
-  for (const value of values) if (!/^\d+$/.test(String(value))) throw new Error(`not an id: ${String(value)}`);
-  return sql.raw(`'{${values.join(',')}}'::bigint[]`);
+interface Constants {
+  repositories: string;
+  ranks: string;
+  projects: string;
+}
+
+function constantsOf(found: ProjectRepositories): Constants {
+  const { repository_ids: ids, project_ranks: ranks, project_ids: projects } = found;
+  for (const value of [...ids, ...ranks, ...projects])
+    if (!/^\d+$/.test(String(value))) throw new Error(`not an id: ${String(value)}`);
+  const object = (values: readonly string[]) => `'{${ids.map((id, i) => `"${id}":${values[i]}`).join(',')}}'::jsonb`;
+  return { repositories: `'{${ids.join(',')}}'::bigint[]`, ranks: object(ranks), projects: object(projects) };
+}
+
+/**
+ * The constants of projectRepositories' answers, by filters and by the versions of the tables they read
+ * (table_versions, moved by every statement that writes one of them: migration 0009): read again only after projects,
+ * their health or repositories changed. The versions are read first, so an answer is never remembered under versions
+ * older than the rows it read. The lookup of ~2,000 repositories by name was most of the first page's time once the
+ * candidates were an index walk (and of 100,000, every repository of the generated mirror, ~1.5 s).
+ */
+const REPOSITORY_TABLES = ['projects', 'project_health', 'repositories'];
+const remembered = new EmptiedMap<Constants>(
+  100,
+  (key, value) => 64 + key.length * 2 + value.repositories.length + value.ranks.length + value.projects.length,
+);
+
+async function repositoryConstants(db: Db, filters: Static<typeof ContributeFilters>): Promise<Constants> {
+  const { rows } = await sql<{ versions: string | null }>`
+    select string_agg(table_name || ':' || version, ',' order by table_name) as versions from table_versions
+    where table_name in (${sql.join(REPOSITORY_TABLES)})`.execute(db);
+  const key = JSON.stringify([rows[0]?.versions ?? '', filters.project, filters.level, filters.language]);
+  const known = remembered.get(key);
+  if (known) return known;
+  const found = constantsOf(await projectRepositories(db, filters));
+  remembered.set(key, found);
+  return found;
 }
 
 /** Open, unassigned issues with a beginner label in the repositories above (then the `label` filter). */
 export async function listContribute(db: Db, filters: Static<typeof ContributeFilters>) {
-  const found = await projectRepositories(db, filters);
-  const pr = sql<{ repository_id: string; project_rank: string; project_id: string }>`(select * from unnest(
-    ${ids(found.repository_ids)}, ${ids(found.project_ranks)}, ${ids(found.project_ids)})
-    as u (repository_id, project_rank, project_id))`;
-  // The candidates, planned on their own (OFFSET 0): open issues of those repositories (the repositories as values,
-  // so that the planner sees a large one in the column's statistics) carrying one of their beginner labels, with no
-  // assignee; from the labels' few thousand issues rather than every open issue of the repositories. The fields only
-  // the page shows are subqueries, which PostgreSQL evaluates after the sort and the limit: the table is read for the
-  // page's rows alone (bench/contribute-scale.ts).
-  const candidates = sql<{ id: string; repository_id: string; created_at: Date }>`(
-    select c.id, c.repository_id, c.created_at from issues c
-    where c.state = 'open' and c.repository_id = any(${ids(found.repository_ids)})
-      and c.id in (select il.issue_id from issue_labels il where il.label_id = any(${ids(found.label_ids)}))
-      and not exists (select 1 from issue_assignees a where a.issue_id = c.id)
-    offset 0)`;
+  const constants = await repositoryConstants(db, filters);
+  const [repositories, rankOf, projectOf] = [constants.repositories, constants.ranks, constants.projects].map(sql.raw);
+  // The candidates (contribute_candidates, which triggers keep: every open, unassigned issue with a beginner label,
+  // migration 0019) of those repositories, each with its project and that project's rank: a few thousand rows, read
+  // from the table's index on the repositories and sorted; the first page newest first may instead walk its index on
+  // created_at and stop after the page (bench/contribute-scale.ts, docs/contribute.md). The fields only the page shows
+  // are subqueries, which PostgreSQL evaluates for the page's rows alone.
+  const candidates = sql<{
+    id: string;
+    repository_id: string;
+    created_at: Date;
+    project_rank: string;
+    project_id: string;
+  }>`(
+    select c.issue_id as id, c.repository_id, c.created_at,
+      (${rankOf} ->> c.repository_id::text)::bigint as project_rank,
+      (${projectOf} ->> c.repository_id::text)::bigint as project_id
+    from contribute_candidates c
+    where c.repository_id = any(${repositories}))`;
   const own = (column: string) => sql`(select i.${sql.ref(column)} from issues i where i.id = issues.id)`;
-  let q = db
-    .selectFrom(candidates.as('issues'))
-    .innerJoin(pr.as('pr'), 'pr.repository_id', 'issues.repository_id')
-    .select([
-      own('title').as('title'),
-      own('url').as('url'),
-      sql<string>`(select r.owner_login || '/' || r.name from repositories r where r.id = issues.repository_id)`.as(
-        'repository',
-      ),
-      sql<unknown>`(select json_build_object('key', p.key, 'name', p.name, 'level', p.level) from projects p
-        where p.id = pr.project_id)`.as('project'),
-      sql<
-        string[]
-      >`coalesce((select json_agg(l.name order by l.name) from issue_labels il join labels l on l.id = il.label_id
+  let q = db.selectFrom(candidates.as('issues')).select([
+    own('title').as('title'),
+    own('url').as('url'),
+    sql<string>`(select r.owner_login || '/' || r.name from repositories r where r.id = issues.repository_id)`.as(
+      'repository',
+    ),
+    sql<unknown>`(select json_build_object('key', p.key, 'name', p.name, 'level', p.level) from projects p
+        where p.id = issues.project_id)`.as('project'),
+    sql<
+      string[]
+    >`coalesce((select json_agg(l.name order by l.name) from issue_labels il join labels l on l.id = il.label_id
         where il.issue_id = issues.id), '[]'::json)`.as('labels'),
-      own('comments_count').as('comments_count'),
-      'issues.created_at',
-    ]);
+    own('comments_count').as('comments_count'),
+    'issues.created_at',
+  ]);
   if (filters.label !== undefined && filters.label.length > 0) q = q.where(hasLabel(filters.label));
   return q;
 }

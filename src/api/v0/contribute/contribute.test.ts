@@ -3,12 +3,14 @@
 // project, of two, of none, of an inactive one, and an archived one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import type { Db } from '../../../db/index.ts';
 import { day, issue, member, repository } from '../../../../test/factories.ts';
 import { label as labelRow } from '../../../../test/factories-github.ts';
 import { assertInvalid } from '../../../../test/lists.ts';
 import { useTestApp } from '../../../../test/resources.ts';
 import { BEGINNER_LABELS } from './contribute.labels.ts';
+import { bumpDataVersion } from '../../../announcements/counters.queries.ts';
 
 interface Repo {
   name: string;
@@ -431,4 +433,135 @@ test('MCP tool `contribute`: the same issues, by language, project and level; ba
   }
   for (const args of [{ level: 'legendary' }, { limit: 0 }, { labels: ['x'] }, { language: '' }])
     assert.equal((await call(args)).isError, true, JSON.stringify(args));
+});
+
+test('contribute: the candidates follow the issues, labels and assignees as they are written', async () => {
+  const db = api.t.database.db;
+  // What a sync writes, then the data version moved as a sync ends (the counts and the response cache drop).
+  const written = async () => t.app.shared.watcher.set(await bumpDataVersion(db));
+  const check = async (step: string) => {
+    const want = expected();
+    const res = await get(`${CONTRIBUTE}?limit=100`);
+    assert.equal(res.json().count, want.length, step);
+    assert.deepEqual(
+      res.json().items.map((i: { title: string }) => i.title),
+      want.map((r) => r.m.title),
+      step,
+    );
+  };
+  const listed = () => expected().map((r) => r.m);
+  const labelId = async (repo: Repo, name: string) =>
+    (
+      await db
+        .selectFrom('labels')
+        .innerJoin('repositories', 'repositories.id', 'labels.repository_id')
+        .where('repositories.name', '=', repo.name)
+        .where('labels.name', '=', name)
+        .select('labels.id')
+        .executeTakeFirstOrThrow()
+    ).id;
+
+  // Closed, then reopened.
+  const closed = listed()[0]!;
+  await db.updateTable('issues').set({ state: 'closed' }).where('id', '=', String(closed.id)).execute();
+  closed.open = false;
+  await written();
+  await check('closed');
+  await db.updateTable('issues').set({ state: 'open' }).where('id', '=', String(closed.id)).execute();
+  closed.open = true;
+  await written();
+  await check('reopened');
+
+  // Assigned, then unassigned.
+  const assigned = listed()[1]!;
+  const someone = await member(db);
+  await db
+    .insertInto('issue_assignees')
+    .values({ issue_id: String(assigned.id), member_id: someone })
+    .execute();
+  assigned.assigned = true;
+  await written();
+  await check('assigned');
+  await db.deleteFrom('issue_assignees').where('issue_id', '=', String(assigned.id)).execute();
+  assigned.assigned = false;
+  await written();
+  await check('unassigned');
+
+  // Its beginner label taken off; a beginner label put on an issue that had none.
+  const unlabelled = listed().find((m) => m.labels.length === 1)!;
+  await db
+    .deleteFrom('issue_labels')
+    .where('issue_id', '=', String(unlabelled.id))
+    .where('label_id', '=', await labelId(unlabelled.repo, unlabelled.labels[0]!))
+    .execute();
+  unlabelled.labels = [];
+  const labelled = model.find((m) => m.open && !m.assigned && m.labels.length === 0 && !m.repo.archived)!;
+  await db
+    .insertInto('issue_labels')
+    .values({ issue_id: String(labelled.id), label_id: await labelId(labelled.repo, 'help wanted') })
+    .execute();
+  labelled.labels = ['help wanted'];
+  await written();
+  await check('labels changed');
+
+  // A label renamed into the beginner labels, and one renamed out of them (every issue carrying them).
+  const repo = REPOS[0]!;
+  await db
+    .updateTable('labels')
+    .set({ name: 'Easy Fix' })
+    .where('id', '=', await labelId(repo, 'bug'))
+    .execute();
+  await db
+    .updateTable('labels')
+    .set({ name: 'wanted' })
+    .where('id', '=', await labelId(repo, 'help wanted'))
+    .execute();
+  const rename = (from: string, to: string) => (m: Modelled) => {
+    if (m.repo === repo) m.labels = m.labels.map((l) => (l === from ? to : l));
+  };
+  model.forEach(rename('bug', 'Easy Fix'));
+  model.forEach(rename('help wanted', 'wanted'));
+  await written();
+  await check('labels renamed');
+
+  // A label deleted (its issue_labels with it), an issue deleted.
+  await db
+    .deleteFrom('labels')
+    .where('id', '=', await labelId(repo, 'Easy Fix'))
+    .execute();
+  for (const m of model) if (m.repo === repo) m.labels = m.labels.filter((l) => l !== 'Easy Fix');
+  const deleted = listed()[2]!;
+  await db.deleteFrom('issues').where('id', '=', String(deleted.id)).execute();
+  model.splice(model.indexOf(deleted), 1);
+  await written();
+  await check('deleted');
+
+  // A repository archived, then not: the repositories looked up again (they are remembered by table versions).
+  const archived = REPOS[1]!;
+  for (const value of [true, false]) {
+    await db.updateTable('repositories').set({ is_archived: value }).where('name', '=', archived.name).execute();
+    archived.archived = value;
+    await written();
+    await check(value ? 'archived' : 'unarchived');
+  }
+});
+
+test("contribute: the database's beginner rule (migration 0019) is BEGINNER_LABELS", async () => {
+  const names = [
+    ...BEGINNER_LABELS,
+    ...BEGINNER_LABELS.map((l) => l.toUpperCase().replaceAll(' ', '-')),
+    ...BEGINNER_LABELS.map((l) => `${l} please`),
+    'bug',
+    'status: help wanted',
+    'good first',
+    'documentation',
+  ];
+  const { rows } = await sql<{ name: string; beginner: boolean }>`
+    select n.name, cds_is_beginner_label(n.name) as beginner from unnest(${names}::text[]) as n (name)`.execute(
+    api.t.database.db,
+  );
+  assert.deepEqual(
+    rows.filter((r) => r.beginner).map((r) => r.name),
+    names.filter((n) => BEGINNER.has(key(n))),
+  );
 });
