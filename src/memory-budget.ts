@@ -50,6 +50,8 @@ export class Share {
   used = 0;
   limit = 0;
   private readonly order = new Set<Held>();
+  /** The entry last added or used (the end of `order`): using it again leaves the order as it is. */
+  private newest: Held | undefined;
 
   constructor(
     readonly name: CacheName,
@@ -63,13 +65,16 @@ export class Share {
 
   add(held: Held): void {
     this.order.add(held);
+    this.newest = held;
     this.used += held.bytes;
     this.trim();
   }
 
   touch(held: Held): void {
+    if (held === this.newest) return;
     this.order.delete(held);
     this.order.add(held);
+    this.newest = held;
   }
 
   resize(held: Held, bytes: number): void {
@@ -79,6 +84,7 @@ export class Share {
   }
 
   remove(held: Held): void {
+    if (held === this.newest) this.newest = undefined;
     if (this.order.delete(held)) this.used -= held.bytes;
   }
 
@@ -104,6 +110,8 @@ class Slot<V> implements Held {
 /** A Map whose entries are counted against a share of the budget (and at most `maxEntries`), least recently used out. */
 export class BoundedMap<V> {
   private readonly slots = new Map<string, Slot<V>>();
+  /** The slot last set or read (the end of `slots`): reading it again leaves the order as it is. */
+  private newest: Slot<V> | undefined;
 
   /** `dropped`: told of every value that leaves, whatever the reason (a bound, a delete, clear). */
   constructor(
@@ -116,8 +124,11 @@ export class BoundedMap<V> {
   get(key: string): V | undefined {
     const slot = this.slots.get(key);
     if (!slot) return undefined;
-    this.slots.delete(key);
-    this.slots.set(key, slot);
+    if (slot !== this.newest) {
+      this.slots.delete(key);
+      this.slots.set(key, slot);
+      this.newest = slot;
+    }
     this.share.touch(slot);
     return slot.value;
   }
@@ -137,6 +148,7 @@ export class BoundedMap<V> {
     const slot = new Slot(this, key, value, bytes + 16 + 2 * key.length + ENTRY);
     if (slot.bytes > this.share.largest) return;
     this.slots.set(key, slot);
+    this.newest = slot;
     this.share.add(slot);
     while (this.slots.size > this.maxEntries) this.slots.values().next().value!.drop();
   }
@@ -154,6 +166,7 @@ export class BoundedMap<V> {
   delete(key: string): void {
     const slot = this.slots.get(key);
     if (!slot) return;
+    if (slot === this.newest) this.newest = undefined;
     this.slots.delete(key);
     this.share.remove(slot);
     this.dropped?.(slot.value);

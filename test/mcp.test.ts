@@ -2,7 +2,7 @@
 // (@modelcontextprotocol/sdk) against a listening server on the bundled data, keyed and limited like the REST API.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -601,6 +601,26 @@ test('a kept call is answered before routing: the body and headers the route giv
   );
   assert.match(fast.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   assert.notEqual(fast.headers.get('x-request-id'), routed.headers.get('x-request-id'));
+
+  // A body with its Content-Length that arrives in two parts (the second after a round trip of another request) is
+  // answered early once it is whole.
+  const split = await new Promise<string>((resolve, reject) => {
+    const { hostname, port } = new URL(limitedUrl);
+    const socket = net.connect(Number(port), hostname);
+    const received: Buffer[] = [];
+    socket.on('data', (chunk) => received.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(received).toString('utf8')));
+    socket.on('error', reject);
+    const bytes = Buffer.from(body);
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nAccept: application/json\r\n` +
+        `X-API-Key: ${limitedKey}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
+    );
+    socket.write(bytes.subarray(0, 20), () => void early().then(() => socket.write(bytes.subarray(20)), reject));
+  });
+  assert.match(split, /^HTTP\/1\.1 200 /);
+  assert.equal(split.slice(split.indexOf('\r\n\r\n') + 4), firstText);
+  assert.equal(await early(), before + 2, 'a body in parts, answered early once whole');
 
   // What the early path reads and leaves goes to the route with its body whole.
   freshSecond();

@@ -93,7 +93,7 @@ export function createMcpEarlyAnswers({
     }
     if (message.kind !== 'request' || message.method !== 'tools/call') return undefined;
     const key = results.keyOf(message.params.name, message.params.arguments);
-    if (key === undefined || results.get(key) === undefined) return undefined;
+    if (key === undefined || !results.has(key)) return undefined;
     return { id: message.id, key };
   };
 
@@ -125,20 +125,16 @@ export function createMcpEarlyAnswers({
 
   /** With the whole body read: answered here, or handed to the route with the body. */
   const decide = (req: IncomingMessage, res: ServerResponse, next: EarlyNext, header: string, body: Buffer) => {
-    const handOn = () => {
-      (req as Carrying)[EARLY_BODY] = body;
-      next(req, res);
-    };
-    if (closing()) return handOn();
+    if (closing()) return handOn(req, res, next, body);
     const identity = gate.remembered(header);
     const call = identity === undefined ? undefined : kept(body);
-    if (identity === undefined || call === undefined) return handOn();
+    if (identity === undefined || call === undefined) return handOn(req, res, next, body);
     const counting = gate.count(identity);
     if (!(counting instanceof Promise)) {
       const json = results.get(call.key);
       if (counting.hit.count > gate.limit || json === undefined) {
         gate.handOver(req, counting);
-        return handOn();
+        return handOn(req, res, next, body);
       }
       return send(req, res, call.id, json, identity, counting);
     }
@@ -150,11 +146,11 @@ export function createMcpEarlyAnswers({
         const json = results.get(call.key);
         if (counted.hit.count > gate.limit || stillIdentity === undefined || json === undefined) {
           gate.handOver(req, counted);
-          return handOn();
+          return handOn(req, res, next, body);
         }
         send(req, res, call.id, json, stillIdentity, counted);
       },
-      () => handOn(),
+      () => handOn(req, res, next, body),
     );
   };
 
@@ -171,27 +167,57 @@ export function createMcpEarlyAnswers({
       headers['content-encoding'] !== undefined ||
       !(length > 0 && length <= bodyLimit) ||
       !isJson(headers['content-type']) ||
-      negotiate(headers.accept, [JSON_TYPE]) === undefined ||
+      !acceptsJson(headers.accept) ||
       !versionServed(headers['mcp-protocol-version']) ||
       gate.remembered(header) === undefined
     )
       return next(req, res);
+    // Read in paused mode ('readable', read()): cheaper per request than flowing mode's 'data' and 'end'. Node's
+    // parser has pushed the whole body (it ends it at Content-Length) once it calls the message complete.
     const chunks: Buffer[] = [];
     let received = 0;
-    req.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      received += chunk.length;
-    });
-    req.once('end', () => {
-      // Node's parser ends the body at Content-Length: `received` is that length.
+    let decided = false;
+    req.on('readable', () => {
+      let chunk: Buffer | null;
+      while ((chunk = req.read() as Buffer | null) !== null) {
+        chunks.push(chunk);
+        received += chunk.length;
+      }
+      if (decided || !req.complete) return;
+      decided = true;
       decide(req, res, next, header, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     });
     // A client gone before its body arrived: nothing to answer (Node's server closes the socket).
-    req.once('error', () => {});
+    req.on('error', ignore);
   };
 }
 
 type EarlyNext = (req: IncomingMessage, res: ServerResponse) => void;
+
+function ignore(): void {}
+
+/** Leaves the request to the route, with the body read here for its parser (`takeEarlyBody`). */
+function handOn(req: IncomingMessage, res: ServerResponse, next: EarlyNext, body: Buffer): void {
+  (req as Carrying)[EARLY_BODY] = body;
+  next(req, res);
+}
+
+/** Accept headers already looked at: a client sends the same one each time (bounded, emptied when full). */
+const acceptSeen = new Map<string | undefined, boolean>();
+const ACCEPT_SEEN_MAX = 64;
+const ACCEPT_SEEN_LENGTH = 200;
+
+/** True when the route would answer JSON to this Accept (its negotiation, remembered per header value). */
+function acceptsJson(accept: string | undefined): boolean {
+  let accepts = acceptSeen.get(accept);
+  if (accepts === undefined) {
+    accepts = negotiate(accept, [JSON_TYPE]) !== undefined;
+    if (accept !== undefined && accept.length > ACCEPT_SEEN_LENGTH) return accepts;
+    if (acceptSeen.size >= ACCEPT_SEEN_MAX) acceptSeen.clear();
+    acceptSeen.set(accept, accepts);
+  }
+  return accepts;
+}
 
 /** The media type the route's parser takes (its content-type parser is registered for this one type). */
 function isJson(type: string | undefined): boolean {

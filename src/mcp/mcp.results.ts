@@ -35,6 +35,11 @@ export class ToolResults {
     return key.length <= MAX_KEY_LENGTH ? key : undefined;
   }
 
+  /** Whether a call's result is kept (its place in the order of use unchanged: `get` takes it). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** The JSON text of a kept result. */
   get(key: string): string | undefined {
     return this.entries.get(key);
