@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import http from 'node:http';
 import { buildTestApp, type TestApp } from './app.ts';
 import { CLIENT_DOCUMENTS as DOC, devSignIn, graphql, inDays } from './auth.ts';
 import { bumpDataVersion } from '../src/announcements/counters.queries.ts';
@@ -25,9 +26,9 @@ let origin = '';
 let key = '';
 let keyUuid = '';
 
-async function createKey(target: TestApp, login: string, name: string) {
+async function createKey(target: TestApp, login: string, name: string, days = 3) {
   const browser = await devSignIn(target, login);
-  const created = (await graphql(target, browser, DOC.createApiKey, { name, expiresAt: inDays(3) })).json().data
+  const created = (await graphql(target, browser, DOC.createApiKey, { name, expiresAt: inDays(days) })).json().data
     .createApiKey as { rawKey: string; apiKey: { uuid: string } };
   return { raw: created.rawKey, uuid: created.apiKey.uuid, browser };
 }
@@ -130,6 +131,52 @@ test("a client's plain request id is echoed; the request metrics count early ans
     metrics,
     /http_requests_total\{method="GET",route="\/api\/v0\/chapters\/:chapter_id",status_code="200"\} \d+/,
   );
+});
+
+/** A GET with these very headers (fetch does not let a caller choose Host). */
+function rawGet(url: string, headers: Record<string, string>): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(origin);
+    http
+      .get({ hostname, port, path: url, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res));
+      })
+      .on('error', reject);
+  });
+}
+
+test("hit after hit, one entry's early answers carry each request's own Link origin, CORS fields and key expiry", async () => {
+  const url = '/api/v0/chapters/?limit=2&page=3';
+  const other = await createKey(t, 'early-other', 'other', 9);
+  freshSecond();
+  assert.equal((await get(url)).headers.get('x-cache'), 'MISS');
+  const before = await earlyHits();
+  // The entry's Link is made again for another Host, and not kept from the one before.
+  const here = new URL(origin).host;
+  for (const host of [here, 'api.example.org', here, 'api.example.org:8443', 'api.example.org:8443']) {
+    freshSecond();
+    const early = await rawGet(url, { host, 'x-api-key': key });
+    const routed = await rawGet(url, { host, 'x-api-key': key, 'if-none-match': '"other"' });
+    assert.equal(early.headers.link, routed.headers.link, host);
+    assert.ok(String(early.headers.link).startsWith(`<http://${host}/api/v0/chapters/?`), host);
+  }
+  // Two keys and a page's request in turn: each answer its own key's expiry, CORS fields only with Origin. (The other
+  // key's first request is the routes': a key is answered early once it is remembered.)
+  freshSecond();
+  assert.equal((await get('/api/v0/chapters/london', { 'x-api-key': other.raw })).status, 200);
+  const expiries = new Set<string>();
+  for (const [i, raw] of [key, other.raw, key, other.raw, key].entries()) {
+    freshSecond();
+    const headers: Record<string, string> = i % 2 === 1 ? { origin: 'https://elsewhere.example' } : {};
+    const early = await get(url, { ...headers, 'x-api-key': raw });
+    const routed = await get(url, { ...headers, 'x-api-key': raw, 'if-none-match': '"other"' });
+    assert.deepEqual(comparable(early), comparable(routed), `answer ${i}`);
+    assert.equal(early.headers.get('access-control-allow-origin'), i % 2 === 1 ? '*' : null, `answer ${i}`);
+    expiries.add(early.headers.get('api-key-expiration') ?? '');
+  }
+  assert.equal(expiries.size, 2);
+  assert.equal(await earlyHits(), before + 10);
 });
 
 test('no key, a wrong key, an expired key: never the cached answer', async () => {

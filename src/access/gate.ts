@@ -74,11 +74,15 @@ export function createGate(app: FastifyInstance, { changes, counter, clock, time
       },
     },
   });
+  // What a remembered identity is counted as, made once: not a new string to hash on every early answer.
+  const countedAs = new WeakMap<KeyIdentity, string>();
   const early: EarlyGate = {
     remembered: (header) => validKeys.get(header, clock()),
     used: recordUse,
     count(identity) {
-      const counting = limit.countKey(keyCounted(identity.keyId));
+      let key = countedAs.get(identity);
+      if (key === undefined) countedAs.set(identity, (key = keyCounted(identity.keyId)));
+      const counting = limit.countKey(key);
       if (!(counting instanceof Promise)) return counting;
       return counting.then(async (counted) => {
         if (!counted.hit.watched) return { counted, changed: false };

@@ -179,7 +179,6 @@ function keyOrAddress(request: FastifyRequest): string {
   return request.apiKey ? keyCounted(request.apiKey.keyId) : `ip:${clientAddress(request)}`;
 }
 
-/** A count's state as the RateLimit fields say it: requests left, seconds to the window's end, the draft's field. */
 /**
  * Which spellings of the limit an answer carries (RATE_LIMIT_HEADERS): `legacy` RateLimit-Limit, -Remaining and -Reset
  * (what existing clients read), `draft` the IETF draft's RateLimit-Policy and RateLimit, `both` (the default) all five.
@@ -200,11 +199,34 @@ export function pushLimitState(
   count: number,
   resetMs: number,
 ): void {
-  const { remaining, reset, state } = limitState(limit, count, resetMs);
-  if (fields !== 'draft') headers.push('ratelimit-remaining', remaining, 'ratelimit-reset', reset);
-  if (fields !== 'legacy') headers.push('ratelimit', state);
+  const at = headers.length;
+  if (fields !== 'draft') headers.push('ratelimit-remaining', '', 'ratelimit-reset', '');
+  if (fields !== 'legacy') headers.push('ratelimit', '');
+  setLimitState(headers, at, fields, limit, count, resetMs);
 }
 
+/**
+ * Writes the values of the fields pushLimitState put at `at` (their names stay) for another count: an answer whose
+ * header array is kept and filled again by each request (the early answers of cached hits) allocates no array.
+ */
+export function setLimitState(
+  headers: (string | number)[],
+  at: number,
+  fields: RateLimitFields,
+  limit: number,
+  count: number,
+  resetMs: number,
+): void {
+  const { remaining, reset, state } = limitState(limit, count, resetMs);
+  if (fields !== 'draft') {
+    headers[at + 1] = remaining;
+    headers[at + 3] = reset;
+    at += 4;
+  }
+  if (fields !== 'legacy') headers[at + 1] = state;
+}
+
+/** A count's state as the RateLimit fields say it: requests left, seconds to the window's end, the draft's field. */
 export function limitState(limit: number, count: number, resetMs: number) {
   const remaining = String(Math.max(0, limit - count));
   const reset = String(Math.max(1, Math.ceil(resetMs / 1000)));

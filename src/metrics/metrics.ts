@@ -10,7 +10,7 @@ import { memory } from '../memory-budget.ts';
 /** Seconds; from a cache hit (well under a millisecond) to a slow uncached search. */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
-interface Series {
+export interface Series {
   method: string;
   route: string;
   status: number;
@@ -31,6 +31,11 @@ export class HttpMetrics {
   mcpEarlyAnswers = 0;
 
   record(method: string, route: string, status: number, seconds: number): void {
+    this.observe(this.series(method, route, status), seconds);
+  }
+
+  /** The series of a method, route and status, which a caller that records the same one again and again may keep. */
+  series(method: string, route: string, status: number): Series {
     let byRoute = this.routes.get(route);
     if (!byRoute) {
       byRoute = new Map();
@@ -42,6 +47,10 @@ export class HttpMetrics {
       series = { method, route, status, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length + 1) };
       byRoute.set(key, series);
     }
+    return series;
+  }
+
+  observe(series: Series, seconds: number): void {
     series.count++;
     series.sum += seconds;
     let i = 0;

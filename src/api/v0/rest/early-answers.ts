@@ -2,7 +2,7 @@
 // server's request listener, before Fastify builds its request and reply, routes it and runs the hook chain. Nothing
 // about the order changes: the key is authenticated first (only a key remembered as valid is taken here: no I/O),
 // then counted against the limit, and only then is the cache consulted. The headers that are the same for every
-// request of an entry are built once, at its first early answer.
+// request of an entry are built once, at its first early answer, and a hit only writes its own into them.
 //
 // Anything this path does not know how to answer exactly as the routes would goes on to Fastify, unchanged: another
 // method, a URL the routes have not cached, a key not remembered, a conditional or negotiated request, a body, the
@@ -20,9 +20,9 @@ import type { HttpMetrics } from '../../../metrics/metrics.ts';
 import type { EarlyAnswers } from '../../../http/server-factory.ts';
 import { CORS_FIELDS } from './cors.ts';
 import type { EarlyGate } from '../../../access/gate.ts';
-import { fixedLimitFields, pushLimitState, type Counted } from '../../../access/rate-limit.ts';
+import { fixedLimitFields, pushLimitState, setLimitState, type Counted } from '../../../access/rate-limit.ts';
 import { keyExpiration } from '../../../access/authenticate.ts';
-import { CACHE_CONTROL, knownKey, type Entry, type ResponseCache } from './response-cache.ts';
+import { CACHE_CONTROL, knownKey, type EarlyFields, type Entry, type ResponseCache } from './response-cache.ts';
 
 export interface EarlyAnswersOptions {
   config: Config;
@@ -50,28 +50,52 @@ export function createEarlyAnswers({
     ...Object.entries(baseSecurityHeaders(config.isProduction)).flat(),
     ...fixedLimitFields(gate.fields, gate.limit, gate.policy),
   ];
-  // Every header of an early answer that is the same for every request of the entry, in the order the routes send
-  // them; the request's own (its id first, then its count, its key's expiry, CORS when it has an Origin) are added to
-  // a copy.
-  const headersOf = (entry: Entry): (string | number)[] => [
-    REQUEST_ID_HEADER,
-    '',
-    ...shared,
-    'etag',
-    entry.etag,
-    'cache-control',
-    CACHE_CONTROL,
-    'vary',
-    entry.vary,
-    'x-cache',
-    'HIT',
-    ...Object.entries(entry.headers ?? {}).flat(),
-    'content-type',
-    entry.contentType,
-    'content-length',
-    entry.body.length,
-  ];
+  // The header fields of an entry's early answers, in the order the routes send them: one array per entry (and one
+  // more with the CORS fields), built at its first hit, in which each hit writes its own values (its id, its count,
+  // its key's expiry, the Link with its origin) over those of the one before. No array and no copy of the entry's
+  // fields is made per hit: writeHead reads the array before it returns and keeps nothing of it, and nothing runs
+  // between a hit's writing and its writeHead.
   const ID = 1;
+  const earlyOf = (entry: Entry): EarlyFields => {
+    const plain = [
+      REQUEST_ID_HEADER,
+      '',
+      ...shared,
+      'etag',
+      entry.etag,
+      'cache-control',
+      CACHE_CONTROL,
+      'vary',
+      entry.vary,
+      'x-cache',
+      'HIT',
+      ...Object.entries(entry.headers ?? {}).flat(),
+      'content-type',
+      entry.contentType,
+      'content-length',
+      entry.body.length,
+    ];
+    const limitAt = plain.length;
+    pushLimitState(plain, gate.fields, gate.limit, 0, 0);
+    const expiry = plain.length;
+    plain.push('api-key-expiration', '');
+    // Read across origins only by a page: the fields a browser needs, only when it sends Origin (Vary says so).
+    const cors = [...plain, ...CORS_FIELDS];
+    if (entry.link !== undefined) {
+      plain.push('link', '');
+      cors.push('link', '');
+    }
+    return { plain, cors, limitAt, expiry, series: metrics.series('GET', entry.route, 200) };
+  };
+  /** The entry's Link for a request's Host: made again only when it is not the Host of the entry's last hit. */
+  const linkOf = (early: EarlyFields, link: string, host: string | undefined): string => {
+    if (early.link === undefined || early.linkHost !== host) {
+      const base = publicBase ?? (host === undefined ? '' : hostLinkBase('http', host));
+      early.link = link.replaceAll('</', `<${base}/`);
+      early.linkHost = host;
+    }
+    return early.link;
+  };
   /** The entry this request may be answered with, or undefined: then the routes answer it. */
   const lookup = (req: IncomingMessage): Entry | undefined => {
     const key = knownKey(req.url!);
@@ -91,23 +115,18 @@ export function createEarlyAnswers({
     const id = requestId(req);
     const logging = requestLogs(log);
     if (logging) log.info({ reqId: id, req: loggedRequest(req) }, 'incoming request');
-    const headers = (entry.early ??= headersOf(entry)).slice();
+    const early = (entry.early ??= earlyOf(entry));
+    const headers = req.headers.origin === undefined ? early.plain : early.cors;
     headers[ID] = id;
-    pushLimitState(headers, gate.fields, gate.limit, counted.hit.count, counted.hit.resetMs);
-    headers.push('api-key-expiration', keyExpiration(identity));
-    // Read across origins only by a page: the fields a browser needs, only when it sends Origin (Vary says so).
-    if (req.headers.origin !== undefined) headers.push(...CORS_FIELDS);
-    if (entry.link !== undefined) {
-      const host = req.headers.host;
-      const base = publicBase ?? (host === undefined ? '' : hostLinkBase('http', host));
-      headers.push('link', entry.link.replaceAll('</', `<${base}/`));
-    }
+    setLimitState(headers, early.limitAt, gate.fields, gate.limit, counted.hit.count, counted.hit.resetMs);
+    headers[early.expiry + 1] = keyExpiration(identity);
+    if (entry.link !== undefined) headers[headers.length - 1] = linkOf(early, entry.link, req.headers.host);
     gate.used(identity);
     cache.hits++;
     cache.earlyHits++;
     res.writeHead(200, headers).end(entry.body);
     const ms = performance.now() - started;
-    metrics.record('GET', entry.route, 200, ms / 1000);
+    metrics.observe(early.series, ms / 1000);
     if (logging) log.info({ reqId: id, res: { statusCode: 200 }, responseTime: ms }, 'request completed');
   };
 

@@ -7,6 +7,7 @@ import type { DataVersionWatcher } from '../../../announcements/data-version.ts'
 import { negotiates, requestMediaType } from '../../../http/negotiate.ts';
 import { linkBase } from '../../../http/link-base.ts';
 import { EmptiedMap, ENTRY, memory, type Share } from '../../../memory-budget.ts';
+import type { Series } from '../../../metrics/metrics.ts';
 
 export interface Entry {
   body: Buffer;
@@ -17,14 +18,32 @@ export interface Entry {
   vary: string;
   /** The route's template, for the request metrics of an early answer. */
   route: string;
-  /** The headers of an early answer that are the same for every request, built at its first one (early-answers.ts). */
-  early?: (string | number)[];
+  /** The header fields of its early answers, built at its first one (early-answers.ts). */
+  early?: EarlyFields;
   /** The cache's count of refreshes when this entry was last moved to the young end (ResponseCache.get). */
   refreshed?: number;
   /** Its estimated cost in the cache (ResponseCache.set). */
   bytes?: number;
   /** The route's own headers, the same on every answer (config.headers): sent again with every hit. */
   headers?: Readonly<Record<string, string>>;
+}
+
+/** What the early answers keep of an entry (early-answers.ts). */
+export interface EarlyFields {
+  /**
+   * The header fields of its answers, name then value, without CORS and with: the entry's own, and slots that each
+   * hit fills again before writeHead reads them (the request id's value at index 1, the limit's from `limitAt`, the
+   * key's expiry at `expiry` + 1, the Link's last).
+   */
+  plain: (string | number)[];
+  cors: (string | number)[];
+  limitAt: number;
+  expiry: number;
+  /** The request metrics' series of its answers. */
+  series: Series;
+  /** The Link value last sent, with its request's origin, and the Host header of that request. */
+  link?: string;
+  linkHost?: string | undefined;
 }
 
 declare module 'fastify' {
