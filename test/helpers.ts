@@ -118,7 +118,7 @@ function databaseUrl(name: string): string {
   return url.toString();
 }
 
-// On the PostgreSQL server, under `npm test` (test/runner/run.js, CDS_TEST_BUILD set): the first test database of each
+// On the PostgreSQL server, under `npm test` (test/runner/run.js, CDS_TEST_RUN set: its pid): the first test database of each
 // kind in a run is migrated (and loaded with the bundled data) as a database of its own, `cds_template_<run>_<kind>`,
 // and every later one is a copy of it (CREATE DATABASE … TEMPLATE: ~0.1 s instead of ~0.4 s of migrations, ~1 s
 // with the import). test/runner/run.js drops them at the end of the run. Each test database is still its own.
@@ -129,7 +129,7 @@ const serverTemplates: Map<Template, Promise<string | undefined>> = ((globalThis
 
 /** The name of the run's template database on the server, built by the first caller; undefined when run alone. */
 function serverTemplate(kind: 'migrated' | 'bundled'): Promise<string | undefined> {
-  const run = process.env.CDS_TEST_BUILD && path.basename(process.env.CDS_TEST_BUILD);
+  const run = process.env.CDS_TEST_RUN;
   if (!run || !/^\d+$/.test(run)) return Promise.resolve(undefined);
   let template = serverTemplates.get(kind);
   if (!template) {

@@ -53,7 +53,58 @@ const MALLOC_ENV = {
   MALLOC_TOP_PAD_: '268435456',
 };
 const CACHE = path.join(ROOT, 'node_modules/.cache/cds-test');
-const OUT = path.join(CACHE, String(process.pid));
+/**
+ * Node's compile cache (Node 22.1 and later; Node 20, the PostgreSQL pass's, ignores it) for the test processes and
+ * every process and thread they start: the code V8 compiled for a module is kept on disk, keyed by the module's path
+ * and checked against its text, and a later process that loads the same file skips the compile. A server or `cds`
+ * started from the build, and each embedded database's worker thread, load the same modules (node_modules, the
+ * bundles) again and again. Measured on a busy machine (load 10–20): a `cds status` process 1.50 s of CPU without,
+ * 1.44 s with; 6 files that start servers and commands 88 s without, 76–78 s with, on a second try within the noise
+ * (docs/decisions.md, Tests). Set in the environment, that one wins.
+ */
+const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE || path.join(CACHE, 'compile');
+
+/** Whether the process `pid` is running (0 or NaN: a lock file being written, taken as running). */
+function running(pid) {
+  if (!pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * The build folder of this run: `build-N`, the first one no running `npm test` holds (its `build-N.pid`). The same
+ * path run after run, so that the compile cache (keyed by path) serves the bundles too; two runs at once in one
+ * checkout each have their own.
+ */
+function takeBuildFolder() {
+  mkdirSync(CACHE, { recursive: true });
+  for (let slot = 0; ; slot++) {
+    const lock = path.join(CACHE, `build-${slot}.pid`);
+    for (;;) {
+      try {
+        writeFileSync(lock, String(process.pid), { flag: 'wx' });
+        return { out: path.join(CACHE, `build-${slot}`), lock };
+      } catch (error) {
+        if (error.code !== 'EEXIST') throw error;
+      }
+      let owner;
+      try {
+        owner = Number(readFileSync(lock, 'utf8'));
+      } catch {
+        continue; // removed meanwhile: try again
+      }
+      if (running(owner)) break; // held: the next slot
+      rmSync(lock, { force: true }); // left by a run that was killed
+    }
+  }
+}
+const { out: OUT, lock: LOCK } = takeBuildFolder();
+// What an earlier run built there (bundles of files since removed, its queue).
+rmSync(OUT, { recursive: true, force: true });
 
 // Each bundle keeps the meaning of `import.meta.url` (and dirname, filename) of every source file in it:
 // the literal location of that file in src/ or test/, so paths to data/, static files and package.json hold.
@@ -155,7 +206,13 @@ function runTests(testFiles, env, execArgv) {
     {
       cwd: ROOT,
       stdio: 'inherit',
-      env: { ...MALLOC_ENV, ...process.env, PGLITE_SHARED_BUFFERS_MB: SHARED_BUFFERS_MB, ...env },
+      env: {
+        ...MALLOC_ENV,
+        ...process.env,
+        PGLITE_SHARED_BUFFERS_MB: SHARED_BUFFERS_MB,
+        NODE_COMPILE_CACHE: COMPILE_CACHE,
+        ...env,
+      },
     },
   );
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
@@ -191,12 +248,19 @@ try {
   code = compiled
     ? await runTests(
         enqueue(compiled),
-        { CDS_TEST_BUILD: OUT, CDS_TEST_T0: String(STARTED), TEST_WORKER_MAX_RSS: MAX_RSS },
+        {
+          CDS_TEST_BUILD: OUT,
+          CDS_TEST_RUN: String(process.pid),
+          CDS_TEST_T0: String(STARTED),
+          TEST_WORKER_MAX_RSS: MAX_RSS,
+        },
         ['--enable-source-maps', ...(process.env.TEST_NODE_ARGS ?? '').split(' ').filter(Boolean)],
       )
     : await runTests(files, {}, ['--import', 'tsx']);
 } finally {
-  rmSync(OUT, { recursive: true, force: true });
+  // The bundles stay for the next run (the compile cache's entries are theirs); the queue goes, and the lock.
+  for (const dir of ['queue', 'taken']) rmSync(path.join(OUT, dir), { recursive: true, force: true });
+  rmSync(LOCK, { force: true });
   await dropServerTemplates();
 }
 // After a full, passing run outside CI, a seed order (test/runner/durations.js) that lacks a test file or names a
