@@ -55,13 +55,24 @@ async function query<R extends pg.QueryResultRow>(url: string, text: string, val
   }
 }
 
-/** The universe of URLs, hottest first after a shuffle, and a Zipf sample of it. */
-async function trace(db: string): Promise<{ universe: number; paths: string[] }> {
+/**
+ * The universe of URLs, hottest first after a shuffle, and a Zipf sample of it: the details of the records the API
+ * lists (as a client finds them; not every row of a table is published) and the 20-item pages of those lists.
+ */
+async function trace(origin: string): Promise<{ universe: number; paths: string[] }> {
   const urls: string[] = [];
   for (const resource of ['chapters', 'projects', 'committees', 'events']) {
-    const rows = await query<{ key: string }>(db, `SELECT key FROM ${resource} ORDER BY key`);
-    for (const { key } of rows) urls.push(`/api/v0/${resource}/${encodeURIComponent(key)}`);
-    const pages = Math.ceil(rows.length / 20);
+    const keys: string[] = [];
+    for (let page = 1; ; page++) {
+      const res = await fetch(`${origin}/api/v0/${resource}/?page_size=100&page=${page}`);
+      if (res.status === 404) break; // past the last page
+      if (!res.ok) throw new Error(`${resource} page ${page}: ${res.status}`);
+      const { items } = (await res.json()) as { items: { key: string }[] };
+      if (items.length === 0) break;
+      keys.push(...items.map((item) => item.key));
+    }
+    for (const key of keys) urls.push(`/api/v0/${resource}/${encodeURIComponent(key)}`);
+    const pages = Math.ceil(keys.length / 20);
     for (let page = 1; page <= pages; page++) urls.push(`/api/v0/${resource}/?page_size=20&page=${page}`);
   }
   // A fixed shuffle (a small LCG), so that every run ranks the same URLs.
@@ -200,7 +211,7 @@ async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-bench-edge-'));
   try {
     await waitFor200(`${origin}/readyz`, 180_000);
-    const { universe, paths } = await trace(db);
+    const { universe, paths } = await trace(origin);
     const script = path.join(dir, 'trace.lua');
     await fs.writeFile(
       script,
