@@ -97,7 +97,8 @@ const TARGETS: Record<string, Target> = {
     table: 'issues',
     record: `title text, state text, body text, url text, ${RECORD_DATES}`,
     params: 'issue_id int',
-    extra: 'comments_count int',
+    // Its labels and assignees are links, written after the rows (issue-links.queries.ts).
+    extra: 'comments_count int, labels jsonb, assignees jsonb',
     inRepository: true,
     columns: {
       github_id: GITHUB_ID,

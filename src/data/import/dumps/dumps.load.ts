@@ -19,10 +19,14 @@ import {
   setCountryCodes,
   settleReleases,
 } from './dump-rows.queries.ts';
+import { insertIssueLinks } from './issue-links.queries.ts';
 import { readDumpLines, readSourceManifest, type DumpSourceOptions } from './dumps.source.ts';
 
 /** The dump of the releases each snapshot counts: it only marks releases (settleReleases). */
 const COUNTED_RELEASES = 'snapshot-releases';
+
+/** What an issue's labels and assignees must name (issue-links.queries.ts). */
+const LINKED = { labels: "names of labels of the issue's repository", assignees: 'logins' } as const;
 
 export interface DumpsLoaded {
   owasp: OwaspReport;
@@ -81,6 +85,16 @@ export async function loadDumps(
           undefined,
           `${batch.length - written} of ${batch.length} records name a repository or release that the other dumps do not hold`,
         );
+      if (resource === 'issues') {
+        const links = await insertIssueLinks(trx, lines);
+        for (const [kind, { named, written: linked }] of Object.entries(links))
+          if (linked !== named)
+            throw new ImportError(
+              `${resource}.ndjson.gz`,
+              undefined,
+              `${named - linked} of ${named} ${kind} of issues are not ${LINKED[kind as keyof typeof links]}`,
+            );
+      }
       if (resource === 'chapters' || resource === 'projects') {
         const added = await insertLeaders(trx, resource, lines);
         leaders.leaders += added.leaders;
