@@ -10,7 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from './process.ts';
-import { buildNow, startDumpsServer, type DumpsServer } from './dumps-server.ts';
+import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
 import { SEARCH_FIELDS, type FieldType } from '../src/list-filter/filter.fields.ts';
 import { profilesOf, startGithubApiStandIn, type GithubApiStandIn } from './github-api-standin.ts';
 import { contributeOrganization, UNPUBLISHED } from './dumps-filters.github.ts';
@@ -262,4 +262,20 @@ test("the synced projects' health: the copy computes it after the seeding from t
       key,
     );
   }
+});
+
+test("the copy's own dumps are the source's: each issue's labels and assignees map back exactly", async () => {
+  await buildNow(target);
+  const mine = new Map((await manifestOf(target)).map((item) => [item.resource, item]));
+  for (const item of await manifestOf(source))
+    assert.equal(mine.get(item.resource)?.sha256, item.sha256, `${item.resource}: the same lines`);
+  const issues = (await manifestOf(source)).find((item) => item.resource === 'issues')!;
+  const extras = (await downloadDump(source, issues)).lines.map(
+    (line) => (JSON.parse(line) as { extra: { labels: string[]; assignees: string[] } }).extra,
+  );
+  assert.ok(
+    extras.some((extra) => extra.assignees.includes(UNPUBLISHED)),
+    'an assignee the source does not publish',
+  );
+  assert.ok(extras.some((extra) => extra.labels.length > 1));
 });
