@@ -288,6 +288,41 @@ test('dumps of format 2 whose issues carry their comment count only: refused, na
   await assertNothingWritten();
 });
 
+test('dumps of format 2 whose projects lack their stored health, or a line without it: refused, nothing written', async () => {
+  source.extraFields = { projects: ['repository_paths'] };
+  try {
+    const result = await importWith(undefined);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /lack stored fields that filters, the search or orderings read \(projects: health\)/);
+  } finally {
+    source.extraFields = undefined;
+  }
+  await assertNothingWritten();
+  const project = (key: string, extra: Record<string, unknown>) =>
+    JSON.stringify({
+      params: { project_id: key },
+      record: {
+        key,
+        name: key,
+        level: 'other',
+        type: 'tool',
+        description: '',
+        created_at: '2020-01-01T00:00:00Z',
+        updated_at: '2020-01-01T00:00:00Z',
+      },
+      extra: { repository_paths: [], ...extra },
+    });
+  source.lines = { projects: [project('tool', { health: null }), project('kit', {})] };
+  try {
+    const result = await importWith(undefined);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /1 of 2 projects lack their stored health \(extra\.health\)/);
+  } finally {
+    source.lines = undefined;
+  }
+  await assertNothingWritten();
+});
+
 test('an issue naming a label its repository lacks, or without its labels: refused, saying so, nothing written', async () => {
   const inRepository = { organization_id: 'acme', repository_id: 'tool' };
   const dates = { created_at: '2020-01-01T00:00:00Z', updated_at: '2020-01-01T00:00:00Z' };
