@@ -2,6 +2,8 @@
 // labelled or assigned issue): the OWASP organization with the website repository of a few of the bundled projects
 // (`www-project-<key>`, which their repository paths name), each with labels spelled its own way and issues in every
 // combination of state, labels, assignees and comments; one assignee without a GitHub profile (an unpublished member).
+// Each repository is also pushed to, and has pull requests and issues closed, in the days before the sync: inputs of
+// the projects' health that no dump carries, so a copy that computed health itself would answer it differently.
 import type { StandInOrganization, StandInRepository } from './github-api-standin.ts';
 
 type Json = Record<string, unknown>;
@@ -23,9 +25,14 @@ const REPOSITORIES = [
 const OTHER_LABELS = ['bug', 'documentation', 'Help Wanted'];
 
 let ids = 9_310_000;
-const iso = (day: number) => new Date(Date.UTC(2024, 0, 1) + day * 86_400_000).toISOString().replace('.000Z', 'Z');
+const DAY = 86_400_000;
+const iso = (day: number) => new Date(Date.UTC(2024, 0, 1) + day * DAY).toISOString().replace('.000Z', 'Z');
+/** `days` before `now` (to the second, as GitHub writes dates). */
+const ago = (now: number, days: number) =>
+  new Date(Math.floor(now / 1000) * 1000 - days * DAY).toISOString().replace('.000Z', 'Z');
+const REPORTER = user('dumps-reporter', 9_300_014);
 
-function repository(key: string, index: number): StandInRepository {
+function repository(key: string, index: number, now: number): StandInRepository {
   const spec = REPOSITORIES[index % REPOSITORIES.length]!;
   const full = `OWASP/www-project-${key}`;
   const labels = [spec.beginner, ...OTHER_LABELS].map((name) => ({
@@ -68,6 +75,46 @@ function repository(key: string, index: number): StandInRepository {
           closed_at: state === 'closed' ? iso(day + 1) : null,
         });
       }
+  // Recent work: issues closed (by another author) and pull requests, open and merged, a few days apart per project.
+  const recent = (number: number, days: number, closedDays: number | null, pull: boolean): Json => ({
+    id: ++ids,
+    number,
+    title: `${pull ? 'Pull request' : 'Issue'} ${number} of ${key}`,
+    state: closedDays === null ? 'open' : 'closed',
+    state_reason: closedDays === null || pull ? null : 'completed',
+    html_url: `https://github.com/${full}/${pull ? 'pull' : 'issues'}/${number}`,
+    url: `https://api.github.com/repos/${full}/issues/${number}`,
+    repository_url: `https://api.github.com/repos/${full}`,
+    user: REPORTER,
+    labels: [],
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments: 1,
+    locked: false,
+    body: '',
+    created_at: ago(now, days),
+    updated_at: ago(now, closedDays ?? days),
+    closed_at: closedDays === null ? null : ago(now, closedDays),
+    ...(pull
+      ? {
+          pull_request: {
+            url: `https://api.github.com/repos/${full}/pulls/${number}`,
+            merged_at: closedDays === null ? null : ago(now, closedDays),
+          },
+        }
+      : {}),
+  });
+  const base = index * 10;
+  // Five pull requests, three open: enough for the checks of the projects' level (`other`), which lift the source's
+  // scores out of the bucket a copy without them would compute.
+  const pulls = [20, 19, 18, 17, 3].map((days, k) =>
+    recent(issues.length + 1 + k, base + days, k < 2 ? base + days - 10 : null, true),
+  );
+  issues.push(
+    recent(issues.length + 6, base + 35, base + 4, false),
+    recent(issues.length + 7, base + 32, base + 1, false),
+  );
   return {
     repository: {
       id: ++ids,
@@ -89,19 +136,23 @@ function repository(key: string, index: number): StandInRepository {
       default_branch: 'main',
       created_at: '2020-01-01T00:00:00Z',
       updated_at: iso(index),
+      pushed_at: ago(now, 1 + index),
     },
-    issues,
+    issues: [...issues, ...pulls],
     labels,
     milestones: [],
     releases: [],
   };
 }
 
-/** The OWASP organization with the website repositories of these projects (keys as the projects list gives them). */
-export function contributeOrganization(projectKeys: readonly string[]): StandInOrganization {
+/**
+ * The OWASP organization with the website repositories of these projects (keys as the projects list gives them); the
+ * recent work dated before `now`.
+ */
+export function contributeOrganization(projectKeys: readonly string[], now: number): StandInOrganization {
   return {
     organization: { ...OWNER, name: 'OWASP', created_at: '2010-01-01T00:00:00Z', updated_at: '2020-01-01T00:00:00Z' },
     members: [],
-    repositories: projectKeys.map((key, index) => repository(key, index)),
+    repositories: projectKeys.map((key, index) => repository(key, index, now)),
   };
 }

@@ -32,7 +32,7 @@ before(async () => {
   // The bundled data has no labelled or assigned issue: a GitHub sync adds some, in repositories of active projects.
   const projects = (await (await source.get('/api/v0/projects/?limit=3')).json()) as { items: { key: string }[] };
   synced = projects.items.map((item) => item.key);
-  standIn.organizations.push(contributeOrganization(synced));
+  standIn.organizations.push(contributeOrganization(synced, Date.now()));
   for (const [login, profile] of profilesOf(standIn.organizations)) standIn.profiles.set(login, profile);
   standIn.profiles.delete(UNPUBLISHED);
   const sync = await runCli(['sync', 'github', '--org', 'OWASP'], source.env);
@@ -244,24 +244,48 @@ test('every list filter, ordering and group_by, and the search: the copy answers
   assert.deepEqual(differ, [], `${differ.length} of ${urls.length} answers differ`);
 });
 
-test("the synced projects' health: the copy computes it after the seeding from the same labels and assignees", async () => {
-  // Its own computation (the time and the data version are the copy's); the rest as the source's.
-  const health = async (server: DumpsServer, key: string) => {
-    const res = await server.get(`/api/v0/projects/${key}/health`);
-    assert.equal(res.status, 200, key);
-    const { computed_at: _at, data_version: _version, ...rest } = (await res.json()) as Item;
-    return rest;
+test("the synced projects' health: the copy takes the source's, whose inputs the dumps lack", async () => {
+  const body = async (server: DumpsServer, url: string) => {
+    const res = await server.get(url);
+    assert.equal(res.status, 200, url);
+    return (await res.json()) as Item;
   };
+  const buckets: string[] = [];
   for (const key of synced) {
-    const theirs = await health(source, key);
-    assert.deepEqual(await health(target, key), theirs, key);
-    const checks = theirs.checks as { name: string; value: unknown }[];
+    const theirs = await body(source, `/api/v0/projects/${key}/health`);
+    // The detail as the source answers it: its time and data version too (the copy computed nothing).
+    assert.deepEqual(await body(target, `/api/v0/projects/${key}/health`), theirs, key);
+    const url = `/api/v0/projects/${key}/health/history`;
+    assert.deepEqual(await body(target, url), await body(source, url), url);
+    const value = (name: string) =>
+      (theirs.checks as { name: string; value: unknown }[]).find((check) => check.name === name)?.value;
     // The source's count is of its assignees: the copy's would be every open issue without them.
-    assert.ok(
-      checks.some((check) => check.name === 'unassigned_issues_count' && check.value === 5),
-      key,
-    );
+    assert.equal(value('unassigned_issues_count'), 5, key);
+    // Inputs no dump carries: push dates, pull requests, close dates and authors. A copy computing health from what
+    // it holds would find them unknown or none.
+    assert.ok(typeof value('last_commit_days') === 'number' && (value('last_commit_days') as number) <= 3, key);
+    assert.ok((value('total_pull_requests_count') as number) >= 5, key);
+    assert.ok((value('open_pull_requests_count') as number) >= 3, key);
+    buckets.push(theirs.bucket as string);
+    const metrics = theirs.metrics as { time_to_close_days: { closed_issues: number }; issue_authors_365_days: number };
+    assert.ok(metrics.time_to_close_days.closed_issues >= 2, key);
+    assert.ok(metrics.issue_authors_365_days >= 1, key);
   }
+  // They lift a project out of `unhealthy`, where a copy computing health without them leaves it: the lists that read
+  // the stored health would differ. The filter, the ranking (both ways) and the facet:
+  assert.ok(
+    buckets.some((bucket) => bucket !== 'unhealthy'),
+    buckets.join(),
+  );
+  const urls = [
+    ...['healthy', 'needs_attention', 'unhealthy'].map(
+      (bucket) => `/api/v0/projects/?limit=100&health_bucket=${bucket}`,
+    ),
+    '/api/v0/projects/?limit=100&ordering=health_score',
+    '/api/v0/projects/?limit=100&ordering=-health_score',
+    '/api/v0/projects/?limit=1&group_by=health_bucket',
+  ];
+  for (const url of urls) assert.deepEqual(await body(target, url), await body(source, url), url);
 });
 
 test("the copy's own dumps are the source's: each issue's labels and assignees map back exactly", async () => {
