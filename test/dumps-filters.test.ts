@@ -4,20 +4,39 @@
 // filters (values from the source's own answers: each enum value, true and false, the `q` fields of the list's
 // structured search, dates, coordinates, group names), each ordering and each group_by, and the ranked search with
 // words of the data; both answer the same bytes. A filter the test cannot give a value is a failure: a new filter is
-// covered or the test says which.
+// covered or the test says which. The bundled data has no labelled or assigned issue: the source also syncs, from the
+// GitHub stand-in, a few projects' repositories with such issues (dumps-filters.github.ts), one of them assigned to a
+// member it does not publish.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from './process.ts';
-import { buildNow, startDumpsServer, type DumpsServer } from './dumps-server.ts';
+import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
 import { SEARCH_FIELDS, type FieldType } from '../src/list-filter/filter.fields.ts';
+import { profilesOf, startGithubApiStandIn, type GithubApiStandIn } from './github-api-standin.ts';
+import { contributeOrganization, UNPUBLISHED } from './dumps-filters.github.ts';
 
 let source: DumpsServer;
 let target: DumpsServer;
+let standIn: GithubApiStandIn;
+/** The projects whose website repositories the GitHub sync adds, with labelled and assigned issues. */
+let synced: string[];
 before(async () => {
+  standIn = await startGithubApiStandIn([]);
   [source, target] = await Promise.all([
-    startDumpsServer('filter-source', { bundled: true }),
+    startDumpsServer('filter-source', {
+      bundled: true,
+      env: { GITHUB_API_URL: standIn.url, GITHUB_TOKEN: 'dumps-filters', SYNC_GITHUB_REQUESTS_PER_MINUTE: '0' },
+    }),
     startDumpsServer('filter-copy', { bundled: false }),
   ]);
+  // The bundled data has no labelled or assigned issue: a GitHub sync adds some, in repositories of active projects.
+  const projects = (await (await source.get('/api/v0/projects/?limit=3')).json()) as { items: { key: string }[] };
+  synced = projects.items.map((item) => item.key);
+  standIn.organizations.push(contributeOrganization(synced, Date.now()));
+  for (const [login, profile] of profilesOf(standIn.organizations)) standIn.profiles.set(login, profile);
+  standIn.profiles.delete(UNPUBLISHED);
+  const sync = await runCli(['sync', 'github', '--org', 'OWASP'], source.env);
+  if (sync.code !== 0) throw new Error(`cds sync github: ${sync.stderr}`);
   await buildNow(source);
   const imported = await runCli(['import', '--from-dumps', source.base, '--json'], {
     ...target.env,
@@ -26,7 +45,7 @@ before(async () => {
   if (imported.code !== 0) throw new Error(`cds import --from-dumps: ${imported.stderr}`);
 });
 after(async () => {
-  await Promise.all([source?.stop(), target?.stop()]);
+  await Promise.all([source?.stop(), target?.stop(), standIn?.close()]);
 });
 
 interface Parameter {
@@ -134,16 +153,32 @@ test('every list filter, ordering and group_by, and the search: the copy answers
   const snapshot = (await json(source, '/api/v0/snapshots/?limit=1&ordering=-start_at')).items[0]!.key as string;
   const values = async (url: string, pick: (item: Item) => unknown) =>
     distinct((await json(source, url)).items.map(pick)).map(String);
+  // The synced repositories' languages and projects first (contribute answers only in those).
   known.language = distinct(
-    (await json(source, '/api/v0/repositories/?group_by=language')).groups!.map((g) => g.value),
+    ['Python', 'go', ...(await json(source, '/api/v0/repositories/?group_by=language')).groups!.map((g) => g.value)],
+    4,
   ).map(String);
-  known.project = (await values('/api/v0/projects/?limit=100', (item) => item.key)).slice(0, 8);
+  known.project = distinct([...synced, ...(await values('/api/v0/projects/?limit=100', (item) => item.key))], 8).map(
+    String,
+  );
   // The labels as their many spellings name them: `good first issue`, `Good-First-Issue` are one.
   known.label = [
     ...(await values('/api/v0/labels/?limit=100', (item) => item.name)).slice(0, 8),
     'good-first-issue',
     'Help Wanted',
+    'bug',
+    'Beginner',
   ];
+  // The source holds what the filters tell apart: else this test could not see a copy without labels or assignees.
+  const count = async (url: string) => ((await json(source, url)) as unknown as { count: number }).count;
+  for (const url of [
+    '/api/v0/contribute/',
+    '/api/v0/issues/?is_assigned=true',
+    '/api/v0/issues/?is_assigned=false&label=bug',
+    '/api/v0/issues/?label=good-first-issue&state=open',
+    '/api/v0/issues/?has_comments=true&language=go',
+  ])
+    assert.ok((await count(url)) > 0, `${url}: the source answers none`);
   // A project's own lists (its health history): the highest scored project's.
   const project = (await json(source, '/api/v0/projects/?limit=1&ordering=-health_score')).items[0]!.key as string;
   const urls: string[] = [];
@@ -182,6 +217,14 @@ test('every list filter, ordering and group_by, and the search: the copy answers
   }
   assert.ok(lists >= 19, `the OpenAPI document lists ${lists} lists`);
   assert.deepEqual(uncovered, [], 'filters this test gives no value: teach filterValues');
+  // The filters together, and a synced project's issues.
+  for (const project of synced)
+    urls.push(
+      `/api/v0/issues/?limit=100&project=${project}&is_assigned=false&label=help-wanted`,
+      `/api/v0/contribute/?project=${project}&label=bug`,
+      `/api/v0/contribute/?project=www-project-${project}&language=python`,
+    );
+  urls.push('/api/v0/issues/?limit=100&state=open&label=good_first_issue&label=beginner&is_assigned=false');
   // The ranked search (not a list of the registry): words of the data, each resource.
   for (const q of ['owasp', 'juice shop', 'zap', 'london', 'securty', 'top 10'])
     for (const resource of ['', '&resource=chapters', '&resource=projects', '&resource=repositories'])
@@ -199,4 +242,64 @@ test('every list filter, ordering and group_by, and the search: the copy answers
   }
   assert.ok(urls.length > 300, `${urls.length} requests`);
   assert.deepEqual(differ, [], `${differ.length} of ${urls.length} answers differ`);
+});
+
+test("the synced projects' health: the copy takes the source's, whose inputs the dumps lack", async () => {
+  const body = async (server: DumpsServer, url: string) => {
+    const res = await server.get(url);
+    assert.equal(res.status, 200, url);
+    return (await res.json()) as Item;
+  };
+  const buckets: string[] = [];
+  for (const key of synced) {
+    const theirs = await body(source, `/api/v0/projects/${key}/health`);
+    // The detail as the source answers it: its time and data version too (the copy computed nothing).
+    assert.deepEqual(await body(target, `/api/v0/projects/${key}/health`), theirs, key);
+    const url = `/api/v0/projects/${key}/health/history`;
+    assert.deepEqual(await body(target, url), await body(source, url), url);
+    const value = (name: string) =>
+      (theirs.checks as { name: string; value: unknown }[]).find((check) => check.name === name)?.value;
+    // The source's count is of its assignees: the copy's would be every open issue without them.
+    assert.equal(value('unassigned_issues_count'), 5, key);
+    // Inputs no dump carries: push dates, pull requests, close dates and authors. A copy computing health from what
+    // it holds would find them unknown or none.
+    assert.ok(typeof value('last_commit_days') === 'number' && (value('last_commit_days') as number) <= 3, key);
+    assert.ok((value('total_pull_requests_count') as number) >= 5, key);
+    assert.ok((value('open_pull_requests_count') as number) >= 3, key);
+    buckets.push(theirs.bucket as string);
+    const metrics = theirs.metrics as { time_to_close_days: { closed_issues: number }; issue_authors_365_days: number };
+    assert.ok(metrics.time_to_close_days.closed_issues >= 2, key);
+    assert.ok(metrics.issue_authors_365_days >= 1, key);
+  }
+  // They lift a project out of `unhealthy`, where a copy computing health without them leaves it: the lists that read
+  // the stored health would differ. The filter, the ranking (both ways) and the facet:
+  assert.ok(
+    buckets.some((bucket) => bucket !== 'unhealthy'),
+    buckets.join(),
+  );
+  const urls = [
+    ...['healthy', 'needs_attention', 'unhealthy'].map(
+      (bucket) => `/api/v0/projects/?limit=100&health_bucket=${bucket}`,
+    ),
+    '/api/v0/projects/?limit=100&ordering=health_score',
+    '/api/v0/projects/?limit=100&ordering=-health_score',
+    '/api/v0/projects/?limit=1&group_by=health_bucket',
+  ];
+  for (const url of urls) assert.deepEqual(await body(target, url), await body(source, url), url);
+});
+
+test("the copy's own dumps are the source's: each issue's labels and assignees map back exactly", async () => {
+  await buildNow(target);
+  const mine = new Map((await manifestOf(target)).map((item) => [item.resource, item]));
+  for (const item of await manifestOf(source))
+    assert.equal(mine.get(item.resource)?.sha256, item.sha256, `${item.resource}: the same lines`);
+  const issues = (await manifestOf(source)).find((item) => item.resource === 'issues')!;
+  const extras = (await downloadDump(source, issues)).lines.map(
+    (line) => (JSON.parse(line) as { extra: { labels: string[]; assignees: string[] } }).extra,
+  );
+  assert.ok(
+    extras.some((extra) => extra.assignees.includes(UNPUBLISHED)),
+    'an assignee the source does not publish',
+  );
+  assert.ok(extras.some((extra) => extra.labels.length > 1));
 });

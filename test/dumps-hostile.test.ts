@@ -42,6 +42,10 @@ interface Listener {
   membersItem?: Record<string, unknown> | undefined;
   /** The manifest as dumps of format 1 wrote it: no `format`, no `extra_fields`. */
   formatOne?: boolean;
+  /** The `extra_fields` of some items instead of those the import reads (a source of an earlier format 2). */
+  extraFields?: Record<string, string[]> | undefined;
+  /** The lines of some files instead of the usual ones (none but the organization's). */
+  lines?: Record<string, string[]> | undefined;
   close(): Promise<void>;
 }
 
@@ -55,6 +59,10 @@ const files = new Map(
   RESOURCES.map((resource) => [resource, dumpFile(resource === 'organizations' ? [ORGANIZATION] : [])]),
 );
 const members = files.get('members')!;
+const fileOf = (self: Listener, resource: string) => {
+  const lines = self.lines?.[resource];
+  return lines ? dumpFile(lines) : files.get(resource);
+};
 
 async function listen(handler: (listener: Listener) => Handler): Promise<Listener> {
   const listener = { requests: [] } as unknown as Listener;
@@ -79,11 +87,11 @@ const standIn =
     if (request.headers['x-api-key'] !== KEY) return void response.writeHead(401).end('{}');
     if (request.url === '/api/v0/dumps/') {
       const items = RESOURCES.map((resource) => {
-        const { records, bytes, sha256 } = files.get(resource)!;
+        const { records, bytes, sha256 } = fileOf(self, resource)!;
         const item = { resource, url: `/api/v0/dumps/${resource}.ndjson.gz`, records, bytes, sha256 };
         return {
           ...item,
-          ...(self.formatOne ? {} : { extra_fields: REQUIRED_EXTRAS[resource] ?? [] }),
+          ...(self.formatOne ? {} : { extra_fields: self.extraFields?.[resource] ?? REQUIRED_EXTRAS[resource] ?? [] }),
           data_version: 1,
           created_at: '2026-01-01T00:00:00Z',
           ...(resource === 'members' ? self.membersItem : {}),
@@ -95,7 +103,7 @@ const standIn =
     // (any path ending so: a redirect's target too)
     if (self.members && request.url?.endsWith('/members.ndjson.gz')) return self.members(request, response);
     const resource = /^\/api\/v0\/dumps\/([a-z-]+)\.ndjson\.gz$/.exec(request.url ?? '')?.[1];
-    const file = resource === undefined ? undefined : files.get(resource);
+    const file = resource === undefined ? undefined : fileOf(self, resource);
     if (!file) return void response.writeHead(404).end('{}');
     response.writeHead(200, { 'content-type': 'application/gzip' }).end(file.body);
   };
@@ -263,6 +271,110 @@ test('dumps without the stored fields filters read (format 1): refused, naming t
     source.formatOne = false;
   }
   await assertNothingWritten();
+});
+
+test('dumps of format 2 whose issues carry their comment count only: refused, naming labels and assignees', async () => {
+  source.extraFields = { issues: ['comments_count'] };
+  try {
+    const result = await importWith(undefined);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /lack stored fields that filters, the search or orderings read \(issues: labels, assignees\).*\(dumps format 2\)/,
+    );
+  } finally {
+    source.extraFields = undefined;
+  }
+  await assertNothingWritten();
+});
+
+test('dumps of format 2 whose projects lack their stored health, or a line without it: refused, nothing written', async () => {
+  source.extraFields = { projects: ['repository_paths'] };
+  try {
+    const result = await importWith(undefined);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /lack stored fields that filters, the search or orderings read \(projects: health\)/);
+  } finally {
+    source.extraFields = undefined;
+  }
+  await assertNothingWritten();
+  const project = (key: string, extra: Record<string, unknown>) =>
+    JSON.stringify({
+      params: { project_id: key },
+      record: {
+        key,
+        name: key,
+        level: 'other',
+        type: 'tool',
+        description: '',
+        created_at: '2020-01-01T00:00:00Z',
+        updated_at: '2020-01-01T00:00:00Z',
+      },
+      extra: { repository_paths: [], ...extra },
+    });
+  source.lines = { projects: [project('tool', { health: null }), project('kit', {})] };
+  try {
+    const result = await importWith(undefined);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /1 of 2 projects lack their stored health \(extra\.health\)/);
+  } finally {
+    source.lines = undefined;
+  }
+  await assertNothingWritten();
+});
+
+test('an issue naming a label its repository lacks, or without its labels: refused, saying so, nothing written', async () => {
+  const inRepository = { organization_id: 'acme', repository_id: 'tool' };
+  const dates = { created_at: '2020-01-01T00:00:00Z', updated_at: '2020-01-01T00:00:00Z' };
+  const issue = (extra: Record<string, unknown>) =>
+    JSON.stringify({
+      params: { ...inRepository, issue_id: 1 },
+      record: { title: 'One', state: 'open', body: '', url: '', ...dates },
+      extra: { comments_count: 0, ...extra },
+    });
+  const base = {
+    repositories: [
+      JSON.stringify({
+        params: inRepository,
+        record: {
+          name: 'tool',
+          description: '',
+          commits_count: 0,
+          contributors_count: 0,
+          forks_count: 0,
+          stars_count: 0,
+          open_issues_count: 0,
+          ...dates,
+        },
+        extra: { language: '', is_archived: false, is_fork: false },
+      }),
+    ],
+    labels: [
+      JSON.stringify({
+        params: inRepository,
+        record: { name: 'bug', description: '', color: 'ff0000' },
+        extra: { nest_created_at: dates.created_at, nest_updated_at: dates.updated_at },
+      }),
+    ],
+  };
+  try {
+    for (const [extra, message] of [
+      [
+        { labels: ['bug', 'Bug'], assignees: ['ghost'] },
+        /1 of 2 labels of issues are not names of labels of the issue's repository/,
+      ],
+      [{ assignees: [] }, /1 of 1 labels of issues are not names of labels/],
+      [{ labels: [], assignees: 'ghost' }, /1 of 1 assignees of issues are not logins/],
+    ] as const) {
+      source.lines = { ...base, issues: [issue(extra)] };
+      const result = await importWith(undefined);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, message);
+      await assertNothingWritten();
+    }
+  } finally {
+    source.lines = undefined;
+  }
 });
 
 test('the same stand-in, not hostile, a redirect on its own origin followed: imported (the checks above hold)', async () => {

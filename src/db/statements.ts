@@ -26,7 +26,7 @@ export function itemColumns(item: TObject): RawBuilder<unknown>[] {
 }
 
 const ISO_MILLIS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
-const ISO_MICROS = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+export const ISO_MICROS = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
 
 /**
  * Stored fields as a dump's `extra` carries them (dumps/dump-source.ts): each property of `fields`, read from the
@@ -47,4 +47,21 @@ export function storedColumns(fields: TObject, prefix: string): RawBuilder<unkno
 function isDateTime(schema: TSchema): boolean {
   if (schema.format === 'date-time') return true;
   return Array.isArray(schema.anyOf) && (schema.anyOf as TSchema[]).some(isDateTime);
+}
+
+/**
+ * A jsonb value as compact JSON text (no blanks, as JSON.stringify writes it; jsonb's own text has them), for a dump's
+ * `extra` field holding an object: nested up to `depth` levels of objects and arrays, below which jsonb's text is kept.
+ */
+export function compactJson(value: RawBuilder<unknown>, depth: number): RawBuilder<string> {
+  if (depth === 0) return sql<string>`${value}::text`;
+  const k = sql.raw(`k${depth}`);
+  const a = sql.raw(`a${depth}`);
+  return sql<string>`CASE jsonb_typeof(${value})
+    WHEN 'object' THEN (SELECT '{' || coalesce(string_agg(to_json(${k}.key)::text || ':' ||
+      ${compactJson(sql`${k}.value`, depth - 1)}, ',' ORDER BY ${k}.n), '') || '}'
+      FROM jsonb_each(${value}) WITH ORDINALITY AS ${k}(key, value, n))
+    WHEN 'array' THEN (SELECT '[' || coalesce(string_agg(${compactJson(sql`${a}.value`, depth - 1)}, ',' ORDER BY ${a}.n),
+      '') || ']' FROM jsonb_array_elements(${value}) WITH ORDINALITY AS ${a}(value, n))
+    ELSE ${value}::text END`;
 }

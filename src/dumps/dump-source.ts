@@ -21,6 +21,11 @@ export interface DumpSource {
    * microsecond (an ordering's ties). The manifest lists their names (`extra_fields`).
    */
   extra?: TObject;
+  /**
+   * The extra fields that are no column of the key's table, each as an expression over the rows' tables (an issue's
+   * labels and assignees, read from its link tables): their tables count among those the dump reads (tablesRead).
+   */
+  extraComputed?: Record<string, RawBuilder<unknown>>;
   /** The names of each line's `params`, in the order of the detail's path. */
   params: readonly string[];
   /** The records: their fields by name, each param as `__p_<name>`; read in the order of `key`. */

@@ -21,15 +21,20 @@ export interface BatchRange {
   limit?: number;
 }
 
+/** The dump's rows with the key (`__k`) and each extra field (`__x_<name>`): a column of the key's table, or computed. */
+async function rowsOf(db: Db, source: DumpSource) {
+  const table = source.key.split('.')[0]!;
+  const extra = source.extra ? Object.keys(source.extra.properties) : [];
+  return (await source.rows(db)).select([
+    sql.ref(source.key).as('__k'),
+    ...extra.map((name) => (source.extraComputed?.[name] ?? sql.ref(`${table}.${name}`)).as(`__x_${name}`)),
+  ]);
+}
+
 /** The statement of one batch: its records in the order of the key, rendered as NDJSON by the database. */
 export async function batchQuery(db: Db, source: DumpSource, range: BatchRange) {
   const key = sql.ref(source.key);
-  const table = source.key.split('.')[0]!;
-  const extra = source.extra ? Object.keys(source.extra.properties) : [];
-  let rows = (await source.rows(db)).select([
-    key.as('__k'),
-    ...extra.map((name) => sql.ref(`${table}.${name}`).as(`__x_${name}`)),
-  ]);
+  let rows = await rowsOf(db, source);
   if (range.after !== undefined) rows = rows.where(key, '>', range.after);
   if (range.upTo !== undefined) rows = rows.where(key, '<=', range.upTo);
   rows = rows.orderBy(key);
@@ -81,7 +86,7 @@ export async function tablesRead(db: Db, source: DumpSource): Promise<string[]> 
     'lateral',
     ...[...withText.matchAll(/(\w+) AS (?:NOT )?MATERIALIZED/gi)].map((m) => m[1]!.toLowerCase()),
   ]);
-  const tables = tablesOf(`${withText} ${(await source.rows(db)).compile().sql}`);
+  const tables = tablesOf(`${withText} ${(await rowsOf(db, source)).compile().sql}`);
   return tables.filter((table) => !defined.has(table)).sort();
 }
 

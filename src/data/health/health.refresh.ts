@@ -47,10 +47,10 @@ function inputsOf(row: ProjectInputsRow): HealthInputs {
 }
 
 /**
- * In the caller's transaction, which holds the write lock (an import's, a sync's). `history: false`: leave the
- * history as it is (a seeding from dumps brings the source's).
+ * In the caller's transaction, which holds the write lock (an import's, a sync's). Not after a seeding from dumps,
+ * which brings the source's health and history (data/import/dumps/).
  */
-export async function updateHealth(db: Db, now: Date, { history = true } = {}): Promise<HealthReport> {
+export async function updateHealth(db: Db, now: Date): Promise<HealthReport> {
   const started = performance.now();
   const inputs = await readHealthInputs(db, now);
   const rows = inputs.map((row) => {
@@ -72,7 +72,7 @@ export async function updateHealth(db: Db, now: Date, { history = true } = {}): 
     const version = await bumpDataVersion(db);
     if (version !== before) await setHealthDataVersion(db, changed, version);
   }
-  const points = history ? await writeHealthHistory(db, now) : 0;
+  const points = await writeHealthHistory(db, now);
   if (points > 0 && changed.length === 0) await bumpDataVersion(db);
   return {
     projects: rows.length,

@@ -2,7 +2,7 @@ import { resource } from '../common/resource.ts';
 import { inRepositoryDump } from '../common/dumps.ts';
 import { repositoryOf } from '../repositories/repositories.schemas.ts';
 import { IssueDetail, IssueFilters, IssueItem, IssueParams, IssueStored } from './issues.schemas.ts';
-import { issueRecords, listIssues } from './issues.queries.ts';
+import { ISSUE_LINKS, issueRecords, listIssues } from './issues.queries.ts';
 
 export const issues = resource('issues', 'Issue', {
   description: 'Issues mirrored from GitHub, optionally of one organization, one repository, one state.',
@@ -23,6 +23,7 @@ export const issues = resource('issues', 'Issue', {
     {
       ...inRepositoryDump('issues', IssueDetail, 'issue_id', 'number', (db) => issueRecords.list(db, {})),
       extra: IssueStored,
+      extraComputed: ISSUE_LINKS,
     },
   ],
 });

@@ -64,5 +64,13 @@ export const IssueParams = Type.Object({
   issue_id: Type.Integer({ ...NUMBER_RANGE, description: 'Issue number.' }),
 });
 
-/** What the dump carries besides the detail (common/dumps.ts): the issues list's `has_comments` reads it. */
-export const IssueStored = Type.Object({ comments_count: Type.Integer() });
+/**
+ * What the dump carries besides the detail (common/dumps.ts): the issues list's `has_comments`, `label` and
+ * `is_assigned`, /contribute/ and the health's unassigned issues read them. `labels`: the names of its labels as
+ * stored (each a label of its repository, as on GitHub); `assignees`: the logins of its assignees, published or not.
+ */
+export const IssueStored = Type.Object({
+  comments_count: Type.Integer(),
+  labels: Type.Array(Type.String()),
+  assignees: Type.Array(Type.String()),
+});

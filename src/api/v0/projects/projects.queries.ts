@@ -9,12 +9,27 @@ import { listLeaders } from '../common/leaders.queries.ts';
 import { parseSearch, SEARCH_FIELDS } from '../../../list-filter/filter.parser.ts';
 import { applySearch, SEARCH_COLUMNS } from '../../../list-filter/filter.sql.ts';
 import { columnsOf } from '../common/schemas.ts';
+import { compactJson, ISO_MICROS } from '../../../db/statements.ts';
 import { ProjectItem, type ProjectFilters } from './projects.schemas.ts';
 
 // The contract: lists and details show active projects only; an inactive one is 404 like a missing one.
 function activeProjects(db: Db) {
   return db.selectFrom('projects').where('projects.is_active', '=', true);
 }
+
+/**
+ * The dump's computed extra field (projects.schemas.ts, ProjectStored): the project's stored health, every field the
+ * health detail answers besides the project's own, its time to the microsecond; null when none is computed yet.
+ */
+export const PROJECT_HEALTH_EXTRA = {
+  // Compact JSON (json keeps the text as it is): health → checks → a check → its values.
+  health: sql`(select ${compactJson(
+    sql`jsonb_build_object('score', ph.score, 'bucket', ph.bucket, 'coverage', ph.coverage,
+    'formula', ph.formula, 'computed_at', to_char(ph.computed_at at time zone 'UTC', ${sql.lit(ISO_MICROS)}),
+    'data_version', ph.data_version, 'checks', ph.checks, 'metrics', ph.metrics)`,
+    3,
+  )}::json from project_health ph where ph.project_id = projects.id)`,
+};
 
 /** The orderings of the list: public name → SQL column (listRoute orders and seeks by them). */
 export const PROJECT_ORDERING: OrderingSpec = {

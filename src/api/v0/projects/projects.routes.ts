@@ -2,7 +2,14 @@ import type { Static } from '@sinclair/typebox';
 import { detailOperation, listOperation, resource, type Resource } from '../common/resource.ts';
 import { keyedDump } from '../common/dumps.ts';
 import { ProjectDetail, ProjectFilters, ProjectItem, ProjectParams, ProjectStored } from './projects.schemas.ts';
-import { PROJECT_GROUPS, PROJECT_ORDERING, getProject, listProjects, exampleProject } from './projects.queries.ts';
+import {
+  PROJECT_GROUPS,
+  PROJECT_HEALTH_EXTRA,
+  PROJECT_ORDERING,
+  getProject,
+  listProjects,
+  exampleProject,
+} from './projects.queries.ts';
 import { HealthHistoryFilters, HealthPoint, ProjectHealth } from './project-health.schemas.ts';
 import {
   exampleHealthHistory,
@@ -33,6 +40,7 @@ const project = resource('projects', 'Project', {
     {
       ...keyedDump('projects', ProjectDetail, 'project_id', (db) => listProjects(db, {}), 'project_id'),
       extra: ProjectStored,
+      extraComputed: PROJECT_HEALTH_EXTRA,
     },
     healthHistoryDump,
   ],

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ProjectLevel, ProjectType } from '../../../db/schema.ts';
-import { DateTime, LeaderRef } from '../common/schemas.ts';
+import { DateTime, LeaderRef, Nullable } from '../common/schemas.ts';
 import { MAX_QUERY_LENGTH } from '../../../list-filter/filter.fields.ts';
 import { searchDescription } from '../../../list-filter/filter.docs.ts';
 import { Bucket } from './project-health.schemas.ts';
@@ -61,5 +61,24 @@ export const ProjectParams = Type.Object({
   project_id: Type.String({ maxLength: 200, description: 'The key, with or without the `www-project-` prefix.' }),
 });
 
-/** What the dump carries besides the detail (common/dumps.ts): `q`'s `stars:` reads the project's repositories. */
-export const ProjectStored = Type.Object({ repository_paths: Type.Array(Type.String()) });
+/**
+ * What the dump carries besides the detail (common/dumps.ts): `q`'s `stars:` reads the project's repositories; `health`
+ * is its stored health (null when none is computed yet), which `GET /projects/{key}/health`, `health_bucket`,
+ * `ordering=health_score` and `group_by=health_bucket` read: a copy takes it as it is, since the dumps do not carry
+ * every input of its computation (pull requests, push and close dates; docs/decisions.md).
+ */
+export const ProjectStored = Type.Object({
+  repository_paths: Type.Array(Type.String()),
+  health: Nullable(
+    Type.Object({
+      score: Type.Number(),
+      bucket: Type.String(),
+      coverage: Type.Number(),
+      formula: Type.String(),
+      computed_at: Type.String({ description: 'To the microsecond, UTC.' }),
+      data_version: Type.Integer(),
+      checks: Type.Array(Type.Unknown()),
+      metrics: Type.Record(Type.String(), Type.Unknown()),
+    }),
+  ),
+});

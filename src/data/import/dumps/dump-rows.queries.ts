@@ -97,7 +97,8 @@ const TARGETS: Record<string, Target> = {
     table: 'issues',
     record: `title text, state text, body text, url text, ${RECORD_DATES}`,
     params: 'issue_id int',
-    extra: 'comments_count int',
+    // Its labels and assignees are links, written after the rows (issue-links.queries.ts).
+    extra: 'comments_count int, labels jsonb, assignees jsonb',
     inRepository: true,
     columns: {
       github_id: GITHUB_ID,
@@ -137,7 +138,8 @@ const TARGETS: Record<string, Target> = {
   projects: {
     table: 'projects',
     record: `key text, name text, level text, type text, description text, ${RECORD_DATES}`,
-    extra: 'repository_paths jsonb',
+    // Its stored health is written after the rows (insertProjectHealth).
+    extra: 'repository_paths jsonb, health jsonb',
     columns: {
       is_active: 'true',
       repository_paths: 'x.repository_paths',
@@ -285,6 +287,26 @@ export async function insertLeaders(
     JOIN leaders ON lower(leaders.key) = lower(x.v->>'name')
     ORDER BY e.n, x.n`.execute(db);
   return { leaders: Number(added.numAffectedRows ?? 0), links: Number(links.numAffectedRows ?? 0) };
+}
+
+/**
+ * The stored health of a batch of project lines, whose projects are written already: the source's as it is (its
+ * `extra.health`; null: none computed yet), since the dumps lack inputs of its computation (pull requests, push and
+ * close dates: docs/decisions.md). Returns the lines and those without the field (the import refuses them).
+ */
+export async function insertProjectHealth(db: Db, lines: string): Promise<{ written: number; without: number }> {
+  const written = await sql`
+    INSERT INTO project_health (project_id, score, bucket, coverage, formula, computed_at, data_version, checks, metrics)
+    SELECT g.id, h.score, h.bucket, h.coverage, h.formula, h.computed_at, h.data_version, h.checks, h.metrics
+    FROM jsonb_array_elements(${lines}::jsonb) AS e(v)
+    JOIN projects g ON lower(g.key) = lower(e.v->'params'->>'project_id')
+    CROSS JOIN LATERAL jsonb_to_record(e.v->'extra'->'health') AS h(score float8, bucket text, coverage float8,
+      formula text, computed_at timestamptz, data_version bigint, checks jsonb, metrics jsonb)
+    WHERE jsonb_typeof(e.v->'extra'->'health') = 'object'`.execute(db);
+  const { rows } = await sql<{ without: number }>`
+    SELECT count(*)::int AS without FROM jsonb_array_elements(${lines}::jsonb) AS e(v)
+    WHERE NOT coalesce(e.v->'extra' ? 'health', false)`.execute(db);
+  return { written: Number(written.numAffectedRows ?? 0), without: rows[0]!.without };
 }
 
 /** The releases a batch of `snapshot-releases` lines names count in the snapshots: neither drafts nor pre-releases. */

@@ -10,6 +10,7 @@ import type { OwaspReport, OwaspResource } from '../../owasp/owasp.types.ts';
 import {
   chapterCountries,
   insertLeaders,
+  insertProjectHealth,
   insertRows,
   linesParameter,
   markCountedReleases,
@@ -19,10 +20,14 @@ import {
   setCountryCodes,
   settleReleases,
 } from './dump-rows.queries.ts';
+import { insertIssueLinks } from './issue-links.queries.ts';
 import { readDumpLines, readSourceManifest, type DumpSourceOptions } from './dumps.source.ts';
 
 /** The dump of the releases each snapshot counts: it only marks releases (settleReleases). */
 const COUNTED_RELEASES = 'snapshot-releases';
+
+/** What an issue's labels and assignees must name (issue-links.queries.ts). */
+const LINKED = { labels: "names of labels of the issue's repository", assignees: 'logins' } as const;
 
 export interface DumpsLoaded {
   owasp: OwaspReport;
@@ -32,6 +37,8 @@ export interface DumpsLoaded {
   /** Tombstones (`/api/v0/deleted/`) and the releases the snapshots count, as read. */
   tombstones: number;
   countedReleases: number;
+  /** The projects whose stored health the projects dump carried (written as the source's). */
+  healthRows: number;
 }
 
 export async function loadDumps(
@@ -66,6 +73,7 @@ export async function loadDumps(
   const counts = new Map<string, ResourceCounts>();
   const leaders = { leaders: 0, links: 0 };
   let countedReleases = 0;
+  let healthRows = 0;
   for (const resource of wanted) {
     const item = byResource.get(resource)!;
     let read = 0;
@@ -81,6 +89,26 @@ export async function loadDumps(
           undefined,
           `${batch.length - written} of ${batch.length} records name a repository or release that the other dumps do not hold`,
         );
+      if (resource === 'issues') {
+        const links = await insertIssueLinks(trx, lines);
+        for (const [kind, { named, written: linked }] of Object.entries(links))
+          if (linked !== named)
+            throw new ImportError(
+              `${resource}.ndjson.gz`,
+              undefined,
+              `${named - linked} of ${named} ${kind} of issues are not ${LINKED[kind as keyof typeof links]}`,
+            );
+      }
+      if (resource === 'projects') {
+        const health = await insertProjectHealth(trx, lines);
+        if (health.without > 0)
+          throw new ImportError(
+            `${resource}.ndjson.gz`,
+            undefined,
+            `${health.without} of ${batch.length} projects lack their stored health (extra.health)`,
+          );
+        healthRows += health.written;
+      }
       if (resource === 'chapters' || resource === 'projects') {
         const added = await insertLeaders(trx, resource, lines);
         leaders.leaders += added.leaders;
@@ -122,5 +150,6 @@ export async function loadDumps(
     source: { url: manifest.url, dataVersion: Math.max(...manifest.items.map((item) => item.data_version)) },
     tombstones: counted('deleted').total,
     countedReleases,
+    healthRows,
   };
 }
