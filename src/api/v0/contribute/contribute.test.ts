@@ -565,3 +565,44 @@ test("contribute: the database's beginner rule (migration 0019) is BEGINNER_LABE
     names.filter((n) => BEGINNER.has(key(n))),
   );
 });
+
+test('contribute: with more repositories than are sorted (FEW_REPOSITORIES), the walk in creation order answers alike', async () => {
+  const db = api.t.database.db;
+  const written = async () => t.app.shared.watcher.set(await bumpDataVersion(db));
+  const few = await titles(`${CONTRIBUTE}?limit=7`);
+  assert.deepEqual(
+    few,
+    expected().map((r) => r.m.title),
+  );
+  // 600 more repositories (no issues) named by an active project: the list's repositories pass 500.
+  const alpha = await db
+    .selectFrom('projects')
+    .where('key', '=', 'alpha')
+    .select(['id', 'repository_paths'])
+    .executeTakeFirstOrThrow();
+  const paths = alpha.repository_paths as unknown;
+  const kept = (typeof paths === 'string' ? JSON.parse(paths) : paths) as string[];
+  await sql`insert into repositories (github_id, owner_login, name, topics, created_at, updated_at)
+    select 9000000 + i, 'OWASP', 'walk-' || i, '[]', ${day(1)}, ${day(1)} from generate_series(1, 600) as i`.execute(
+    db,
+  );
+  const more = [...kept, ...Array.from({ length: 600 }, (_, i) => `owasp/walk-${i + 1}`)];
+  await db
+    .updateTable('projects')
+    .set({ repository_paths: JSON.stringify(more) })
+    .where('id', '=', alpha.id)
+    .execute();
+  await written();
+  try {
+    assert.deepEqual(await titles(`${CONTRIBUTE}?limit=7`), few);
+    assert.equal((await get(`${CONTRIBUTE}?limit=100`)).json().count, few.length);
+  } finally {
+    await db
+      .updateTable('projects')
+      .set({ repository_paths: JSON.stringify(kept) })
+      .where('id', '=', alpha.id)
+      .execute();
+    await db.deleteFrom('repositories').where('name', 'like', 'walk-%').execute();
+    await written();
+  }
+});
