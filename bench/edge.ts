@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort, startServer, waitFor200 } from '../test/process.ts';
 import { startVarnish, varnishMissing } from '../test/varnish-server.ts';
+import { cpuMicros } from './cpu.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -29,9 +30,6 @@ const TRACE_LENGTH = Number(process.env.TRACE ?? 50_000);
 const ZIPF_S = Number(process.env.ZIPF_S ?? 1);
 const WRITES = Number(process.env.WRITES ?? 20);
 const WRITE_EVERY_MS = Number(process.env.WRITE_EVERY_MS ?? 500);
-
-/** The kernel's clock ticks per second, the unit of /proc/PID/stat's CPU times (getconf CLK_TCK: 100 on Linux). */
-const CLOCK_TICKS = 100;
 
 const load = () =>
   os
@@ -132,18 +130,6 @@ async function processTree(root: number): Promise<number[]> {
   const found = [root];
   for (let i = 0; i < found.length; i++) found.push(...(children.get(found[i]!) ?? []));
   return found;
-}
-
-/** CPU seconds (user and system, all threads) the processes have used so far. */
-async function cpuSeconds(pids: number[]): Promise<number> {
-  let ticks = 0;
-  for (const pid of pids) {
-    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    if (stat === '') continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]); // utime and stime, fields 14 and 15 of proc(5)
-  }
-  return ticks / CLOCK_TICKS;
 }
 
 /** Every thread of the processes may run only on the cores `cpus` names (taskset -a). */
@@ -250,21 +236,21 @@ async function main() {
     const edgePids = [...(await processTree(varnishPid)), ...originPids];
     await pin(originPids, '1');
     await wrk(origin, script, 2, '0');
-    let cpu0 = await cpuSeconds(originPids);
+    let cpu0 = await cpuMicros(originPids);
     const alonePinned = await wrk(origin, script, DURATION_S, '0');
-    const aloneCpu = (await cpuSeconds(originPids)) - cpu0;
+    const aloneCpu = (await cpuMicros(originPids)) - cpu0;
     const aloneRequests = alonePinned.rps * DURATION_S;
     await pin(edgePids, '1');
-    cpu0 = await cpuSeconds(edgePids);
+    cpu0 = await cpuMicros(edgePids);
     const edgePinned = await wrk(edge.url, script, DURATION_S, '0');
-    const edgeCpu = (await cpuSeconds(edgePids)) - cpu0;
+    const edgeCpu = (await cpuMicros(edgePids)) - cpu0;
     const edgeRequests = edgePinned.rps * DURATION_S;
     await pin(edgePids, '0,1');
     const pinned = {
       alone: alonePinned.rps,
       edge: edgePinned.rps,
-      aloneUs: (aloneCpu / aloneRequests) * 1e6,
-      edgeUs: (edgeCpu / edgeRequests) * 1e6,
+      aloneUs: aloneCpu / aloneRequests,
+      edgeUs: edgeCpu / edgeRequests,
       non2xx: alonePinned.non2xx + edgePinned.non2xx,
     };
     console.log('one core for the server side, wrk on the other:', pinned);
