@@ -68,6 +68,7 @@ export async function createTestDb(
   const name = `cds_test_${crypto.randomBytes(6).toString('hex')}`;
   const template = migrate ? await serverTemplate(options.importBundled ? 'bundled' : 'migrated') : undefined;
   await adminQuery(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+  await adminQuery(NO_COMMIT_WAIT(name));
   // Reads as named prepared statements, as the server opens its serving pools (DATABASE_PREPARED_STATEMENTS).
   const database = await openDatabase({
     databaseUrl: databaseUrl(name),
@@ -112,6 +113,16 @@ export async function seedDataDir(dataDir: string, kind: Template = 'migrated'):
     throw new Error(`tar could not unpack the test template: ${untar.error?.message ?? untar.stderr}`);
 }
 
+/**
+ * A test database on the server commits without waiting for its WAL to reach the disk (`synchronous_commit = off`, set
+ * on the database, so that every session of it has it: the tests' pools, and the servers and commands they start with
+ * its address). What a commit makes visible is the same; only a crash of the PostgreSQL server could lose the last
+ * commits, and no test crashes the shared server (those that stop one start their own). On this machine a commit
+ * waited ~1.6 ms for the disk (500 single-row inserts: 1.27 s against 0.47 s), and the PostgreSQL pass commits
+ * tens of thousands of times. (A copy made with TEMPLATE does not inherit the setting: each database gets it.)
+ */
+const NO_COMMIT_WAIT = (name: string) => `ALTER DATABASE ${name} SET synchronous_commit = off`;
+
 function databaseUrl(name: string): string {
   const url = new URL(serverUrl!);
   url.pathname = `/${name}`;
@@ -147,6 +158,7 @@ async function buildServerTemplate(name: string, kind: Template): Promise<string
   if (await exists()) return name;
   const building = `cds_test_${crypto.randomBytes(6).toString('hex')}`;
   await adminQuery(`CREATE DATABASE ${building}`);
+  await adminQuery(NO_COMMIT_WAIT(building));
   try {
     const database = await openDatabase({ databaseUrl: databaseUrl(building), poolSize: 1 });
     try {
