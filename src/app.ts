@@ -38,6 +38,7 @@ import { ResponseCache } from './api/v0/rest/response-cache.ts';
 import type { Timers } from './access/known-keys.ts';
 import { SharedChanges } from './announcements/heard.ts';
 import { memory } from './memory-budget.ts';
+import { keptSchemaCompilers } from './http/schema-compilers.ts';
 import type { DataVersionWatcher } from './announcements/data-version.ts';
 import { ChangeHub, type Every as HubEvery } from './changes/change-hub.ts';
 import type { Lookup } from './webhooks/webhook-targets.ts';
@@ -102,6 +103,8 @@ export async function buildApp({
     frameworkErrors: frameworkErrors(config.isProduction),
     clientErrorHandler: clientErrorHandler(config.isProduction),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: true } },
+    // Fastify's own compilers, each schema compiled once per process (http/schema-compilers.ts).
+    schemaController: { compilersFactory: keptSchemaCompilers() },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
