@@ -1,6 +1,7 @@
 // CPU time of processes, read from /proc (Linux): what the benchmarks divide by the requests a run answered.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import pg from 'pg';
 
 /** Clock ticks per second of /proc's times. */
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -24,4 +25,39 @@ export async function cpuMicros(pids: readonly number[]): Promise<number> {
 /** PostgreSQL's processes on this machine (its postmaster and every backend). */
 export function postgresPids(): number[] {
   return spawnSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+}
+
+/**
+ * The CPU time (µs) of each PostgreSQL backend serving the database of `url`, but the connection that asks: the
+ * processes of the pool of whatever is being measured, while only it uses that database. Unlike postgresPids, it
+ * counts no session of another database of the same cluster (another bench, a test run) and no backend that ended
+ * meanwhile (all of those go to the postmaster's cutime).
+ */
+export async function backendMicros(url: string): Promise<Map<number, number>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    const micros = new Map<number, number>();
+    for (const { pid } of rows) {
+      const used = await cpuMicros([pid]);
+      if (used > 0) micros.set(pid, used);
+    }
+    return micros;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The CPU the database's backends used between two readings of backendMicros: a backend that started meanwhile counts
+ * all of its time; one that ended meanwhile is not in the second reading and counts nothing (a pool keeps its
+ * connections open through a measured row).
+ */
+export function backendMicrosBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let used = 0;
+  for (const [pid, micros] of after) used += micros - (before.get(pid) ?? 0);
+  return used;
 }

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { prepareBenchData } from './seed.ts';
-import { cpuMicros, postgresPids } from './cpu.ts';
+import { backendMicros, backendMicrosBetween, cpuMicros, postgresPids } from './cpu.ts';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { captureSql, inline, pgbench } from './pgbench.ts';
 import { PEER_ISSUES_PAGE, startPeer } from './peer.ts';
@@ -87,26 +87,29 @@ interface Row extends LoadResult {
 const ISSUES_PAGE = 'issues list, 100 items';
 
 /**
- * One measured row: the warm-up, then the measured seconds with the CPU time of `pids` (and of PostgreSQL when
- * `database`) read before and after, per request answered.
+ * One measured row: the warm-up, then the measured seconds with the CPU time of `pids` (and of the PostgreSQL backends
+ * serving `database`, its URL, when given) read before and after, per request answered. The backends of the bench's
+ * database only (cpu.ts, backendMicros): the whole cluster's processes also counted every other session of the
+ * shared PostgreSQL (test runs, other benches), which moved our figure and the peer's alike and each row differently.
  */
 async function measured(
   url: string,
   headers: Record<string, string>,
   pids: readonly number[],
-  database: boolean,
+  database: string | undefined,
   request?: LoadRequest,
 ): Promise<LoadResult & { cpu: number; dbCpu?: number }> {
   await runLoad(url, headers, CONNECTIONS, WARMUP, 0, request);
-  const db = database ? postgresPids() : [];
-  const [server0, db0] = [await cpuMicros(pids), await cpuMicros(db)];
+  const db0 = database ? await backendMicros(database) : undefined;
+  const server0 = await cpuMicros(pids);
   const result = await runLoad(url, headers, CONNECTIONS, DURATION, 0, request);
-  const [server1, db1] = [await cpuMicros(pids), await cpuMicros(db)];
+  const server1 = await cpuMicros(pids);
+  const db1 = database ? await backendMicros(database) : undefined;
   const requests = Math.max(1, result.rps * DURATION);
   return {
     ...result,
     cpu: round((server1 - server0) / requests),
-    ...(database ? { dbCpu: round((db1 - db0) / requests) } : {}),
+    ...(db0 && db1 ? { dbCpu: round(backendMicrosBetween(db0, db1) / requests) } : {}),
   };
 }
 
@@ -187,7 +190,7 @@ async function measureService(
         if (check.status !== 200 || text.includes('"isError"'))
           throw new Error(`${endpoint.path}: ${check.status} ${text}`);
         const headers = { 'x-api-key': key, ...(endpoint.request ? MCP_HEADERS : {}) };
-        const result = await measured(url, headers, [server.pid!], 'DATABASE_URL' in env, endpoint.request);
+        const result = await measured(url, headers, [server.pid!], env.DATABASE_URL, endpoint.request);
         const target = `${label}, ${cached ? 'cached' : 'uncached'}`;
         rows.push({
           ...result,
@@ -235,7 +238,7 @@ async function measureCeilings(answers: Map<string, Answer>, rows: Row[]): Promi
       try {
         await waitFor(`http://127.0.0.1:${port}/`);
         const check = await fetch(`http://127.0.0.1:${port}/`);
-        const result = await measured(`http://127.0.0.1:${port}/`, {}, [server.pid!], false);
+        const result = await measured(`http://127.0.0.1:${port}/`, {}, [server.pid!], undefined);
         if (!same) ceilings.set(name, result.rps);
         rows.push({
           ...result,
@@ -357,7 +360,7 @@ async function measurePeer(url: string, rows: Row[]): Promise<void> {
   const peer = await startPeer(url, portOf(950));
   if (!peer) return;
   try {
-    const result = await measured(`${peer.url}${PEER_ISSUES_PAGE}`, {}, [peer.pid], true);
+    const result = await measured(`${peer.url}${PEER_ISSUES_PAGE}`, {}, [peer.pid], url);
     rows.push({ ...result, endpoint: ISSUES_PAGE, target: 'peer: Platformatic DB 2.61, uncached' });
     console.error(`${ISSUES_PAGE} | peer: ${Math.round(result.rps)} req/s`);
   } finally {
@@ -397,8 +400,9 @@ function report(rows: Row[]): string {
       'The ceiling of each endpoint is a bare node:http server sending a constant body of the same size. ' +
       `Timeouts: requests not answered within the load generator's timeout (${tool === 'wrk' ? '2' : '10'} s); non-2xx: answers with another status, or connection errors.`,
     '',
-    "CPU: µs per request of the server process (for PGlite it holds the database too) and of all of PostgreSQL's " +
-      'processes, over the measured seconds. Headers: the fields of the answer but Date, Connection and Keep-Alive.',
+    'CPU: µs per request of the server process (for PGlite it holds the database too) and of the PostgreSQL backends ' +
+      "serving the bench's database (pgbench: all of PostgreSQL's processes, its connection ends with the run), over " +
+      'the measured seconds. Headers: the fields of the answer but Date, Connection and Keep-Alive.',
     '',
     '| endpoint | target | req/s | p50 ms | p99 ms | ratio to ceiling | server CPU µs/req | PostgreSQL CPU µs/req | headers | non-2xx | timeouts |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -233,3 +233,45 @@ test('the incremental read (updated_after/updated_before, ordering by updated_at
   assert.deepEqual(failures, [], `${failures.length} of ${checked} windowed list queries`);
   assert.ok(checked >= 40, `${checked} windowed list queries checked`);
 });
+
+// Issue 46: a page with no filter value is sent with its limit and offset written in (pagination.ts): a statement of
+// no parameter, whose one plan PostgreSQL keeps. With `LIMIT $1` its plan cache never kept the generic plan and planned
+// the statement again at every execution. Pages with filter values keep their values (and the limit) as parameters.
+test('a page with no filter value is a statement of no parameter, whose plan is kept; filtered pages keep parameters', async () => {
+  const statementOf = async (url: string) => {
+    captured.length = 0;
+    capturing = true;
+    const res = await app.inject({ method: 'GET', url });
+    capturing = false;
+    assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+    const page = captured.find((q) => q.sql.includes('string_agg'));
+    assert.ok(page, `${url}: the page statement was captured`);
+    return page;
+  };
+  for (const list of LISTS) {
+    for (const query of ['limit=100', 'limit=7&page=3', `ordering=${list.fields[0]}&limit=20`]) {
+      const url = `${list.path}?${query}`;
+      const page = await statementOf(url);
+      assert.deepEqual(page.parameters, [], `${url}: no parameter`);
+      // Prepared and executed more than the five custom plans PostgreSQL tries first, on one connection.
+      const generic = await database.db.connection().execute(async (connection) => {
+        await sql`PREPARE cds_plan_kept AS ${sql.raw(page.sql)}`.execute(connection);
+        try {
+          for (let i = 0; i < 7; i++) await sql`EXECUTE cds_plan_kept`.execute(connection);
+          const { rows } = await sql<{ generic: string | number }>`
+            SELECT generic_plans AS generic FROM pg_prepared_statements WHERE name = 'cds_plan_kept'`.execute(
+            connection,
+          );
+          return Number(rows[0]?.generic ?? 0);
+        } finally {
+          await sql`DEALLOCATE cds_plan_kept`.execute(connection);
+        }
+      });
+      assert.ok(generic > 0, `${url}: PostgreSQL keeps its plan (${generic} executions of the generic plan)`);
+    }
+    const filtered = list.filters.find((f) => Object.keys(f).length > 0)!;
+    const url = `${list.path}?${new URLSearchParams({ ...filtered, limit: '100' }).toString()}`;
+    const page = await statementOf(url);
+    assert.ok(page.parameters.includes(100), `${url}: the limit is a parameter beside the filter's values`);
+  }
+});

@@ -127,14 +127,35 @@ export async function fetchPage(
       skip -= passed * STEP;
     }
   }
+  // A page whose statement would have no other value than its limit and offset (no filter value, no key to start
+  // after) has them written in as literals, a statement of no parameter: PostgreSQL keeps its one plan. With `LIMIT $1`
+  // its plan cache never keeps the generic plan (costed for a tenth of the rows, ten times a custom plan's cost) and
+  // plans the statement again at every execution, named or not: about a third of the issues page's database CPU
+  // (docs/decisions.md, rest-lists). Pages with values keep them as parameters (custom plans, as before): a generic
+  // plan there could be kept for values it does not suit. The offset is under STEP on such pages (boundaries, or the
+  // first pages), which bounds the texts to the limits and offsets of the first pages.
+  const literal = values.length === 0 && startKey === undefined && skip < STEP && !order[0]!.indexOrdered;
   const statement = (limit: number, skip: number, key: Key | undefined) =>
-    pageStatement(db, key === undefined ? query : query.where(after(order, key)), order, columns, geo, limit, skip);
+    pageStatement(
+      db,
+      key === undefined ? query : query.where(after(order, key)),
+      order,
+      columns,
+      geo,
+      limit,
+      skip,
+      literal,
+    );
   const template =
     shape === undefined
       ? undefined
-      : statements.get(`page\u0000${shape}\u0000${startKey ? nullsOf(startKey) : ''}`, values, () =>
-          statement(LIMIT_STAND_IN, SKIP_STAND_IN, startKey && keyStandIn(startKey)).compile(db),
-        );
+      : literal
+        ? statements.get(`page\u0000${shape}\u0000\u0000${limit},${skip}`, values, () =>
+            statement(limit, skip, undefined).compile(db),
+          )
+        : statements.get(`page\u0000${shape}\u0000${startKey ? nullsOf(startKey) : ''}`, values, () =>
+            statement(LIMIT_STAND_IN, SKIP_STAND_IN, startKey && keyStandIn(startKey)).compile(db),
+          );
   const rendered = template
     ? instantiate(template, values, { limit, skip, ...(startKey ? { key: startKey } : {}) })
     : statement(limit, skip, startKey).compile(db);
@@ -174,6 +195,7 @@ function pageStatement(
   geo: GeoColumns | undefined,
   limit: number,
   skip: number,
+  literal: boolean,
 ) {
   const orderBy = (q: ListQuery): ListQuery => {
     let ordered = q;
@@ -194,7 +216,9 @@ function pageStatement(
     for (const [i, term] of order.entries()) sorted = sorted.orderBy(sql.ref(`n.__k${i}`), term.direction);
     return sorted.limit(limit).offset(skip);
   };
-  const keyed = first.indexOrdered ? nearest() : selected(orderBy(start)).limit(limit).offset(skip);
+  // Literals (fetchPage: a statement of no parameter) or parameters.
+  const bound = (n: number) => (literal ? sql.lit(n) : n);
+  const keyed = first.indexOrdered ? nearest() : selected(orderBy(start)).limit(bound(limit)).offset(bound(skip));
   // The last row's key: each term's values gathered as they are and the last of each rendered once (a JSON array
   // rendered for every row of the page, to keep one, cost the database about a seventh of an issues page).
   const lastOf = sql.join(order.map((_, i) => sql`(array_agg(${sql.ref(`t.__k${i}`)}))[count(*)]`));
