@@ -347,6 +347,7 @@ function acceptsJson(accept: string | undefined): boolean {
 
 /** The media type the route's parser takes (its content-type parser is registered for this one type). */
 function isJson(type: string | undefined): boolean {
+  if (type === JSON_TYPE) return true;
   if (type === undefined) return false;
   const semi = type.indexOf(';');
   return (semi === -1 ? type : type.slice(0, semi)).trim().toLowerCase() === JSON_TYPE;
