@@ -642,3 +642,69 @@ test('a kept call is answered before routing: the body and headers the route giv
   assert.ok(!(await wrong.text()).includes('London'));
   assert.equal(await early(), before2);
 });
+
+test('a kept call answered early carries the id it was sent with, of any kind, also once its text is known', async () => {
+  const base = new URL(url).origin;
+  const early = async () => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    return Number(/^cds_mcp_early_answers_total (\d+)$/m.exec(text)?.[1]);
+  };
+  const keyed = { 'x-api-key': key };
+  const args = { resource: 'chapters', id: 'london', fields: ['name', 'country'] };
+  // The official client's order: the arguments' own "id" comes before the message's.
+  const body = (id: string) =>
+    `{"method":"tools/call","params":{"name":"get","arguments":${JSON.stringify(args)}},"jsonrpc":"2.0","id":${id}}`;
+  const first = await (await post(body('1'), keyed)).text();
+  const result = first.slice(first.indexOf(',"result":'));
+  assert.match(result, /OWASP London/);
+  const answered = async (text: string, id: unknown) => {
+    const res = await post(text, keyed);
+    assert.equal(res.status, 200, text);
+    assert.equal(await res.text(), `{"jsonrpc":"2.0","id":${JSON.stringify(id)}${result}`, text);
+  };
+  const before = await early();
+  const ids: [string, unknown][] = [
+    ['2', 2],
+    ['0', 0],
+    ['-17', -17],
+    ['9007199254740991', 9007199254740991],
+    ['"2"', '2'],
+    ['""', ''],
+    ['"é ☃ 😀 \u2028 <tag> & \'quoted\' {\\"id\\":3}"', 'é ☃ 😀 \u2028 <tag> & \'quoted\' {"id":3}'],
+    ['"' + 'x'.repeat(200) + '"', 'x'.repeat(200)],
+    // Not plain tokens: read in full, answered the same.
+    ['-0', 0],
+    ['1e0', 1],
+    ['"tab\\t"', 'tab\t'],
+    ['"\\u00e9"', 'é'],
+  ];
+  for (const [text, id] of ids) await answered(body(text), id);
+  assert.equal(await early(), before + ids.length, 'each answered early');
+
+  // Ids the route refuses are refused, whatever text came before: never the kept answer.
+  for (const id of ['null', '1.5', '9007199254740992', '"' + 'x'.repeat(201) + '"', 'true', '{"a":1}', '[1]']) {
+    const res = await post(body(id), keyed);
+    assert.equal(res.status, 400, id);
+    const answer = (await res.json()) as Rpc & { id: unknown };
+    assert.equal(answer.error.code, -32600, id);
+    assert.equal(answer.id, null);
+  }
+  // A message with two ids is the last one's (JSON.parse's rule), its first one changed or not.
+  const twice = (id: string) => body(id).replace('"jsonrpc":"2.0"', '"id":"first","jsonrpc":"2.0"');
+  await answered(twice('"last"'), 'last');
+  await answered(twice('"last"').replace('"first"', '"other"'), 'last');
+  await answered(twice('3').replace('"first"', '4'), 3);
+  // The same text around another record's id is that record's call, never the kept answer of the first.
+  await answered(body('5'), 5);
+  await answered(body('5'), 5);
+  const other = await (await post(body('5').replace('"london"', '"mcp-kept"'), keyed)).json();
+  assert.equal((other as { id: number }).id, 5);
+  assert.doesNotMatch(JSON.stringify(other), /OWASP London/);
+  // The same text with blanks around its id, or its id's place moved: the same answers.
+  await answered(body(' 6 ').replace('"id": 6 ', '"id" :  6\n'), 6);
+  await answered(body('7').replace(/,"jsonrpc":"2.0","id":7}$/, ',"id":7,"jsonrpc":"2.0"}'), 7);
+  // Without a valid key, a known text is 401 and nothing of the answer.
+  const refused = await post(body('8'), { 'x-api-key': 'cds_not_a_key' });
+  assert.equal(refused.status, 401);
+  assert.doesNotMatch(await refused.text(), /London/);
+});

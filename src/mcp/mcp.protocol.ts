@@ -90,6 +90,21 @@ export function resultBody(id: Id, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
 }
 
+const ANSWER_START = Buffer.from('{"jsonrpc":"2.0","id":');
+
+/**
+ * The answer to a request whose result was kept: `idJson` is its id as JSON.stringify writes it, `end` the kept bytes
+ * from `,"result":` to the message's last `}` (mcp.results.ts). The same bytes as `resultBody`.
+ */
+export function answerBytes(idJson: string, end: Buffer): Buffer {
+  const idLength = Buffer.byteLength(idJson);
+  const bytes = Buffer.allocUnsafe(ANSWER_START.length + idLength + end.length);
+  ANSWER_START.copy(bytes, 0);
+  bytes.write(idJson, ANSWER_START.length);
+  end.copy(bytes, ANSWER_START.length + idLength);
+  return bytes;
+}
+
 export function errorBody(id: Id, code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
 }

@@ -10,9 +10,13 @@ const MAX_ENTRIES = 5_000;
 /** A call whose arguments are longer than this is not kept (a key is the arguments' text). */
 const MAX_KEY_LENGTH = 1_000;
 
-/** Bounded by entries and by the bytes of the MCP share of the memory budget (memory-budget.ts), least recently used out. */
+/**
+ * Bounded by entries and by the bytes of the MCP share of the memory budget (memory-budget.ts), least recently used out.
+ * A result is kept as the bytes of the answer's end, `,"result":…}`: an answer is its start, its request's id, and these
+ * (`answerBytes`), so that a kept call is answered without a result's text made again for each request.
+ */
 export class ToolResults {
-  private readonly entries: BoundedMap<string>;
+  private readonly entries: BoundedMap<Buffer>;
 
   constructor(
     private readonly watcher: DataVersionWatcher,
@@ -40,13 +44,14 @@ export class ToolResults {
     return this.entries.has(key);
   }
 
-  /** The JSON text of a kept result. */
-  get(key: string): string | undefined {
+  /** The end of the answer of a kept result: `,"result":` and its JSON text, then the message's `}` (`answerBytes`). */
+  get(key: string): Buffer | undefined {
     return this.entries.get(key);
   }
 
   set(key: string, result: string, version: number): void {
     if (version !== this.watcher.version || version === -1) return;
-    this.entries.set(key, result, bytesOf(result));
+    const end = Buffer.from(`,"result":${result}}`);
+    this.entries.set(key, end, bytesOf(end));
   }
 }

@@ -9,7 +9,15 @@ import { keyExpirationHeader } from '../access/authenticate.ts';
 import { negotiate } from '../http/negotiate.ts';
 import { NotAcceptableError } from '../errors.ts';
 import { createMethods } from './mcp.methods.ts';
-import { checkVersionHeader, errorBody, readMessage, RequestError, resultBody, type Message } from './mcp.protocol.ts';
+import {
+  answerBytes,
+  checkVersionHeader,
+  errorBody,
+  readMessage,
+  RequestError,
+  resultBody,
+  type Message,
+} from './mcp.protocol.ts';
 import { restFor, type Rest } from './mcp.rest.ts';
 import type { ToolResults } from './mcp.results.ts';
 import { takeEarlyBody } from './mcp.early.ts';
@@ -87,7 +95,7 @@ export function mcpRoutes(app: FastifyInstance, { gate, results }: McpOptions): 
         // Read again: counting may have noticed a change of the data, which empties them (the call is then made, and its
         // REST request counted too: a second count only when the data changes in between).
         const kept = results.get(key);
-        if (kept !== undefined) return resultBody(message.id, kept);
+        if (kept !== undefined) return answerBytes(JSON.stringify(message.id), kept);
       }
       let counted = false;
       const rest = restFor(app, request, reply);
