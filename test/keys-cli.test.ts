@@ -11,26 +11,28 @@ import { authenticateApiKey } from '../src/api-keys/api-keys.service.ts';
 import { revokePublishedKeys } from '../src/api-keys/leaks.ts';
 import pino from 'pino';
 import { createTestDb, EMBEDDED, seedDataDir, type TestDatabase } from './helpers.ts';
-import { runCli } from './process.ts';
+import { runCli as runCliOn } from './process.ts';
+import type { Database, Db } from '../src/db/index.ts';
 
 let tmp: string;
 let database: TestDatabase | undefined;
 let env: Record<string, string | undefined>;
+/**
+ * The one open database of the file: the commands run on it (as on the admin channel, CliOptions.database) and the
+ * checks read it. Each command opening the data folder again cost ~0.4 s of CPU on the embedded database; how a
+ * command opens and closes its own is tested with processes (test/cli.test.ts, test/admin-channel.test.ts).
+ */
+let open: Database;
 
-async function withDb<T>(work: (db: import('../src/db/index.ts').Db) => Promise<T>): Promise<T> {
-  const opened = database ? undefined : await openDatabase({ ...EMBEDDED, dataDir: pgliteDir(env.DATA_DIR!) });
-  try {
-    return await work(database ? database.db : opened!.db);
-  } finally {
-    await opened?.close();
-  }
-}
+const runCli = (args: string[], vars: Record<string, string | undefined>) => runCliOn(args, vars, { database: open });
+const withDb = <T>(work: (db: Db) => Promise<T>): Promise<T> => work(open.db);
 
 before(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-keys-'));
   if (process.env.DATABASE_URL) database = await createTestDb();
   env = { DATA_DIR: tmp, DATABASE_URL: database?.url };
   await seedDataDir(tmp);
+  open = database ?? (await openDatabase({ ...EMBEDDED, dataDir: pgliteDir(tmp) }));
   await withDb(async (db) => {
     await migrateToLatest(db);
     await upsertLocalUser(db, 'operator-user');
@@ -38,6 +40,7 @@ before(async () => {
   });
 });
 after(async () => {
+  if (!database) await open?.close();
   await database?.drop();
   await fs.rm(tmp, { recursive: true, force: true });
 });

@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli as runCliHere } from '../src/cli/run.ts';
+import type { Database } from '../src/db/index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -49,12 +50,18 @@ export const SERVER_ARGS: readonly string[] = BUILD
  * process start per command. What only a process shows (the binary, `.env` of its directory, signals, the
  * lock between processes) is tested with runCliProcess and the other helpers below.
  */
-export async function runCli(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  /** `database`: an open database of the test for the command, instead of one it opens (CliOptions.database). */
+  options: { database?: Database | undefined } = {},
+): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCliHere(args, {
     env: childEnv(env),
     output: { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) },
+    ...(options.database ? { database: options.database } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -8,20 +8,17 @@ import { openDatabase, pgliteDir, type Db } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 import { createTestDb, EMBEDDED, seedDataDir, type TestDatabase } from './helpers.ts';
-import { runCli } from './process.ts';
+import { runCli as runCliOn } from './process.ts';
+import type { Database } from '../src/db/index.ts';
 
 let tmp: string;
 let database: TestDatabase | undefined;
 let env: Record<string, string | undefined>;
+/** The one open database of the file, for the commands and the checks (as in test/keys-cli.test.ts, which says why). */
+let open: Database;
 
-async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
-  const opened = database ? undefined : await openDatabase({ ...EMBEDDED, dataDir: pgliteDir(env.DATA_DIR!) });
-  try {
-    return await work(database ? database.db : opened!.db);
-  } finally {
-    await opened?.close();
-  }
-}
+const runCli = (args: string[], vars: Record<string, string | undefined>) => runCliOn(args, vars, { database: open });
+const withDb = <T>(work: (db: Db) => Promise<T>): Promise<T> => work(open.db);
 
 const count = () =>
   withDb(
@@ -39,12 +36,14 @@ before(async () => {
     WEBHOOKS_PER_USER: '2',
   };
   await seedDataDir(tmp);
+  open = database ?? (await openDatabase({ ...EMBEDDED, dataDir: pgliteDir(tmp) }));
   await withDb(async (db) => {
     await migrateToLatest(db);
     await upsertLocalUser(db, 'hook-operator');
   });
 });
 after(async () => {
+  if (!database) await open?.close();
   await database?.drop();
   await fs.rm(tmp, { recursive: true, force: true });
 });

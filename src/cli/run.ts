@@ -3,6 +3,7 @@
 // read then). Help, the configuration, the admin channel of a server running on the embedded database, else the
 // command on a database it opens itself (commands/execute.ts).
 import { loadConfig } from '../config.ts';
+import type { Database } from '../db/index.ts';
 import { withWebhookSecretsKey } from '../webhooks/secrets-key.ts';
 import { USAGE } from '../commands/usage.ts';
 import { executeCommand } from '../commands/execute.ts';
@@ -20,12 +21,18 @@ export interface CliOptions {
   beforeConfig?: () => void;
   /** Where stdout and stderr go; default: the process's own (and progress bars when they are terminals). */
   output?: { stdout(text: string): void; stderr(text: string): void };
+  /**
+   * An open database for the command, used as the admin channel's commands use the server's (and left open),
+   * instead of one it opens and closes itself: the tests' in-process commands, many to a data folder. Needs `output`.
+   */
+  database?: Database;
 }
 
 /** Runs the command line and returns its exit code: 0 success, 1 failure, 2 usage error. */
 export function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
   const run = () => cli([...argv], options);
-  return options.output ? runInContext(options.output, run) : run();
+  const { output, database } = options;
+  return output ? runInContext(database ? { ...output, database } : output, run) : run();
 }
 
 async function cli(argv: string[], options: CliOptions): Promise<number> {
