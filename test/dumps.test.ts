@@ -7,6 +7,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
+import zlib from 'node:zlib';
+import { sql } from 'kysely';
 import { ROOT, runCli } from './process.ts';
 import { buildNow, downloadDump, manifestOf, startDumpsServer, type DumpsServer } from './dumps-server.ts';
 import { buildTestApp } from './app.ts';
@@ -276,5 +278,63 @@ test('one download is one request of the rate limit; a folder of another databas
   } finally {
     await t.close();
     await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the issues dump built in batches of 3 issues (by key and limit on one connection; on a server also between boundaries on two) is the one-batch build’s, byte for byte; an issue’s labels and assignees are its links', async () => {
+  const t = await buildTestApp({ importBundled: true });
+  const dirs: string[] = [];
+  try {
+    const { db } = t.database;
+    // Labels spelled so that byte order tells them apart, several on some issues, and assignees: each issue's own, read
+    // for a batch of issues at once over the batch's range.
+    await sql`INSERT INTO labels (github_id, repository_id, name, color)
+      SELECT 9000000000000 + r.id * 4 + j, r.id, (ARRAY['zz bug', 'ZZ Bug', 'zz good first issue', 'Ézz'])[j + 1], 'ededed'
+      FROM repositories r, generate_series(0, 3) AS j`.execute(db);
+    await sql`INSERT INTO issue_labels (issue_id, label_id)
+      SELECT i.id, l.id FROM issues i JOIN labels l ON l.repository_id = i.repository_id
+      WHERE l.name IN ('zz bug', 'ZZ Bug', 'zz good first issue', 'Ézz') AND i.id % 5 <> 0
+        AND (i.id % 3 = 0 OR l.name <> 'zz bug')`.execute(db);
+    await sql`INSERT INTO issue_assignees (issue_id, member_id)
+      SELECT i.id, m.id FROM issues i JOIN (SELECT id FROM members ORDER BY id LIMIT 3) AS m ON (i.id + m.id) % 2 = 0`.execute(
+      db,
+    );
+    // The issues alone: a batch of 3 of every dump is a statement per 3 records, which the small dumps do not need.
+    const issuesDump = DUMPS.filter((dump) => dump.resource === 'issues');
+    const builds = [{}, { batchSize: 3, connections: 1 }];
+    if (t.database.kind === 'postgres') builds.push({ batchSize: 3, connections: 2 });
+    const files: Map<string, string>[] = [];
+    for (const options of builds) {
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-dumps-batches-'));
+      dirs.push(dir);
+      await buildDumps({ database: t.database, dir, dumps: issuesDump, ...options });
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as {
+        items: { resource: string; file: string; records: number }[];
+      };
+      assert.ok(manifest.items[0]!.records > 6, 'issues of several batches');
+      files.push(new Map(manifest.items.map((item) => [item.resource, item.file])));
+    }
+    for (const built of files.slice(1)) assert.deepEqual([...built], [...files[0]!]);
+    // The lines carry every link once, each issue's names in byte order.
+    const issues = zlib
+      .gunzipSync(await fs.readFile(path.join(dirs[0]!, files[0]!.get('issues')!)))
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { extra: { labels: string[]; assignees: string[] } }).extra);
+    const count = async (table: 'issue_labels' | 'issue_assignees') =>
+      Number((await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db)).rows[0]!.n);
+    assert.equal(issues.flatMap((extra) => extra.labels).length, await count('issue_labels'));
+    assert.equal(issues.flatMap((extra) => extra.assignees).length, await count('issue_assignees'));
+    const byteOrder = (names: string[]) => [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    for (const extra of issues) {
+      assert.deepEqual(extra.labels, byteOrder(extra.labels));
+      assert.deepEqual(extra.assignees, byteOrder(extra.assignees));
+    }
+    assert.ok(issues.some((extra) => extra.labels.join() === 'ZZ Bug,zz bug,zz good first issue,Ézz'));
+    assert.ok(issues.some((extra) => extra.labels.length === 0 && extra.assignees.length > 0));
+  } finally {
+    await t.close();
+    for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
   }
 });

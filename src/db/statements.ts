@@ -31,11 +31,17 @@ export const ISO_MICROS = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
 /**
  * Stored fields as a dump's `extra` carries them (dumps/dump-source.ts): each property of `fields`, read from the
  * column `t.<prefix><name>`, timestamps to the microsecond (what an ordering compares, not what a detail shows), an
- * array (a jsonb array of strings) written compactly as the serializer writes one (jsonb's text has blanks).
+ * array (a jsonb array of strings) written compactly as the serializer writes one (jsonb's text has blanks); those
+ * named in `json` are compact JSON already (of type json) and written as they are.
  */
-export function storedColumns(fields: TObject, prefix: string): RawBuilder<unknown>[] {
+export function storedColumns(
+  fields: TObject,
+  prefix: string,
+  json: ReadonlySet<string> = new Set(),
+): RawBuilder<unknown>[] {
   return Object.entries(fields.properties).map(([name, schema]) => {
     const column = sql.ref(`t.${prefix}${name}`);
+    if (json.has(name)) return sql`${column} as ${sql.id(name)}`;
     if (isDateTime(schema))
       return sql`to_char(${column} at time zone 'UTC', ${sql.lit(ISO_MICROS)}) as ${sql.id(name)}`;
     if (schema.type === 'array')

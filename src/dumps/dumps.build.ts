@@ -267,8 +267,9 @@ async function withSnapshot<T>(
 }
 
 /**
- * The batches of a dump, in order. On one connection, each after the last key of the one before; on several, the
- * ranges between the boundaries of every `size`-th key, read `connections.length` at once (in their order).
+ * The batches of a dump, in order. On one connection, each the next `size` keys of the key's table after the range of
+ * the one before (found by the batch's statement); on several, the ranges between the boundaries of every `size`-th
+ * key, read `connections.length` at once (in their order).
  */
 async function* batchesOf(connections: Db[], source: DumpSource, size: number): AsyncGenerator<Batch> {
   if (connections.length === 1) {
@@ -276,8 +277,8 @@ async function* batchesOf(connections: Db[], source: DumpSource, size: number): 
     for (;;) {
       const batch = await readBatch(connections[0]!, source, { after, limit: size });
       if (batch.records > 0) yield batch;
-      if (batch.records < size) return;
-      after = batch.last;
+      if (batch.upTo === undefined) return;
+      after = batch.upTo;
     }
   }
   const cuts = await batchBoundaries(connections[0]!, source, size);

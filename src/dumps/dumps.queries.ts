@@ -2,67 +2,108 @@
 // batch in the order of the table's id. One statement renders a whole batch as NDJSON text, as the lists' pages are
 // rendered (api/v0/common/pagination.ts): Node only compresses and writes it (docs/decisions.md, dumps). Also the
 // build's snapshot and lock (the id of the database the dumps were built from is db/meta.queries.ts's).
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { itemColumns, storedColumns, tablesOf } from '../db/statements.ts';
 import type { DumpSource } from './dump-source.ts';
 
-/** One batch of a dump: its lines as NDJSON text (each ending in a newline), how many, and the key of the last. */
+/** One batch of a dump: its lines as NDJSON text (each ending in a newline), how many, and where the next starts. */
 export interface Batch {
   text: string;
   records: number;
-  last: string | undefined;
+  /** A batch read by `limit`: the last key of its range (the next batch's `after`); undefined when none is left. */
+  upTo: string | undefined;
 }
 
-/** Which records a batch holds: keys after `after` (if given), up to `upTo` included or the first `limit` of them. */
+/**
+ * Which records a batch holds: keys after `after` (if given), up to `upTo` included, or up to the `limit`-th key of
+ * the key's table after `after` (fewer records when the dump's rows leave some keys out).
+ */
 export interface BatchRange {
   after?: string | undefined;
   upTo?: string | undefined;
   limit?: number;
 }
 
-/** The dump's rows with the key (`__k`) and each extra field (`__x_<name>`): a column of the key's table, or computed. */
-async function rowsOf(db: Db, source: DumpSource) {
+type Condition = (column: string) => RawBuilder<boolean>;
+
+/**
+ * The dump's rows with the key (`__k`) and each extra field (`__x_<name>`): a column of the key's table, computed, or
+ * grouped by key over the keys `inRange` keeps (every key when not given: the statement tablesRead reads).
+ */
+async function rowsOf(db: Db, source: DumpSource, inRange: Condition = () => sql<boolean>`true`) {
   const table = source.key.split('.')[0]!;
   const extra = source.extra ? Object.keys(source.extra.properties) : [];
-  return (await source.rows(db)).select([
+  const grouped = source.extraGrouped ?? {};
+  let rows = await source.rows(db);
+  for (const [name, field] of Object.entries(grouped))
+    rows = rows.leftJoin(sql`(${field.rows(inRange)})`.as(`__g_${name}`), `__g_${name}.k`, source.key);
+  return rows.select([
     sql.ref(source.key).as('__k'),
-    ...extra.map((name) => (source.extraComputed?.[name] ?? sql.ref(`${table}.${name}`)).as(`__x_${name}`)),
+    ...extra.map((name) => {
+      const field = grouped[name];
+      if (field) return sql`coalesce(${sql.ref(`__g_${name}.v`)}, ${field.otherwise})`.as(`__x_${name}`);
+      return (source.extraComputed?.[name] ?? sql.ref(`${table}.${name}`)).as(`__x_${name}`);
+    }),
   ]);
+}
+
+/** The bounds of a batch's keys: above `after`; at most `upTo`, or the `limit`-th key after `after` (its table's). */
+function boundsOf(source: DumpSource, range: BatchRange) {
+  const [table, column] = source.key.split('.') as [string, string];
+  const lower = range.after !== undefined ? sql`${range.after}` : undefined;
+  let upper: RawBuilder<unknown> | undefined;
+  if (range.upTo !== undefined) upper = sql`${range.upTo}`;
+  else if (range.limit !== undefined)
+    upper = sql`(SELECT max(w.k) FROM (SELECT ${sql.ref(column)} AS k FROM ${sql.table(table)}
+      ${lower ? sql`WHERE ${sql.ref(column)} > ${lower}` : sql``} ORDER BY ${sql.ref(column)} LIMIT ${range.limit}) AS w)`;
+  const inRange: Condition = (column) =>
+    sql<boolean>`${sql.join(
+      [
+        ...(lower ? [sql`${sql.ref(column)} > ${lower}`] : []),
+        ...(upper ? [sql`${sql.ref(column)} <= ${upper}`] : []),
+        ...(!lower && !upper ? [sql`true`] : []),
+      ],
+      sql` AND `,
+    )}`;
+  return { upper, inRange };
 }
 
 /** The statement of one batch: its records in the order of the key, rendered as NDJSON by the database. */
 export async function batchQuery(db: Db, source: DumpSource, range: BatchRange) {
-  const key = sql.ref(source.key);
-  let rows = await rowsOf(db, source);
-  if (range.after !== undefined) rows = rows.where(key, '>', range.after);
-  if (range.upTo !== undefined) rows = rows.where(key, '<=', range.upTo);
-  rows = rows.orderBy(key);
-  if (range.limit !== undefined) rows = rows.limit(range.limit);
+  const { upper, inRange } = boundsOf(source, range);
+  // The batch's range, on the key and on each grouped field's key (their aggregates cover this batch only).
+  const rows = (await rowsOf(db, source, inRange)).where(inRange(source.key)).orderBy(sql.ref(source.key));
   const params =
     source.params.length > 0
       ? sql.join(source.params.map((name) => sql`${sql.ref(`t.__p_${name}`)} AS ${sql.id(name)}`))
       : undefined;
   const paramsJson = params ? sql`row_to_json(p)::text` : sql`'{}'`;
   const extraJson = source.extra ? sql`|| ',"extra":' || row_to_json(x)::text` : sql``;
+  // The grouped fields are JSON already.
+  const extraColumns = source.extra
+    ? storedColumns(source.extra, '__x_', new Set(Object.keys(source.extraGrouped ?? {})))
+    : [];
+  // Read by `limit`: the range's end, where the next batch starts (none past the last key).
+  const upTo = range.upTo === undefined && upper ? sql`(${upper})::text` : sql`NULL::text`;
   // Written as text around the two JSON objects: json_build_object would put blanks around its colons and commas.
   // string_agg takes the rows in the order of the ordered subquery, as the lists' pages do (pagination.ts): an
   // ORDER BY inside it sorted each batch again, spilling 4 MB of text to disk every 10,000 issues (3× slower).
-  return sql<{ text: string | null; records: number; last: string | null }>`
+  return sql<{ text: string | null; records: number; up_to: string | null }>`
     ${source.with ? sql`WITH ${source.with}` : sql``}
     SELECT string_agg('{"params":' || ${paramsJson} || ',"record":' || row_to_json(j)::text ${extraJson} || E'}\n', '')
         AS text,
-      count(*)::int AS records, max(t.__k)::text AS last
+      count(*)::int AS records, ${upTo} AS up_to
     FROM (${rows}) AS t
     ${params ? sql`CROSS JOIN LATERAL (SELECT ${params}) AS p` : sql``}
     CROSS JOIN LATERAL (SELECT ${sql.join(itemColumns(source.record))}) AS j
-    ${source.extra ? sql`CROSS JOIN LATERAL (SELECT ${sql.join(storedColumns(source.extra, '__x_'))}) AS x` : sql``}`;
+    ${source.extra ? sql`CROSS JOIN LATERAL (SELECT ${sql.join(extraColumns)}) AS x` : sql``}`;
 }
 
 export async function readBatch(db: Db, source: DumpSource, range: BatchRange): Promise<Batch> {
   const { rows } = await (await batchQuery(db, source, range)).execute(db);
   const row = rows[0];
-  return { text: row?.text ?? '', records: Number(row?.records ?? 0), last: row?.last ?? undefined };
+  return { text: row?.text ?? '', records: Number(row?.records ?? 0), upTo: row?.up_to ?? undefined };
 }
 
 /**

@@ -23,7 +23,7 @@ export const issues = resource('issues', 'Issue', {
     {
       ...inRepositoryDump('issues', IssueDetail, 'issue_id', 'number', (db) => issueRecords.list(db, {})),
       extra: IssueStored,
-      extraComputed: ISSUE_LINKS,
+      extraGrouped: ISSUE_LINKS,
     },
   ],
 });
