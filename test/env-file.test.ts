@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { seedDataDir } from './helpers.ts';
+import { EMBEDDED_PASS_ONLY, seedDataDir } from './helpers.ts';
 import { childEnv, CLI_ARGS, exited, freePort, run, SERVER_ARGS, waitFor200, type RunResult } from './process.ts';
 
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-dotenv-'));
@@ -22,34 +22,38 @@ function withoutVariables(names: string[]): Record<string, string | undefined> {
   return Object.fromEntries(names.map((name) => [name, undefined]));
 }
 
-test('cds reads .env of the current directory; the environment wins over it', async () => {
-  const dir = path.join(tmp, 'cli');
-  await fs.mkdir(dir);
-  await fs.writeFile(path.join(dir, '.env'), '# local settings\nDATA_DIR=./from-dotenv\nREST_AUTH=bogus\n');
+test(
+  'cds reads .env of the current directory; the environment wins over it',
+  { skip: EMBEDDED_PASS_ONLY },
+  async () => {
+    const dir = path.join(tmp, 'cli');
+    await fs.mkdir(dir);
+    await fs.writeFile(path.join(dir, '.env'), '# local settings\nDATA_DIR=./from-dotenv\nREST_AUTH=bogus\n');
 
-  const refused = await cds(dir, ['migrate'], withoutVariables(['DATA_DIR', 'REST_AUTH']));
-  assert.equal(refused.code, 1, "the file's bad REST_AUTH stops the command");
-  assert.match(refused.stderr, /REST_AUTH must be one of required, optional, got "bogus"/);
+    const refused = await cds(dir, ['migrate'], withoutVariables(['DATA_DIR', 'REST_AUTH']));
+    assert.equal(refused.code, 1, "the file's bad REST_AUTH stops the command");
+    assert.match(refused.stderr, /REST_AUTH must be one of required, optional, got "bogus"/);
 
-  // The environment's DATA_DIR wins: the command opens that folder (migrated already: a new database would be
-  // migrated now), and the file's folder is never created.
-  const elsewhere = path.join(tmp, 'from-environment');
-  await seedDataDir(elsewhere);
-  const overridden = await cds(dir, ['migrate'], { DATA_DIR: elsewhere, REST_AUTH: 'optional' });
-  assert.equal(overridden.code, 0, overridden.stderr);
-  assert.match(overridden.stderr, /database is up to date/);
-  await assert.rejects(fs.access(path.join(dir, 'from-dotenv')), "the file's DATA_DIR is not used");
+    // The environment's DATA_DIR wins: the command opens that folder (migrated already: a new database would be
+    // migrated now), and the file's folder is never created.
+    const elsewhere = path.join(tmp, 'from-environment');
+    await seedDataDir(elsewhere);
+    const overridden = await cds(dir, ['migrate'], { DATA_DIR: elsewhere, REST_AUTH: 'optional' });
+    assert.equal(overridden.code, 0, overridden.stderr);
+    assert.match(overridden.stderr, /database is up to date/);
+    await assert.rejects(fs.access(path.join(dir, 'from-dotenv')), "the file's DATA_DIR is not used");
 
-  // Without it, the file's: a migrated database placed there is the one opened (a new one, anywhere else, would be
-  // migrated now). Seeded: neither command pays an initdb.
-  await seedDataDir(path.join(dir, 'from-dotenv'));
-  const ran = await cds(dir, ['migrate'], { ...withoutVariables(['DATA_DIR']), REST_AUTH: 'optional' });
-  assert.equal(ran.code, 0, ran.stderr);
-  assert.match(ran.stderr, /database is up to date/);
-  await assert.rejects(fs.access(path.join(dir, '.data')), 'nor the default one');
-});
+    // Without it, the file's: a migrated database placed there is the one opened (a new one, anywhere else, would be
+    // migrated now). Seeded: neither command pays an initdb.
+    await seedDataDir(path.join(dir, 'from-dotenv'));
+    const ran = await cds(dir, ['migrate'], { ...withoutVariables(['DATA_DIR']), REST_AUTH: 'optional' });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stderr, /database is up to date/);
+    await assert.rejects(fs.access(path.join(dir, '.data')), 'nor the default one');
+  },
+);
 
-test('an unreadable .env stops the command, naming it', async () => {
+test('an unreadable .env stops the command, naming it', { skip: EMBEDDED_PASS_ONLY }, async () => {
   const dir = path.join(tmp, 'unreadable');
   await fs.mkdir(path.join(dir, '.env'), { recursive: true }); // a folder where the file should be
   const result = await cds(dir, ['status'], { DATA_DIR: path.join(tmp, 'unused') });
@@ -57,7 +61,7 @@ test('an unreadable .env stops the command, naming it', async () => {
   assert.match(result.stderr, /\.env cannot be read/);
 });
 
-test('the server reads .env at start', async () => {
+test('the server reads .env at start', { skip: EMBEDDED_PASS_ONLY }, async () => {
   const dir = path.join(tmp, 'server');
   await fs.mkdir(dir);
   const port = await freePort();

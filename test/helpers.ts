@@ -26,6 +26,16 @@ export interface TestDatabase extends Database {
 export const serverUrl = process.env.DATABASE_URL || undefined;
 
 /**
+ * The `skip` of the files about the embedded database alone, whose processes blank DATABASE_URL (childEnv): the
+ * data folder's lock, the admin channel, signals to a server, `.env`, `--wait-for-server` and the README's quick start.
+ * They would run the same processes on the same embedded database in CI's PostgreSQL pass: they run in the PGlite pass
+ * only, as the tests that start a server of their own run in the PostgreSQL pass only (docs/decisions.md, Tests).
+ */
+export const EMBEDDED_PASS_ONLY: string | false = serverUrl
+  ? "about the embedded database alone (its processes blank DATABASE_URL): runs in CI's PGlite pass"
+  : false;
+
+/**
  * The options of the tests' own opens of an embedded database: PGLITE_SHARED_BUFFERS_MB as the service reads it
  * (test/runner/run.js sets 16 for `npm test`: PGlite zeroes its buffers at every start, and 128 MB of them were half of
  * an open's CPU; the tests' databases are small). Unset (a file run alone): PostgreSQL's default.

@@ -13,7 +13,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { childEnv, exited, freePort, ROOT, SERVER_ARGS, waitFor200 } from './process.ts';
-import { seedDataDir } from './helpers.ts';
+import { EMBEDDED_PASS_ONLY, seedDataDir } from './helpers.ts';
 
 let dataDir = '';
 const lockFile = () => path.join(dataDir, 'pglite.lock');
@@ -107,18 +107,22 @@ async function assertStoppedCleanly(started: Started, label: string): Promise<vo
   await assert.rejects(fetch(`${started.base}/status/`), `${label}: the port is closed`);
 }
 
-test('SIGTERM to `npm start` stops the server gracefully (npm forwards it to node)', async () => {
-  const started = await start('npm', ['start']);
-  const serverPid = readyPid(started.output());
-  assert.notEqual(serverPid, started.child.pid, 'node runs as a child of npm');
-  started.child.kill('SIGTERM');
-  await exited(started.child);
-  for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.equal(alive(serverPid), false, 'the node process is gone with npm');
-  await assertStoppedCleanly(started, 'npm start');
-});
+test(
+  'SIGTERM to `npm start` stops the server gracefully (npm forwards it to node)',
+  { skip: EMBEDDED_PASS_ONLY },
+  async () => {
+    const started = await start('npm', ['start']);
+    const serverPid = readyPid(started.output());
+    assert.notEqual(serverPid, started.child.pid, 'node runs as a child of npm');
+    started.child.kill('SIGTERM');
+    await exited(started.child);
+    for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(alive(serverPid), false, 'the node process is gone with npm');
+    await assertStoppedCleanly(started, 'npm start');
+  },
+);
 
-test('SIGINT to the node process stops it gracefully with exit code 0', async () => {
+test('SIGINT to the node process stops it gracefully with exit code 0', { skip: EMBEDDED_PASS_ONLY }, async () => {
   const started = await start(process.execPath, [...SERVER_ARGS]);
   started.child.kill('SIGINT');
   assert.equal(await exited(started.child), 0);
@@ -128,7 +132,7 @@ test('SIGINT to the node process stops it gracefully with exit code 0', async ()
 const canUnshare = process.getuid?.() === 0 && existsSync('/usr/bin/unshare');
 test(
   'SIGTERM to the service running as PID 1 (a container) stops it gracefully',
-  { skip: canUnshare ? false : 'needs root and unshare(1) to make a PID namespace' },
+  { skip: EMBEDDED_PASS_ONLY || (canUnshare ? false : 'needs root and unshare(1) to make a PID namespace') },
   async () => {
     const started = await start('unshare', ['--pid', '--fork', '--kill-child', process.execPath, ...SERVER_ARGS]);
     assert.equal(readyPid(started.output()), 1, 'the server is PID 1 of its namespace');
