@@ -248,6 +248,47 @@ test('a key revoked here is refused at once; a data change is never answered fro
   assert.ok(keyUuid);
 });
 
+/** A GET with these header lines as they are, in their case and with repeats (name, value, name, value...). */
+function linesGet(url: string, lines: string[]): Promise<{ res: http.IncomingMessage; body: string }> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(origin);
+    http
+      // (Given as lines, the headers are sent as they are: Host too must be one of them.)
+      .get({ hostname, port, path: url, headers: ['Host', `${hostname}:${port}`, ...lines] }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ res, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+test('the header fields are read in any case; one of them sent twice is left to the routes, which answer as before', async () => {
+  freshSecond();
+  const url = '/api/v0/chapters/?limit=2';
+  const routed = await get(url);
+  const before = await earlyHits();
+  const cased = await linesGet(url, ['X-API-KEY', key, 'ORIGIN', 'https://a.example', 'X-Request-ID', 'trace.7']);
+  assert.equal(cased.res.statusCode, 200);
+  assert.equal(cased.body, await routed.text());
+  assert.equal(cased.res.headers['x-request-id'], 'trace.7');
+  assert.equal(cased.res.headers['access-control-allow-origin'], '*');
+  assert.equal(await earlyHits(), before + 1, 'answered early');
+  // Twice: Node joins the two values, so a key sent twice is no key; two Accept are read by the routes' negotiation.
+  const twice = await linesGet(url, ['x-api-key', key, 'X-Api-Key', key]);
+  const joined = await t.app.inject({ url, headers: { 'x-api-key': `${key}, ${key}` } });
+  assert.equal(twice.res.statusCode, joined.statusCode);
+  assert.equal(twice.res.statusCode, 401);
+  const accepts = await linesGet(url, ['x-api-key', key, 'accept', 'application/json', 'Accept', '*/*']);
+  assert.equal(accepts.res.statusCode, 200);
+  assert.equal(accepts.body, cased.body);
+  const ids = await linesGet(url, ['x-api-key', key, 'x-request-id', 'a', 'x-request-id', 'b']);
+  assert.equal(ids.res.statusCode, 200);
+  assert.notEqual(ids.res.headers['x-request-id'], 'a');
+  assert.equal(await earlyHits(), before + 1, 'none of them answered early');
+});
+
 test('what the early answers leave to the routes is answered as before', async () => {
   freshSecond();
   await get('/api/v0/chapters/?limit=2');

@@ -11,7 +11,11 @@ const PLAIN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Fastify's genReqId: the request's own id when it is a plain one, else a new UUID. */
 export function requestId(raw: IncomingMessage): string {
-  const given = raw.headers[REQUEST_ID_HEADER];
+  return requestIdOf(raw.headers[REQUEST_ID_HEADER]);
+}
+
+/** The id of a request whose X-Request-Id header is `given` (undefined: none). */
+export function requestIdOf(given: string | string[] | undefined): string {
   return typeof given === 'string' && PLAIN_ID.test(given) ? given : crypto.randomUUID();
 }
 

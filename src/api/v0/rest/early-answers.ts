@@ -13,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { KeyIdentity } from '../../../api-keys/api-keys.service.ts';
 import type { Config } from '../../../config.ts';
 import { baseSecurityHeaders } from '../../../http/security-headers.ts';
-import { requestId, REQUEST_ID_HEADER } from '../../../http/request-id.ts';
+import { requestIdOf, REQUEST_ID_HEADER } from '../../../http/request-id.ts';
 import { hostLinkBase } from '../../../http/link-base.ts';
 import { loggedRequest, requestLogs } from '../../../http/early-log.ts';
 import type { HttpMetrics } from '../../../metrics/metrics.ts';
@@ -97,12 +97,11 @@ export function createEarlyAnswers({
     return early.link;
   };
   /** The entry this request may be answered with, or undefined: then the routes answer it. */
-  const lookup = (req: IncomingMessage): Entry | undefined => {
-    const key = knownKey(req.url!);
+  const lookup = (url: string, accept: string | undefined): Entry | undefined => {
+    const key = knownKey(url);
     if (key === undefined) return undefined;
     const entry = cache.get(key);
     if (entry === undefined) return undefined;
-    const accept = req.headers.accept;
     // The entry under the plain key is the route's default type: taken for no Accept, */* or that very type.
     if (accept !== undefined && accept !== '*/*' && !entry.contentType.startsWith(`${accept};`)) return undefined;
     // Behind a proxy, the origin of the Link header's addresses is the forwarded one: the routes know how to read it.
@@ -110,17 +109,24 @@ export function createEarlyAnswers({
     return entry;
   };
 
-  const send = (req: IncomingMessage, res: ServerResponse, entry: Entry, identity: KeyIdentity, counted: Counted) => {
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: Entry,
+    identity: KeyIdentity,
+    counted: Counted,
+    fields: Fields,
+  ) => {
     const started = performance.now();
-    const id = requestId(req);
+    const id = requestIdOf(fields.id);
     const logging = requestLogs(log);
     if (logging) log.info({ reqId: id, req: loggedRequest(req) }, 'incoming request');
     const early = (entry.early ??= earlyOf(entry));
-    const headers = req.headers.origin === undefined ? early.plain : early.cors;
+    const headers = fields.origin === undefined ? early.plain : early.cors;
     headers[ID] = id;
     setLimitState(headers, early.limitAt, gate.fields, gate.limit, counted.hit.count, counted.hit.resetMs);
     headers[early.expiry + 1] = keyExpiration(identity);
-    if (entry.link !== undefined) headers[headers.length - 1] = linkOf(early, entry.link, req.headers.host);
+    if (entry.link !== undefined) headers[headers.length - 1] = linkOf(early, entry.link, fields.host);
     gate.used(identity);
     cache.hits++;
     cache.earlyHits++;
@@ -138,18 +144,12 @@ export function createEarlyAnswers({
       (behindProxy && requestLogs(log))
     )
       return next(req, res);
-    const headers = req.headers;
-    const header = headers['x-api-key'];
-    if (
-      typeof header !== 'string' ||
-      headers['if-none-match'] !== undefined ||
-      headers['content-length'] !== undefined ||
-      headers['transfer-encoding'] !== undefined
-    )
-      return next(req, res);
+    const fields = readFields(req.rawHeaders);
+    if (fields === undefined) return next(req, res);
+    const header = fields.key;
     const identity = gate.remembered(header);
     if (identity === undefined) return next(req, res);
-    const entry = lookup(req);
+    const entry = lookup(req.url!, fields.accept);
     if (entry === undefined) return next(req, res);
     const counting = gate.count(identity);
     if (!(counting instanceof Promise)) {
@@ -157,21 +157,89 @@ export function createEarlyAnswers({
         gate.handOver(req, counting);
         return next(req, res);
       }
-      return send(req, res, entry, identity, counting);
+      return send(req, res, entry, identity, counting, fields);
     }
     // Counted in Redis: what the count brought back may have revoked the key or emptied the cache; both are looked at
     // again (cheap), and anything in doubt goes to the routes with its count.
     counting.then(
       ({ counted, changed }) => {
-        const stillEntry = changed ? lookup(req) : entry;
+        const stillEntry = changed ? lookup(req.url!, fields.accept) : entry;
         const stillIdentity = changed ? gate.remembered(header) : identity;
         if (counted.hit.count > gate.limit || stillEntry === undefined || stillIdentity === undefined) {
           gate.handOver(req, counted);
           return next(req, res);
         }
-        send(req, res, stillEntry, stillIdentity, counted);
+        send(req, res, stillEntry, stillIdentity, counted, fields);
       },
       () => next(req, res),
     );
   };
+}
+
+/** The request's header fields an early answer reads (the X-API-Key always there). */
+interface Fields {
+  key: string;
+  accept: string | undefined;
+  origin: string | undefined;
+  host: string | undefined;
+  id: string | undefined;
+}
+
+/**
+ * The fields an early answer reads, from the request's raw header lines rather than `req.headers` (which Node builds,
+ * every name lower-cased, only when it is first asked for; a bare server never asks). Undefined, for the routes to
+ * answer, without an X-API-Key, with a conditional request or a body, or with any of these fields twice (Node would
+ * join or drop the repeats; the routes read them as Node does).
+ */
+function readFields(raw: string[]): Fields | undefined {
+  let key: string | undefined;
+  let accept: string | undefined;
+  let origin: string | undefined;
+  let host: string | undefined;
+  let id: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    // By length first: most names are then not lower-cased at all.
+    switch (name.length) {
+      case 4:
+        if (!named(name, 'host')) break;
+        if (host !== undefined) return undefined;
+        host = raw[i + 1]!;
+        break;
+      case 6:
+        if (named(name, 'accept')) {
+          if (accept !== undefined) return undefined;
+          accept = raw[i + 1]!;
+        } else if (named(name, 'origin')) {
+          if (origin !== undefined) return undefined;
+          origin = raw[i + 1]!;
+        }
+        break;
+      case 9:
+        if (!named(name, 'x-api-key')) break;
+        if (key !== undefined) return undefined;
+        key = raw[i + 1]!;
+        break;
+      case 12:
+        if (!named(name, REQUEST_ID_HEADER)) break;
+        if (id !== undefined) return undefined;
+        id = raw[i + 1]!;
+        break;
+      case 13:
+        if (named(name, 'if-none-match')) return undefined;
+        break;
+      case 14:
+        if (named(name, 'content-length')) return undefined;
+        break;
+      case 17:
+        if (named(name, 'transfer-encoding')) return undefined;
+        break;
+    }
+  }
+  return key === undefined ? undefined : { key, accept, origin, host, id };
+}
+
+/** A header name, in any case, is `lower`. */
+function named(name: string, lower: string): boolean {
+  return name === lower || name.toLowerCase() === lower;
 }
