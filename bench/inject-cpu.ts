@@ -7,38 +7,20 @@
 // The database holds the bench's data (bench/seed.ts: the bundled dataset plus 5000 synthetic issues); reads are
 // anonymous (REST_AUTH=optional: the key check is answered from memory after the first request anyway).
 import os from 'node:os';
-import pg from 'pg';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
-import { prepareBenchData } from './seed.ts';
+import { uncachedConfig } from './pgbench.ts';
+import { benchDatabase } from './seed.ts';
 
 const PATH = process.argv[2] ?? '/api/v0/issues/?limit=100';
 const ROUNDS = Number(process.argv[3] ?? 10);
 const PER_ROUND = 1_000;
 const AT_ONCE = 20;
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function main(): Promise<void> {
-  const reuse = process.env.BENCH_DATABASE_URL;
-  const name = `cds_inject_${process.pid}`;
-  const url = reuse ?? Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  if (!reuse) {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const seeding = await openDatabase({ databaseUrl: url });
-    await prepareBenchData(seeding.db, 5_000);
-    await seeding.close();
-  }
-  const database = await openDatabase({ databaseUrl: url, preparedStatements: true });
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    REST_AUTH: 'optional',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RESPONSE_CACHE: 'false',
-    DATABASE_URL: url,
-  });
+  const bench = await benchDatabase('cds_inject');
+  const database = await openDatabase({ databaseUrl: bench.url, preparedStatements: true });
+  const config = uncachedConfig(bench.url);
   const app = await buildApp({ config, database });
   try {
     await app.ready();
@@ -70,10 +52,7 @@ async function main(): Promise<void> {
   } finally {
     await app.close();
     await database.close();
-    if (!reuse) {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await admin.end().catch(() => {});
-    }
+    await bench.drop();
   }
 }
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CompiledQuery, LogEvent } from 'kysely';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
 
 export interface Timing {
@@ -23,6 +23,17 @@ export function timing(samples: number[]): Timing {
   return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), n: sorted.length };
 }
 
+/** The app of a bench that reads its lists uncached and anonymously, the limiter out of the way, on `url`. */
+export function uncachedConfig(url: string): Config {
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    REST_AUTH: 'optional',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RESPONSE_CACHE: 'false',
+    DATABASE_URL: url,
+  });
+}
+
 /**
  * The statements the app sends for one GET of each path once its total is counted (the steady state: each path is
  * asked twice, the second one captured), without the key check and the data version's reads.
@@ -34,14 +45,7 @@ export async function captureSql(url: string, paths: readonly string[]): Promise
     if (capturing && event.level === 'query') captured.push(event.query);
   };
   const database = await openDatabase({ databaseUrl: url, log });
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    REST_AUTH: 'optional',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RESPONSE_CACHE: 'false',
-    DATABASE_URL: url,
-  });
-  const app = await buildApp({ config, database });
+  const app = await buildApp({ config: uncachedConfig(url), database });
   await app.ready();
   const out = new Map<string, CompiledQuery[]>();
   try {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../src/db/index.ts';
+import pg from 'pg';
+import { openDatabase, type Db } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { analyze, importDataset } from '../src/data/import/dataset.import.ts';
 
@@ -29,4 +30,30 @@ export async function prepareBenchData(db: Db, issues: number): Promise<void> {
   await seedIssues(db, issues);
   // As after `cds import`: fresh statistics, so no autovacuum runs in the middle of a measurement.
   await analyze(db);
+}
+
+/**
+ * The database of a bench that measures one process against PostgreSQL: BENCH_DATABASE_URL's, reused as it is and kept,
+ * or a new one on the server of DATABASE_URL (default the machine's) named `<prefix>_<pid>`, with the bench's data
+ * (prepareBenchData, 5,000 synthetic issues), which `drop` removes.
+ */
+export async function benchDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const reuse = process.env.BENCH_DATABASE_URL;
+  if (reuse) return { url: reuse, drop: async () => {} };
+  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const name = `${prefix}_${process.pid}`;
+  const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const seeding = await openDatabase({ databaseUrl: url });
+  await prepareBenchData(seeding.db, 5_000);
+  await seeding.close();
+  return {
+    url,
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await admin.end().catch(() => {});
+    },
+  };
 }

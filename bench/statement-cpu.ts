@@ -9,26 +9,15 @@ import pg from 'pg';
 import os from 'node:os';
 import { captureSql } from './pgbench.ts';
 import { cpuMicros } from './cpu.ts';
-import { openDatabase } from '../src/db/index.ts';
-import { prepareBenchData } from './seed.ts';
+import { benchDatabase } from './seed.ts';
 
 const PATH = process.argv[2] ?? '/api/v0/issues/?limit=100';
 const ROUNDS = Number(process.argv[3] ?? 5);
 const PER_ROUND = 500;
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function main(): Promise<void> {
-  const reuse = process.env.BENCH_DATABASE_URL;
-  const name = `cds_statement_cpu_${process.pid}`;
-  const url = reuse ?? Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  if (!reuse) {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const seeding = await openDatabase({ databaseUrl: url });
-    await prepareBenchData(seeding.db, 5_000);
-    await seeding.close();
-  }
+  const bench = await benchDatabase('cds_statement_cpu');
+  const url = bench.url;
   const client = new pg.Client({ connectionString: url });
   try {
     const statements = (await captureSql(url, [PATH])).get(PATH)!;
@@ -63,10 +52,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await client.end().catch(() => {});
-    if (!reuse) {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await admin.end().catch(() => {});
-    }
+    await bench.drop();
   }
 }
 
