@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { prepareBenchData } from './seed.ts';
 import { cpuMicros } from './cpu.ts';
+import { waitForServer } from './load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [baseDir, roundsArg, secondsArg] = process.argv.slice(2);
@@ -33,18 +34,6 @@ function start(cwd: string, args: string[], env: Record<string, string>): ChildP
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-}
-
-async function waitFor(url: string, headers: Record<string, string> = {}): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    try {
-      if ((await fetch(url, { headers })).ok) return;
-    } catch {
-      // starting
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function wrk(url: string, key: string | undefined, seconds: number): number {
@@ -113,7 +102,7 @@ async function main(): Promise<void> {
       });
       children.push(child);
       targets.push({ label: service.label, port, pid: child.pid! });
-      await waitFor(`http://127.0.0.1:${port}/status/`);
+      await waitForServer(`http://127.0.0.1:${port}/status/`);
     }
     const rows = new Map<string, number[]>();
     const users = new Map<string, number[]>();
@@ -137,7 +126,7 @@ async function main(): Promise<void> {
           {},
         );
         children.push(child);
-        await waitFor(`http://127.0.0.1:${port}/`);
+        await waitForServer(`http://127.0.0.1:${port}/`);
         bare.push({
           label: same ? 'bare, same headers' : 'bare, 2 fields',
           port,

@@ -86,3 +86,19 @@ export async function runLoad(
     timeouts: result.timeouts,
   };
 }
+
+/** Polls `url` every 100 ms until it answers 2xx (a server starting); throws after `seconds`. */
+export async function waitForServer(
+  url: string,
+  { headers = {}, seconds = 120 }: { headers?: Record<string, string>; seconds?: number } = {},
+): Promise<void> {
+  for (let i = 0; i < seconds * 10; i++) {
+    try {
+      if ((await fetch(url, { headers })).ok) return;
+    } catch {
+      // starting
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}

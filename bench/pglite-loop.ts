@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { waitForServer } from './load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PHASE_SECONDS = Number(process.env.PHASE_SECONDS ?? 5);
@@ -68,18 +69,6 @@ function startServer(dataDir: string, port: number): ChildProcess {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // starting
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 /** The server's event-loop delay since the last scrape (prom-client resets its histogram at each one). */
@@ -160,7 +149,7 @@ export async function pgliteEventLoop(): Promise<void> {
     const base = `http://127.0.0.1:${port}`;
     started = performance.now();
     server = startServer(dataDir, port);
-    await waitFor(`${base}/livez`);
+    await waitForServer(`${base}/livez`);
     console.log(`# server listening ${ms((performance.now() - started) / 1000)} s after its start`);
     await fetch(`${base}${detailPath}`).then((res) => res.arrayBuffer());
     const alone = await phase(base, detailPath, false);

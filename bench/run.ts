@@ -20,7 +20,7 @@ import pg from 'pg';
 import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { prepareBenchData } from './seed.ts';
 import { backendMicros, backendMicrosBetween, cpuMicros, postgresPids } from './cpu.ts';
-import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
+import { runLoad, waitForServer, type LoadRequest, type LoadResult } from './load.ts';
 import { captureSql, inline, pgbench } from './pgbench.ts';
 import { PEER_ISSUES_PAGE, startPeer } from './peer.ts';
 
@@ -121,18 +121,6 @@ function portOf(n: number): number {
   return 18_000 + n;
 }
 
-async function waitFor(url: string, headers: Record<string, string> = {}): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    try {
-      if ((await fetch(url, { headers })).ok) return;
-    } catch {
-      // starting
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 function start(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, args, {
     cwd: ROOT,
@@ -184,7 +172,7 @@ async function measureService(
     });
     try {
       const base = `http://127.0.0.1:${port}`;
-      await waitFor(`${base}/status/`);
+      await waitForServer(`${base}/status/`);
       for (const endpoint of ENDPOINTS) {
         const url = `${base}${endpoint.path}`;
         const check = await send(base, endpoint, key);
@@ -240,7 +228,7 @@ async function measureCeilings(answers: Map<string, Answer>, rows: Row[]): Promi
       const port = portOf(900 + rows.length);
       const server = start(['bench/bare-server.js', String(port), file, ...(same ? [headersFile] : [])], {});
       try {
-        await waitFor(`http://127.0.0.1:${port}/`);
+        await waitForServer(`http://127.0.0.1:${port}/`);
         const check = await fetch(`http://127.0.0.1:${port}/`);
         const result = post
           ? await measured(`http://127.0.0.1:${port}/`, MCP_HEADERS, [server.pid!], undefined, request)
@@ -298,7 +286,7 @@ async function main(): Promise<void> {
         RATE_LIMIT_PER_SECOND: '1000000',
       });
       try {
-        await waitFor(`http://127.0.0.1:${port}/status/`);
+        await waitForServer(`http://127.0.0.1:${port}/status/`);
         for (const e of ENDPOINTS) {
           await send(`http://127.0.0.1:${port}`, e, liteKey);
           // The second answer: a cached one, with the headers of a hit.

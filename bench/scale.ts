@@ -36,6 +36,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { runImport, writeDataset } from './scale-import.ts';
 import { captureSql, inline, pgbench, timing, type Timing } from './pgbench.ts';
 import { cpuMicros } from './cpu.ts';
+import { waitForServer } from './load.ts';
 import { pgliteEventLoop } from './pglite-loop.ts';
 import { agentsScalePhase } from './agents-scale.ts';
 import { dumpsScalePhase } from './dumps-scale.ts';
@@ -260,18 +261,6 @@ async function stopServer(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // starting
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function createKey(url: string): string {
@@ -505,7 +494,7 @@ async function main(): Promise<void> {
     const port = 19_000 + (process.pid % 1000);
     server = startServer(url, port);
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/status/`);
+    await waitForServer(`${base}/status/`, { seconds: 60 });
 
     if (PHASES.has('lists')) {
       console.log(
@@ -551,7 +540,7 @@ async function main(): Promise<void> {
       if (process.env.COMPARE_ROOT) {
         await stopServer(server);
         server = startServer(url, port, path.resolve(process.env.COMPARE_ROOT));
-        await waitFor(`${base}/status/`);
+        await waitForServer(`${base}/status/`, { seconds: 60 });
         await loadPhase(base, key, process.env.COMPARE_ROOT);
       }
     }
