@@ -62,6 +62,9 @@ function startServer(dataDir: string, port: number): ChildProcess {
       HOST: '127.0.0.1',
       REST_AUTH: 'optional',
       RESPONSE_CACHE: 'true',
+      // Anonymous answers stay private and carry X-Cache, which the detail phase checks: public ones leave it to the
+      // edge (docs/edge.md).
+      EDGE_MAX_AGE_S: '0',
       RATE_LIMIT_PER_SECOND: '1000000',
       LOG_LEVEL: 'warn',
       AUTO_IMPORT: 'false',
