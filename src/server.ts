@@ -18,6 +18,7 @@ import { reportFailure, reportServerLife, reportStart } from './commands/server-
 import { DatabaseMissingError } from './startup.queries.ts';
 import { describeError, explainEmbeddedFailure } from './db/embedded/disk-space.ts';
 import { withPoolerHint } from './db/server/pool-mode.ts';
+import { listenProbe } from './http/listen-probe.ts';
 
 let config: Config;
 try {
@@ -35,6 +36,10 @@ if (!config.databaseUrl) reportServerLife(config.dataDir);
 
 const log = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
 const started = performance.now();
+
+// The address first: a busy port or a wrong HOST stops the start before the database is opened (listen-probe.ts).
+const unusable = listenProblem(await listenProbe(config.port, config.host));
+if (unusable) cannotListen(unusable);
 
 const database = await openConfiguredDatabase(config, config.databaseStatementTimeoutMs, config.lists).catch(
   (error: unknown) => fail('cannot open the database', error),
@@ -55,13 +60,7 @@ try {
   await app.close().catch(() => {});
   await database.close();
   const why = listenProblem((error as NodeJS.ErrnoException).code);
-  if (why) {
-    // An operator's set-up, not a bug: one line naming the setting, no stack.
-    log.fatal(`cannot listen on ${config.host}:${config.port}: ${why}`);
-    process.stderr.write(`cannot listen on ${config.host}:${config.port}: ${why}\n`);
-    reportFailure(`cannot listen on ${config.host}:${config.port}: ${why}`);
-    process.exit(1);
-  }
+  if (why) cannotListen(why);
   await fail(`cannot listen on ${config.host}:${config.port}`, error);
 }
 // The pools as sized for the cores this process may use (a container's CPU quota counts: cores.ts).
@@ -160,6 +159,14 @@ if (database.kind === 'pglite') {
     adminChannel = channel;
     reportStart(config.dataDir, 'ready');
   }
+}
+
+/** An operator's set-up, not a bug: one line naming the setting, no stack; exit 1. */
+function cannotListen(why: string): never {
+  log.fatal(`cannot listen on ${config.host}:${config.port}: ${why}`);
+  process.stderr.write(`cannot listen on ${config.host}:${config.port}: ${why}\n`);
+  reportFailure(`cannot listen on ${config.host}:${config.port}: ${why}`);
+  process.exit(1);
 }
 
 /** What an operator must change when the address cannot be listened on; undefined for anything else. */

@@ -1,11 +1,13 @@
 // The server as a process: configuration errors, first start on an empty database, graceful stop.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { createTestDb, seedDataDir, type TestDatabase } from './helpers.ts';
+import { pgliteDir } from '../src/db/index.ts';
+import { adminQuery, createTestDb, type TestDatabase } from './helpers.ts';
 import { exited, freePort, run, SERVER_ARGS, startServer, waitFor200 } from './process.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -62,21 +64,24 @@ test('first start migrates and loads the bundled data, restarts reuse it, SIGTER
   }
 });
 
-test('a busy port stops start-up with one line naming PORT, and no stack', async () => {
+test('a busy port stops start-up with one line naming PORT, and no stack, before the database is opened', async () => {
+  // An empty data folder, or a PostgreSQL database that does not exist: the port is looked at first, so neither is
+  // touched (a first start would initdb, migrate and import for seconds before finding the port taken).
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-server-port-'));
   cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
-  let database: TestDatabase | undefined;
-  if (process.env.DATABASE_URL) {
-    database = await createTestDb();
-    cleanups.push(() => database!.drop());
-  } else await seedDataDir(dataDir);
+  const name = `cds_test_never_${process.pid}`;
+  const missing = process.env.DATABASE_URL
+    ? Object.assign(new URL(process.env.DATABASE_URL), { pathname: `/${name}` }).toString()
+    : undefined;
+  // (Should a start ever make it, it goes.)
+  if (missing) cleanups.push(() => adminQuery(`DROP DATABASE IF EXISTS ${name}`).then(() => {}));
   const port = await freePort();
   const holder = net.createServer();
   await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
   try {
     const result = await run(process.execPath, [...SERVER_ARGS], {
       DATA_DIR: dataDir,
-      DATABASE_URL: database?.url,
+      DATABASE_URL: missing,
       PORT: String(port),
       AUTO_IMPORT: 'false',
     });
@@ -88,6 +93,9 @@ test('a busy port stops start-up with one line naming PORT, and no stack', async
         'm',
       ),
     );
+    assert.doesNotMatch(result.stderr, /database/i, 'the database was not looked at');
+    if (missing) assert.equal((await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount, 0);
+    else assert.ok(!existsSync(pgliteDir(dataDir)), 'no embedded database made');
     assert.doesNotMatch(result.stdout + result.stderr, /\n\s+at |"stack"/, 'no stack');
   } finally {
     await new Promise((resolve) => holder.close(resolve));
