@@ -31,6 +31,18 @@ export interface LoadRequest {
   body: string;
 }
 
+/** The MCP endpoint's `get` of the chapter detail (bench/run.ts), as one JSON-RPC message. */
+export const MCP_GET: LoadRequest = {
+  method: 'POST',
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'get', arguments: { resource: 'chapters', id: 'london' } },
+  }),
+};
+export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
 /** wrk sends a method and a body from a Lua script; the headers stay on its command line. */
 function wrkScript(request: LoadRequest): string {
   const file = path.join(os.tmpdir(), `cds-bench-${process.pid}.lua`);

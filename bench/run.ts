@@ -20,7 +20,7 @@ import pg from 'pg';
 import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { prepareBenchData } from './seed.ts';
 import { backendMicros, backendMicrosBetween, cpuMicros, postgresPids } from './cpu.ts';
-import { runLoad, waitForServer, type LoadRequest, type LoadResult } from './load.ts';
+import { MCP_GET, MCP_HEADERS, runLoad, waitForServer, type LoadRequest, type LoadResult } from './load.ts';
 import { captureSql, inline, pgbench } from './pgbench.ts';
 import { PEER_ISSUES_PAGE, startPeer } from './peer.ts';
 
@@ -40,16 +40,6 @@ interface Endpoint {
   request?: LoadRequest;
 }
 
-const MCP_GET: LoadRequest = {
-  method: 'POST',
-  body: JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'get', arguments: { resource: 'chapters', id: 'london' } },
-  }),
-};
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const REST_DETAIL = 'chapter detail';
 /** The target of a ceiling answering a POST of the endpoint's body (read and parsed) instead of a GET. */
 const BARE_POST = ', a POST of its body';
