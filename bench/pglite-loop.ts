@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { waitForServer } from './load.ts';
+import { stopChild, waitForServer } from './load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PHASE_SECONDS = Number(process.env.PHASE_SECONDS ?? 5);
@@ -176,12 +176,7 @@ export async function pgliteEventLoop(): Promise<void> {
       );
     }
   } finally {
-    if (server && server.exitCode === null) {
-      await new Promise<void>((resolve) => {
-        server!.once('exit', () => resolve());
-        server!.kill('SIGTERM');
-      });
-    }
+    if (server) await stopChild(server);
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -6,13 +6,12 @@
 // one minute to the next), each row wrk's requests per second and the server's CPU per request; the ratios are the
 // rounds' medians. The last one is the floor of "MCP `get` ≥ 0.80 of the REST detail's requests/s" on this machine
 // and this Node: no code of ours runs in it. Writes bench/POST-FLOOR.md.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMicros } from './cpu.ts';
-import { MCP_GET, MCP_HEADERS, runLoad, waitForServer, type LoadRequest } from './load.ts';
+import { MCP_GET, MCP_HEADERS, runLoad, startNode, stopChild, waitForServer, type LoadRequest } from './load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -46,24 +45,8 @@ interface Sample {
   cpu: number;
 }
 
-function start(port: number, file: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['bench/bare-server.js', String(port), file], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 async function measure(variant: Variant, file: string, port: number): Promise<Sample> {
-  const server = start(port, file, variant.env);
+  const server = startNode(['bench/bare-server.js', String(port), file], variant.env);
   try {
     const url = `http://127.0.0.1:${port}/`;
     await waitForServer(url);
@@ -75,7 +58,7 @@ async function measure(variant: Variant, file: string, port: number): Promise<Sa
     if (result.non2xx > 0 || result.timeouts > 0) throw new Error(`${variant.name}: ${result.non2xx} errors`);
     return { rps: result.rps, cpu: (after - before) / Math.max(1, result.rps * SECONDS) };
   } finally {
-    await stop(server);
+    await stopChild(server);
   }
 }
 

@@ -11,7 +11,7 @@
 // is also set against pgbench running its SQL (one client; plain and prepared) and against a peer, Platformatic DB
 // 2.61 over the same table (bench/peer.ts installs it into node_modules/.cache, not into the project). The goals of
 // issue 32 are summed up as ratios at the end of bench/RESULTS.md, with the load average of the run.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +20,16 @@ import pg from 'pg';
 import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { prepareBenchData } from './seed.ts';
 import { backendMicros, backendMicrosBetween, cpuMicros, postgresPids } from './cpu.ts';
-import { MCP_GET, MCP_HEADERS, runLoad, waitForServer, type LoadRequest, type LoadResult } from './load.ts';
+import {
+  MCP_GET,
+  MCP_HEADERS,
+  runLoad,
+  startNode,
+  stopChild,
+  waitForServer,
+  type LoadRequest,
+  type LoadResult,
+} from './load.ts';
 import { captureSql, inline, pgbench } from './pgbench.ts';
 import { PEER_ISSUES_PAGE, startPeer } from './peer.ts';
 
@@ -111,22 +120,6 @@ function portOf(n: number): number {
   return 18_000 + n;
 }
 
-function start(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 /** A user and a key through the operator CLI, the way an operator would do it. */
 function createKey(env: Record<string, string>): string {
   const out = spawnSync(
@@ -152,7 +145,7 @@ async function measureService(
 ) {
   for (const cached of modes) {
     const port = portOf(rows.length + 10);
-    const server = start(['--import', 'tsx', 'src/server.ts'], {
+    const server = startNode(['--import', 'tsx', 'src/server.ts'], {
       ...env,
       PORT: String(port),
       RATE_LIMIT_PER_SECOND: '1000000',
@@ -184,7 +177,7 @@ async function measureService(
         );
       }
     } finally {
-      await stop(server);
+      await stopChild(server);
     }
   }
 }
@@ -216,7 +209,7 @@ async function measureCeilings(answers: Map<string, Answer>, rows: Row[]): Promi
       await fs.writeFile(file, answer.body);
       await fs.writeFile(headersFile, JSON.stringify(answer.headers));
       const port = portOf(900 + rows.length);
-      const server = start(['bench/bare-server.js', String(port), file, ...(same ? [headersFile] : [])], {});
+      const server = startNode(['bench/bare-server.js', String(port), file, ...(same ? [headersFile] : [])], {});
       try {
         await waitForServer(`http://127.0.0.1:${port}/`);
         const check = await fetch(`http://127.0.0.1:${port}/`);
@@ -235,7 +228,7 @@ async function measureCeilings(answers: Map<string, Answer>, rows: Row[]): Promi
           `${name} | ceiling${same ? ', same headers' : ''}${post ? ', POST' : ''}: ${Math.round(result.rps)} req/s`,
         );
       } finally {
-        await stop(server);
+        await stopChild(server);
         await fs.rm(file, { force: true });
         await fs.rm(headersFile, { force: true });
       }
@@ -269,7 +262,7 @@ async function main(): Promise<void> {
     const answers = new Map<string, Answer>();
     {
       const port = portOf(1);
-      const server = start(['--import', 'tsx', 'src/server.ts'], {
+      const server = startNode(['--import', 'tsx', 'src/server.ts'], {
         ...liteEnv,
         PORT: String(port),
         LOG_LEVEL: 'warn',
@@ -285,7 +278,7 @@ async function main(): Promise<void> {
           answers.set(e.name, { body: Buffer.from(await res.arrayBuffer()), headers });
         }
       } finally {
-        await stop(server);
+        await stopChild(server);
       }
     }
     const ceilings = await measureCeilings(answers, rows);

@@ -36,7 +36,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { runImport, writeDataset } from './scale-import.ts';
 import { captureSql, inline, pgbench, timing, type Timing } from './pgbench.ts';
 import { cpuMicros } from './cpu.ts';
-import { waitForServer } from './load.ts';
+import { stopChild, waitForServer } from './load.ts';
 import { pgliteEventLoop } from './pglite-loop.ts';
 import { agentsScalePhase } from './agents-scale.ts';
 import { dumpsScalePhase } from './dumps-scale.ts';
@@ -252,14 +252,6 @@ function startServer(url: string, port: number, root = ROOT): ChildProcess {
       AUTO_IMPORT: 'false',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
   });
 }
 
@@ -538,7 +530,7 @@ async function main(): Promise<void> {
       await loadPhase(base, key, 'this checkout');
       // The same measurement against another checkout's server (COMPARE_ROOT, e.g. main's code), on the same data.
       if (process.env.COMPARE_ROOT) {
-        await stopServer(server);
+        await stopChild(server);
         server = startServer(url, port, path.resolve(process.env.COMPARE_ROOT));
         await waitForServer(`${base}/status/`, { seconds: 60 });
         await loadPhase(base, key, process.env.COMPARE_ROOT);
@@ -554,7 +546,7 @@ async function main(): Promise<void> {
       for (const q of queries) console.log(`- ${caseName}: \`${inline(q).slice(0, 400)}\``);
     }
   } finally {
-    if (server) await stopServer(server);
+    if (server) await stopChild(server);
     if (process.env.KEEP || REUSE) console.error(`KEEP or REUSE is set: database ${name} kept`);
     else await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
