@@ -85,16 +85,24 @@ export function negotiateVersion(requested: unknown): string {
   return typeof requested === 'string' && PROTOCOL_VERSIONS.includes(requested) ? requested : PROTOCOL_VERSIONS[0]!;
 }
 
+/** An answer is this, its request's id, then its end (`resultEnd`). */
+const ANSWER_START_TEXT = '{"jsonrpc":"2.0","id":';
+const ANSWER_START = Buffer.from(ANSWER_START_TEXT);
+const resultEndText = (resultJson: string) => `,"result":${resultJson}}`;
+
 /** The answer to a request, around its result's JSON text. */
 export function resultBody(id: Id, resultJson: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+  return `${ANSWER_START_TEXT}${JSON.stringify(id)}${resultEndText(resultJson)}`;
 }
 
-const ANSWER_START = Buffer.from('{"jsonrpc":"2.0","id":');
+/** The end of an answer, from `,"result":` to the message's last `}`, as bytes: what mcp.results.ts keeps. */
+export function resultEnd(resultJson: string): Buffer {
+  return Buffer.from(resultEndText(resultJson));
+}
 
 /**
- * The answer to a request whose result was kept: `idJson` is its id as JSON.stringify writes it, `end` the kept bytes
- * from `,"result":` to the message's last `}` (mcp.results.ts). The same bytes as `resultBody`.
+ * The answer to a request whose result was kept: `idJson` is its id as JSON.stringify writes it, `end` its kept end
+ * (`resultEnd`). The same bytes as `resultBody`.
  */
 export function answerBytes(idJson: string, end: Buffer): Buffer {
   const idLength = Buffer.byteLength(idJson);

@@ -5,6 +5,7 @@
 // more than the rest of the call (docs/decisions.md, "mcp").
 import type { DataVersionWatcher } from '../announcements/data-version.ts';
 import { BoundedMap, bytesOf, memory, type Share } from '../memory-budget.ts';
+import { resultEnd } from './mcp.protocol.ts';
 
 const MAX_ENTRIES = 5_000;
 /** A call whose arguments are longer than this is not kept (a key is the arguments' text). */
@@ -51,7 +52,7 @@ export class ToolResults {
 
   set(key: string, result: string, version: number): void {
     if (version !== this.watcher.version || version === -1) return;
-    const end = Buffer.from(`,"result":${result}}`);
+    const end = resultEnd(result);
     this.entries.set(key, end, bytesOf(end));
   }
 }
