@@ -82,6 +82,10 @@ export function openRedis(settings: RedisSettings, options: RedisOptions): Redis
       enableOfflineQueue,
       lazyConnect,
       clusterRetryStrategy: common.retryStrategy,
+      // Finding the slots (CLUSTER SLOTS, on a node it may have to connect to first) is given as long as connecting to
+      // a node: ioredis' 1 s ran out on a loaded 2-core machine while the node's own connection had 2 s, and the start
+      // became a fallback ("Failed to refresh slots cache.") with nothing wrong with the cluster.
+      slotsRefreshTimeout: common.connectTimeout ?? SERVING.connectTimeout,
       redisOptions: perNode,
       // Managed clusters with TLS serve certificates for their names: connect by name, not by resolved address.
       ...(credentials.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),

@@ -95,7 +95,8 @@ interface Fallback {
 /**
  * The fallbacks to per-instance counting an instance logged since `from` (a length of its output): each start's reason,
  * and whether its end followed. Left out: counts that timed out (the service waits 250 ms for Redis; a machine busy
- * with other tests can stall a process that long), a true fallback but not one of the topology.
+ * with other tests can stall a process that long) and a cluster's slots not found in time for the same reason, true
+ * fallbacks but not ones of the topology.
  */
 function fallbacks(instance: Instance, from = 0): Fallback[] {
   const found: Fallback[] = [];
@@ -106,7 +107,7 @@ function fallbacks(instance: Instance, from = 0): Fallback[] {
       found[found.length - 1]!.ended = true;
     }
   }
-  return found.filter((fallback) => !/timed out/i.test(fallback.reason));
+  return found.filter((fallback) => !/timed out|last node: timeout/i.test(fallback.reason));
 }
 
 /** An instance's log without the lines of each request: what a failed assertion shows. */
@@ -250,6 +251,29 @@ describe('a Redis Cluster of three primaries', { skip }, () => {
       assert.match(started[0]!, /CROSSSLOT|MOVED/);
     } finally {
       await misnamed.close();
+    }
+  });
+
+  test('a cluster that cannot be reached: the fallback names why its last node gave no slots', async () => {
+    // ioredis' ClusterAllFailedError says only "Failed to refresh slots cache."; its cause is kept beside it.
+    const nobody = await freePort();
+    const unreached = await buildTestApp({
+      env: { REDIS_MODE: 'cluster', REDIS_URL: `redis://127.0.0.1:${nobody}`, REDIS_PREFIX: 'unreached:' },
+      sharedDatabase: database,
+      captureLogs: true,
+    });
+    try {
+      const started = () =>
+        unreached
+          .logs()
+          .split('\n')
+          .filter((line) => line.includes(`"msg":"${FALLBACK_STARTED}"`));
+      await until(() => started().length > 0, 5_000, 'the fallback logged');
+      const { reason } = JSON.parse(started()[0]!) as { reason: string };
+      assert.match(reason, /^Failed to refresh slots cache\. \(last node: .+\)$/, unreached.logs());
+      assert.equal((await unreached.app.inject({ url: '/api/v0/chapters/' })).statusCode, 200, 'counted here');
+    } finally {
+      await unreached.close();
     }
   });
 });

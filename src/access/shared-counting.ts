@@ -45,7 +45,7 @@ export class SharedCounting {
       this.settle();
     });
     redis?.on('error', (error: Error) => {
-      this.lastError = error.message;
+      this.lastError = withCause(error);
       this.settle();
     });
     redis?.on('close', () => this.settle());
@@ -125,4 +125,13 @@ export class SharedCounting {
     clearInterval(this.probing);
     this.probing = undefined;
   }
+}
+
+/**
+ * An error's message with the cause a cluster client hides: ioredis' "Failed to refresh slots cache." says that no node
+ * gave the slots, its `lastNodeError` why the last one did not (a timeout, a refused connection).
+ */
+function withCause(error: Error): string {
+  const cause = (error as Error & { lastNodeError?: unknown }).lastNodeError;
+  return cause instanceof Error ? `${error.message} (last node: ${cause.message})` : error.message;
 }
