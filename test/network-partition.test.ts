@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import net from 'node:net';
+import pgClient from 'pg';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, QUERY_TIMEOUT_MARGIN_MS } from '../src/db/index.ts';
@@ -186,32 +187,55 @@ function assertNotReady(answer: Answer): void {
 
 test('PostgreSQL black-holed: 503 within the query timeout, /readyz within 2 s, no connection kept; 200 once healed', async (t) => {
   // Connections in both pools before the partition: the requests below find them open and send on them. The server's
-  // own background reads (the data version's poll, the announcements') share the main pool, and two of them may hold
-  // a connection at the partition; a first /readyz that finds no idle one opens a new connection, whose start gets no
-  // answer (no `select 1` sent, no probe to look at below: seen twice in CI). So the bursts go on until the proxy sees
-  // the list pool's 2 and at least 8 of the main pool's 10 connections open at once.
-  const WARM_OPEN = 2 + 8;
-  const open = () => proxy.connections.filter((c) => c.closedAt === undefined).length;
-  for (let burst = 0; burst < 10 && open() < WARM_OPEN; burst++) {
-    const warm = await Promise.all(
-      [LIST, DETAIL, LIST, DETAIL, '/readyz', DETAIL, '/readyz', DETAIL, '/readyz', DETAIL, '/readyz', '/readyz'].map(
-        (url) => get(url),
-      ),
-    );
-    assert.deepEqual(
-      warm.map((answer) => answer.status),
-      warm.map(() => 200),
-      JSON.stringify(warm),
-    );
+  // own background reads (the data version's and the change log's polls, the announcements, the webhook queue) share
+  // the main pool, and each may hold a connection at the partition; a /readyz that finds no idle one opens a new
+  // connection, whose start gets no answer (no `select 1` sent, no probe to look at below: seen in CI). So the bursts
+  // go on until PostgreSQL itself sees at least 10 of the service's connections idle (the list pool's 2 and 8 of the
+  // main pool's 10), asked over a connection of its own, not through the proxy.
+  const WARM_IDLE = 10;
+  const watcher = new pgClient.Client({ connectionString: pg.url });
+  await watcher.connect();
+  const sessions = async () =>
+    (
+      await watcher.query<{ state: string; query: string }>(
+        `select state, left(query, 60) as query from pg_stat_activity
+          where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
+      )
+    ).rows;
+  let seen: { state: string; query: string }[] = [];
+  try {
+    for (let burst = 0; burst < 20; burst++) {
+      seen = await sessions();
+      if (seen.filter((session) => session.state === 'idle').length >= WARM_IDLE) break;
+      const warm = await Promise.all(
+        [LIST, DETAIL, LIST, DETAIL, '/readyz', DETAIL, '/readyz', DETAIL, '/readyz', DETAIL, '/readyz', '/readyz'].map(
+          (url) => get(url),
+        ),
+      );
+      assert.deepEqual(
+        warm.map((answer) => answer.status),
+        warm.map(() => 200),
+        JSON.stringify(warm),
+      );
+    }
+  } finally {
+    await watcher.end();
   }
-  const openAtPartition = open();
-  assert.ok(openAtPartition >= WARM_OPEN, `${openAtPartition} connections open after ten bursts`);
+  const idleAtPartition = seen.filter((session) => session.state === 'idle').length;
+  assert.ok(idleAtPartition >= WARM_IDLE, `after 20 bursts: ${JSON.stringify(seen)}`);
 
   proxy.blackHole();
   const blackHoledAt = performance.now();
 
-  // On open connections: no answer, node-postgres' query_timeout ends the wait (and the connection).
-  const first = await Promise.all([get(LIST), get(DETAIL), get('/readyz')]);
+  // On open connections: no answer, node-postgres' query_timeout ends the wait (and the connection). The probe first,
+  // alone until its `select 1` is on its way: a list and a detail take several connections each (their statements,
+  // the key check, the data version), and with the background reads they could leave the probe none that is open.
+  const probing = get('/readyz');
+  const probeSent = () => proxy.connections.some((c) => c.unansweredAt !== undefined && c.sent.includes('select 1'));
+  for (const until = performance.now() + PROBE_TIMEOUT_MS; !probeSent() && performance.now() < until;) {
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the service, in another process
+  }
+  const first = await Promise.all([get(LIST), get(DETAIL), probing]);
   assertRestUnavailable(first[0]!, QUERY_TIMEOUT_MS + SLACK_MS);
   assertRestUnavailable(first[1]!, QUERY_TIMEOUT_MS + SLACK_MS);
   assertNotReady(first[2]!);
@@ -237,12 +261,15 @@ test('PostgreSQL black-holed: 503 within the query timeout, /readyz within 2 s, 
   const held = unanswered().map((c) => ({
     probe: c.sent.includes('select 1'),
     ms: c.closedAt === undefined ? Infinity : c.closedAt - c.unansweredAt!,
+    // What a failure shows: when it was first sent on (from the partition), and the start of it.
+    at: Math.round(c.unansweredAt! - blackHoledAt),
+    sent: c.sent.replace(/[^ -~]+/g, '.').slice(0, 60),
   }));
   const probeHeld = held.filter((c) => c.probe).map((c) => c.ms);
   const otherHeld = held.filter((c) => !c.probe).map((c) => c.ms);
   assert.ok(
     probeHeld.length > 0 && otherHeld.length > 0,
-    `${openAtPartition} open at the partition: ${JSON.stringify(held)}`,
+    `${idleAtPartition} idle at the partition: ${JSON.stringify(held)}`,
   );
   assert.ok(
     Math.max(...probeHeld) <= PROBE_TIMEOUT_MS + 700,
@@ -267,7 +294,7 @@ test('PostgreSQL black-holed: 503 within the query timeout, /readyz within 2 s, 
   assert.equal(JSON.parse(detail.body).key, KEY);
 
   t.diagnostic(
-    `${openAtPartition} connections open at the partition, black-holed ${Math.round(partitionMs)} ms; 503 after (list, detail) ${round([first[0]!.ms, first[1]!.ms])} ms ` +
+    `${idleAtPartition} connections idle at the partition, black-holed ${Math.round(partitionMs)} ms; 503 after (list, detail) ${round([first[0]!.ms, first[1]!.ms])} ms ` +
       `on open connections, ${round([second[0]!.ms, second[1]!.ms])} ms beside 20 probes; /readyz ${Math.round(first[2]!.ms)} ms, ` +
       `the 20 probes ${range(probed.map((a) => a.ms))} ms; ` +
       `200 again ${Math.round(recoveryMs)} ms after the resume (detail, list, /readyz: ${round(recovered)} ms); ` +
