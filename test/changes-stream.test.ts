@@ -34,9 +34,11 @@ const streamEvery: Every = (intervalMs, task) => {
     beats.push(task);
     return () => beats.splice(beats.indexOf(task), 1);
   }
-  const timer = setInterval(() => void task(), intervalMs);
+  const timer = setInterval(() => void (pollsPaused || task()), intervalMs);
   return () => clearInterval(timer);
 };
+/** The hub's polls skipped (the expiry test: what a revocation heard meanwhile does, before a poll could). */
+let pollsPaused = false;
 // The app's time, on which keys expire: real time, moved forward by the expiry test instead of waiting.
 let ahead = 0;
 const clock = () => Date.now() + ahead;
@@ -328,6 +330,36 @@ test("a revoked key's streams end at once; an expired key's at the next poll", {
     ahead = 0;
   }
   bystander.close();
+});
+
+test('a revocation heard after a key of an open stream expired: that stream ends as expired, not revoked', async () => {
+  // A revocation reaches an instance twice (at once, then through the database's announcements): the second one may
+  // come after another key of an open stream expired on the app's clock. The keys are read again then; only the hub's
+  // poll ends expired streams, so the polls wait until that read is over.
+  const owner = await devSignIn(t, 'expiring-owner');
+  const shortLived = await newKey(owner, inDays(1));
+  const expiring = await rawStream('/api/v0/changes/stream', shortLived.raw);
+  await expiring.until((text) => text.includes(': ok'));
+  const other = await devSignIn(t, 'revoked-meanwhile');
+  const [gone, witness] = [await newKey(other), await newKey(other, inDays(7))];
+  pollsPaused = true;
+  ahead = 2 * 86_400_000;
+  try {
+    const res = await graphql(t, other, DOC.revokeApiKey, { uuid: gone.uuid });
+    assert.equal(res.json().data.revokeApiKey.ok, true);
+    // A stream opened after it (its key read, its backlog read): the keys' read the revocation started had its turn.
+    const after = await rawStream('/api/v0/changes/stream', witness.raw);
+    await after.until((text) => text.includes(': ok'));
+    after.close();
+    assert.equal(expiring.ended, false, expiring.text());
+    pollsPaused = false;
+    await expiring.until(() => false);
+    assert.match(expiring.text(), /: closed \(expired\)\n\n$/);
+  } finally {
+    pollsPaused = false;
+    ahead = 0;
+    expiring.close();
+  }
 });
 
 test(

@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import type { SharedChanges } from '../announcements/heard.ts';
 import type { KeyIdentity } from '../api-keys/api-keys.service.ts';
-import { findValidKeysById } from '../api-keys/api-keys.queries.ts';
+import { findUnrevokedKeysById } from '../api-keys/api-keys.queries.ts';
 import type { ChangeHub } from '../changes/change-hub.ts';
 import { TooManyStreamsError, UnauthorizedError } from '../errors.ts';
 
@@ -18,7 +18,6 @@ export interface StreamKeysOptions {
   changes: SharedChanges;
   /** CHANGES_STREAMS_PER_KEY. */
   perKey: number;
-  clock: () => number;
   log: FastifyBaseLogger;
 }
 
@@ -60,17 +59,19 @@ export class StreamKeys {
     };
   }
 
-  /** Reads the keys of the open streams again: a revoked one's streams end; a rotated one's end at its new expiry. */
+  /**
+   * Reads the keys of the open streams again: a revoked one's streams end; a rotated one's end at its new expiry, and an
+   * expired one's at the hub's next poll, as expired (a revocation heard again, through the database, after a key of
+   * an open stream expired is no reason to call that key revoked).
+   */
   private recheck(): Promise<void> {
     this.checking ??= (async () => {
-      const { db, hub, clock, log } = this.options;
+      const { db, hub, log } = this.options;
       this.stale = false;
       const owners = [...hub.owners()];
       if (owners.length === 0) return;
       try {
-        const valid = new Map(
-          (await findValidKeysById(db, owners, new Date(clock()))).map((key) => [String(key.id), key.expires_at]),
-        );
+        const valid = new Map((await findUnrevokedKeysById(db, owners)).map((key) => [String(key.id), key.expires_at]));
         for (const owner of owners) {
           const expiresAt = valid.get(owner);
           for (const stream of hub.streamsOf(owner)) {

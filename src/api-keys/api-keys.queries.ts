@@ -136,13 +136,15 @@ export function listLeakedKeys(db: Db, userId: string, since: Date) {
     .execute();
 }
 
-/** Of the keys with these ids, those valid at `now`, with their expiry (the streams' keys, access/stream-keys.ts). */
-export function findValidKeysById(db: Db, ids: readonly string[], now: Date) {
+/**
+ * Of the keys with these ids, those not revoked, with their expiry, however near or past (the streams' keys,
+ * access/stream-keys.ts: an expired key's streams end as expired, not as revoked).
+ */
+export function findUnrevokedKeysById(db: Db, ids: readonly string[]) {
   return db
     .selectFrom('api_keys')
     .select(['id', 'expires_at'])
     .where('id', 'in', [...ids])
     .where('is_revoked', '=', false)
-    .where('expires_at', '>', now)
     .execute();
 }

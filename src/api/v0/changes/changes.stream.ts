@@ -16,9 +16,9 @@ import type { SharedChanges } from '../../../announcements/heard.ts';
 const LAST_EVENT_ID = /^\d{1,16}$/;
 
 export function changesStreamRoute(app: FastifyInstance, { changes }: { changes: SharedChanges }): void {
-  const { hub, clock } = app.shared;
+  const { hub } = app.shared;
   const db = app.database.db;
-  const keys = new StreamKeys({ db, hub, changes, perKey: app.config.changesStreamsPerKey, clock, log: app.log });
+  const keys = new StreamKeys({ db, hub, changes, perKey: app.config.changesStreamsPerKey, log: app.log });
 
   app.get(
     '/changes/stream',
