@@ -110,6 +110,11 @@ function fallbacks(instance: Instance, from = 0): Fallback[] {
   return found.filter((fallback) => !/timed out|last node: timeout/i.test(fallback.reason));
 }
 
+/** The lines of a log that say counting fell back to per instance (each with its reason). */
+function fallbackStarts(logs: string): string[] {
+  return logs.split('\n').filter((line) => line.includes(`"msg":"${FALLBACK_STARTED}"`));
+}
+
 /** An instance's log without the lines of each request: what a failed assertion shows. */
 function notes(instance: Instance): string {
   const lines = instance.output().split('\n');
@@ -243,10 +248,7 @@ describe('a Redis Cluster of three primaries', { skip }, () => {
       assert.deepEqual(burst.map((r) => r.statusCode).sort(), [...Array(LIMIT).fill(200), 429], 'counted here');
       const text = (await misnamed.app.inject({ url: '/metrics' })).body;
       assert.match(text, /^cds_rate_limit_shared 0$/m);
-      const started = misnamed
-        .logs()
-        .split('\n')
-        .filter((line) => line.includes(`"msg":"${FALLBACK_STARTED}"`));
+      const started = fallbackStarts(misnamed.logs());
       assert.equal(started.length, 1, misnamed.logs());
       assert.match(started[0]!, /CROSSSLOT|MOVED/);
     } finally {
@@ -263,11 +265,7 @@ describe('a Redis Cluster of three primaries', { skip }, () => {
       captureLogs: true,
     });
     try {
-      const started = () =>
-        unreached
-          .logs()
-          .split('\n')
-          .filter((line) => line.includes(`"msg":"${FALLBACK_STARTED}"`));
+      const started = () => fallbackStarts(unreached.logs());
       await until(() => started().length > 0, 5_000, 'the fallback logged');
       const { reason } = JSON.parse(started()[0]!) as { reason: string };
       assert.match(reason, /^Failed to refresh slots cache\. \(last node: .+\)$/, unreached.logs());
@@ -335,11 +333,7 @@ describe('a primary and two replicas behind a Sentinel with a password', { skip 
         clock: () => now,
       });
       try {
-        const started = () =>
-          refused
-            .logs()
-            .split('\n')
-            .filter((line) => line.includes(`"msg":"${FALLBACK_STARTED}"`));
+        const started = () => fallbackStarts(refused.logs());
         await until(() => started().length > 0, 10_000, `${label}: the fallback said`);
         now += 1000;
         const burst = await Promise.all(

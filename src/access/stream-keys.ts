@@ -71,9 +71,11 @@ export class StreamKeys {
       const owners = [...hub.owners()];
       if (owners.length === 0) return;
       try {
-        const valid = new Map((await findUnrevokedKeysById(db, owners)).map((key) => [String(key.id), key.expires_at]));
+        const unrevoked = new Map(
+          (await findUnrevokedKeysById(db, owners)).map((key) => [String(key.id), key.expires_at]),
+        );
         for (const owner of owners) {
-          const expiresAt = valid.get(owner);
+          const expiresAt = unrevoked.get(owner);
           for (const stream of hub.streamsOf(owner)) {
             if (expiresAt) stream.until = Math.min(stream.until, expiresAt.getTime());
             else stream.end('revoked');
