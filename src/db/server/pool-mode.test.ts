@@ -10,7 +10,9 @@ import { sessionSettings, settingsPerTransaction, startupParameters } from './po
 
 const SET_LOCAL =
   "SET LOCAL statement_timeout = '3000'; SET LOCAL pg_trgm.word_similarity_threshold = '0.4'; " +
-  "SET LOCAL pg_trgm.similarity_threshold = '0.2'";
+  "SET LOCAL pg_trgm.similarity_threshold = '0.2'; SET LOCAL jit = 'off'";
+/** The start-up parameters of every session: pg_trgm's thresholds, no JIT. */
+const START_OPTIONS = [...TRIGRAM_START_PARAMS, '-c', 'jit=off'].join(' ');
 
 /** A client's query that records what it is sent; `fail` rejects the statements it matches. */
 function recorder(fail?: RegExp) {
@@ -31,9 +33,9 @@ function recorder(fail?: RegExp) {
 test('session mode: the settings are start-up parameters, as before', () => {
   assert.deepEqual(startupParameters(sessionSettings(3_000)), {
     statement_timeout: 3_000,
-    options: TRIGRAM_START_PARAMS.join(' '),
+    options: START_OPTIONS,
   });
-  assert.deepEqual(startupParameters(sessionSettings(undefined)), { options: TRIGRAM_START_PARAMS.join(' ') });
+  assert.deepEqual(startupParameters(sessionSettings(undefined)), { options: START_OPTIONS });
 });
 
 test('transaction mode: a statement alone runs in a transaction of its own that sets them first', async () => {
@@ -99,6 +101,7 @@ test(
       (await sql<{ value: string }>`SELECT current_setting(${name}) AS value`.execute(db)).rows[0]!.value;
     assert.equal(await show(pooled.db, 'statement_timeout'), '300ms');
     assert.equal(await show(pooled.db, 'pg_trgm.similarity_threshold'), '0.2');
+    assert.equal(await show(pooled.db, 'jit'), 'off');
     await assert.rejects(sql`SELECT pg_sleep(5)`.execute(pooled.db), { code: '57014' });
     await pooled.db.transaction().execute(async (trx) => {
       assert.equal(await show(trx, 'statement_timeout'), '300ms');
@@ -110,5 +113,32 @@ test(
     const { rows } = await sql<{ reset_val: string }>`
     SELECT reset_val FROM pg_settings WHERE name = 'statement_timeout'`.execute(pooled.db);
     assert.equal(rows[0]!.reset_val, '0');
+  },
+);
+
+test(
+  'no JIT in any session of the service: its pools in session mode, the list pool, transaction mode',
+  { skip },
+  async () => {
+    const show = async (db: Database['db']) =>
+      (await sql<{ value: string }>`SELECT current_setting('jit') AS value`.execute(db)).rows[0]!.value;
+    // The server's own default is on: the sessions' setting is what turns it off.
+    const { rows } = await sql<{ boot_val: string }>`SELECT boot_val FROM pg_settings WHERE name = 'jit'`.execute(
+      database.db,
+    );
+    assert.equal(rows[0]!.boot_val, 'on');
+    const served = await openDatabase({
+      databaseUrl: database.url!,
+      statementTimeoutMs: 3_000,
+      lists: { poolSize: 1, statementTimeoutMs: 1_000, queueLength: 1 },
+    });
+    try {
+      assert.equal(await show(served.db), 'off');
+      assert.equal(await show(served.lists!), 'off');
+      assert.equal(await show(database.db), 'off', "the tests' own pool, as the commands open theirs");
+      assert.equal(await show(pooled.db), 'off');
+    } finally {
+      await served.close();
+    }
   },
 );

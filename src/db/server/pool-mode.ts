@@ -16,11 +16,24 @@ export type { PoolMode };
 /** A query function of one client, as Kysely's dialect calls it (text, parameters). */
 export type Query = (text: string, parameters: readonly unknown[]) => Promise<unknown>;
 
-/** The settings every session of a pool needs: its statement timeout (serving pools), pg_trgm's thresholds (search). */
+/**
+ * PostgreSQL's JIT compilation, off for the service's sessions. It starts when a plan's estimated cost passes
+ * `jit_above_cost` (100,000 by default), and the estimates of the statements that build JSON in SQL (a subplan per
+ * row and per nested field) pass it at a few hundred rows: the projects' dump, 273 rows that run in ~0.18 s, spent
+ * 3.3 s compiling (193 functions; EXPLAIN ANALYZE on the bundled data, PostgreSQL 15, docs/decisions.md). A request's
+ * statement is short and seldom the same twice per process, so the compile is never paid back.
+ */
+export const JIT_SETTINGS: Readonly<Record<string, string>> = { jit: 'off' };
+
+/**
+ * The settings every session of a pool needs: its statement timeout (serving pools), pg_trgm's thresholds (search),
+ * no JIT.
+ */
 export function sessionSettings(statementTimeoutMs: number | undefined): Record<string, string> {
   return {
     ...(statementTimeoutMs ? { statement_timeout: String(statementTimeoutMs) } : {}),
     ...TRIGRAM_SETTINGS,
+    ...JIT_SETTINGS,
   };
 }
 
