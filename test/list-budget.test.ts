@@ -5,7 +5,9 @@
 // one session every query shares, the list queries waiting for it are bounded by LIST_QUEUE_LENGTH the same way.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Writable } from 'node:stream';
 import pg from 'pg';
+import pino from 'pino';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -156,7 +158,13 @@ test(
   async () => {
     const embedded = await createTestDb({ lists: { poolSize: 1, statementTimeoutMs: 60_000, queueLength: 1 } });
     await chapter(embedded.db, { key: 'london' });
-    const app = await buildApp({ config, database: embedded });
+    // The service's warnings and errors, shown by a failure (a 503 logs its cause: error-handling.ts).
+    const logged: string[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      new Writable({ write: (chunk: Buffer, _encoding, done) => (logged.push(chunk.toString()), done()) }),
+    );
+    const app = await buildApp({ config, database: embedded, logger });
     await app.ready();
     // The one session, held by a transaction-like piece of work until the test lets it go.
     let release!: () => void;
@@ -180,7 +188,12 @@ test(
       release();
       await held;
       assert.deepEqual(await waiting, [{ key: 'london' }], 'the list query that waited is answered');
-      assert.equal((await detail).statusCode, 200, 'the detail that waited is answered');
+      const answered = await detail;
+      assert.equal(
+        answered.statusCode,
+        200,
+        `the detail that waited is answered: ${answered.body}\n${logged.join('')}`,
+      );
       const served = await app.inject({ method: 'GET', url: '/api/v0/chapters/' });
       assert.equal(served.statusCode, 200, served.body);
       assert.equal(served.json().count, 1);
