@@ -1,3 +1,4 @@
+// Test tier: system (starts the server and `cds` as processes): `npm run test:system`, CI.
 // cds while the server runs on the embedded database: commands go over DATA_DIR/cds.sock and run inside the
 // server (src/commands/admin-channel.ts, src/cli/forward.ts). Also `cds users create` and `--help` after a command.
 import { after, before, test } from 'node:test';

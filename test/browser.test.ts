@@ -1,3 +1,4 @@
+// Test tier: system (drives Chromium): `npm run test:system`, CI.
 // The API key page in a real browser (Debian's Chromium driven by playwright-core): sign in through
 // the GitHub stand-in, create a key, copy it, use it on the REST API, revoke it, sign out; and a page on
 // another origin reading the REST API through CORS.

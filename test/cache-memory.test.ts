@@ -1,3 +1,4 @@
+// Test tier: system (floods the service to prove a memory bound): `npm run test:system`, CI.
 // No flood of distinct requests can take the process down through what it remembers (issue 41): the server as a
 // process with a small heap and CACHE_MEMORY_MB, `group_by=company` on members of distinct companies with distinct
 // filters (each answer once kept whole per filter set: 200,001 groups, 12.6 MB), then distinct MCP calls answering

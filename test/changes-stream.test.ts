@@ -1,3 +1,4 @@
+// Test tier: system (holds streams open and starts a PostgreSQL of its own): `npm run test:system`, CI.
 // Issue 43, the stream: GET /api/v0/changes/stream read with the `eventsource` package (and as raw bytes where the
 // comments matter) from a real listening server, while real writes (the OWASP write of an import or sync, bulk SQL)
 // commit changes: live changes, resume by Last-Event-ID, filters, the per-key limit, revoked and expired keys, a slow

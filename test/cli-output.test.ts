@@ -1,3 +1,4 @@
+// Test tier: system (runs `cds` as processes on a terminal): `npm run test:system`, CI.
 // What the cds commands print for a person: tables with headers, a summary of import and sync (--text, the
 // default on a terminal), the JSON report with --json, and a second revocation that says so.
 import { after, before, test } from 'node:test';

@@ -1,3 +1,4 @@
+// Test tier: system (runs `cds` as processes): `npm run test:system`, CI.
 // The cds command as an operator runs it: exit codes, messages, and its effect on the database.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

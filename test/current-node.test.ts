@@ -1,3 +1,4 @@
+// Test tier: system (runs `npm start` and the runner as processes): `npm run test:system`, CI.
 // The default start on an old Node (issue 45, item 1), through real processes: on a Node older than 22 (the
 // machine's: Node 20 on CI) with the embedded database, `npm start`'s script (bin/start.js) and `cds` (bin/cds.js)
 // run themselves on the current Node (EMBEDDED_NODE here, a wrapper that notes its arguments and runs the Node of

@@ -1,3 +1,4 @@
+// Test tier: system (starts the server and `cds` as processes): `npm run test:system`, CI.
 // The embedded database belongs to one process at a time: a second server on the same DATA_DIR is
 // refused with a message naming the holder (a CLI command is run by the server instead), and a lock left by a dead process is
 // taken over. (With DATABASE_URL there is no such lock: PostgreSQL serves many processes.)

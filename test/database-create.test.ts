@@ -1,3 +1,4 @@
+// Test tier: system (starts the server as a process): `npm run test:system`, CI.
 // DATABASE_URL naming a database the server does not have (the README's …/cds on a fresh PostgreSQL): created on
 // start when the user may, else a one-line message saying what to run. Needs the PostgreSQL server of the
 // DATABASE_URL pass; skipped on the embedded pass.

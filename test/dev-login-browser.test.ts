@@ -1,3 +1,4 @@
+// Test tier: system (drives Chromium): `npm run test:system`, CI.
 // AUTH_DEV_LOGIN=true: the API key page offers a local sign-in that works in one click (Debian's Chromium
 // through playwright-core), and without the setting the form is not there.
 import { test } from 'node:test';

@@ -1,3 +1,4 @@
+// Test tier: system (starts the server as a process on a full disk): `npm run test:system`, CI.
 // A full disk is an outage, not a bug (issue 25): a statement that fails with SQLSTATE 53100 (disk_full) is answered
 // 503 with our body by REST and by GraphQL, never "Internal server error", and the service answers again as soon as
 // the statements succeed; an embedded database that cannot start on a full disk says so. The database raises the

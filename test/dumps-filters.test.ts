@@ -1,3 +1,4 @@
+// Test tier: system (starts two servers as processes): `npm run test:system`, CI.
 // A copy seeded from the dumps answers every filter like its source (issue 45, item 6), on the engine of the run: two
 // servers, the bundled data on one, `cds import --from-dumps` into the other; then every list of the OpenAPI document
 // (the snapshots' sub-lists included, the change log excepted: each instance's own history) is asked with each of its

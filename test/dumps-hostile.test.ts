@@ -1,3 +1,4 @@
+// Test tier: system (starts the server as a process): `npm run test:system`, CI.
 // `cds import --from-dumps` against a hostile source (issue 41, item 3): a stand-in on 127.0.0.1 serves a manifest
 // and small valid files (one organization, written first, so that "nothing written" means a rollback), and one file,
 // `members`, is made hostile; a second listener, on another port, plays another host and records every request.

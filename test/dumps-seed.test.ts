@@ -1,3 +1,4 @@
+// Test tier: system (starts servers as processes): `npm run test:system`, CI.
 // `cds import --from-dumps` between two servers started here, on the engine of the run (issue 28, item 2): an empty
 // instance filled from another's dumps answers the same (every list's count, every detail: its own dumps, built
 // again, are the source's byte for byte); a bad key, a source that does not answer, a corrupted file and a target

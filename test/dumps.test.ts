@@ -1,3 +1,4 @@
+// Test tier: system (starts the server as a process): `npm run test:system`, CI.
 // The bulk dumps through HTTP, on the engine of the run (issue 28, item 1): every line of a dump is the record as its
 // detail answers it (byte for byte), a dump holds as many records as its list counts, its checksum is the manifest's;
 // a download resumes with Range; a dump is built again after a sync that removes a record, without it.

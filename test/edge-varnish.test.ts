@@ -1,3 +1,4 @@
+// Test tier: system (starts Varnish and the server): `npm run test:system`, CI.
 // The service behind the shipped Varnish (issue 44, docs/edge.md): deploy/varnish/default.vcl, its backend lines
 // pointed at an app of this test, in front of which varnishd (Debian's, with xkey from varnish-modules) is started on a
 // free port; the purge queue (src/edge/) follows the change log and purges through it. It brings its own edge, so its

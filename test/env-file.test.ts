@@ -1,3 +1,4 @@
+// Test tier: system (starts the server and `cds` as processes): `npm run test:system`, CI.
 // `.env` of the current directory is read at start by the server and by cds (Node's process.loadEnvFile);
 // a variable of the environment wins over the file's, even an empty one.
 import { after, test } from 'node:test';

@@ -1,3 +1,4 @@
+// Test tier: system (starts a PostgreSQL, a Redis and the server of its own): `npm run test:system`, CI.
 // The service as a process under load while its PostgreSQL and Redis go away and come back (issue 13,
 // F1). It brings its own servers (test/postgres-server.ts, test/redis-server.ts), so it runs the same
 // way in both CI passes, whatever DATABASE_URL says; the machine's shared servers are never touched.

@@ -1,3 +1,4 @@
+// Test tier: system (drives Chromium): `npm run test:system`, CI.
 // GraphiQL at /graphiql in a real browser (Debian's Chromium through playwright-core), with every request to
 // another host than our server failed: the page renders from our own copies of the npm packages, a query runs,
 // and once signed in (AUTH_DEV_LOGIN's local sign-in) a mutation runs, sent with the X-CSRFToken header that

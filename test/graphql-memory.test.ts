@@ -1,3 +1,4 @@
+// Test tier: system (floods a server process to prove a memory bound): `npm run test:system`, CI.
 // No GraphQL request can exhaust the server's heap (issue 25): the server as a process with a 512 MB heap, one
 // anonymous client sending distinct documents of every kind that used to stay in memory (a ~1 MB invalid document left
 // ~83 MB in mercurius' cache of failed documents; ~50 of them killed the process). Its heap after a full collection is

@@ -1,3 +1,4 @@
+// Test tier: system (drives Chromium): `npm run test:system`, CI.
 // The /health page in a real browser (Debian's Chromium, playwright-core), offline but for our server, with
 // REST_AUTH=required (the page needs no key): every project by score as the API ranks them, the level filter and the
 // search, a project's checks against the API's health answer, its score over time from the history, and the gaps as

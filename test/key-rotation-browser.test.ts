@@ -1,3 +1,4 @@
+// Test tier: system (drives Chromium): `npm run test:system`, CI.
 // The key page's part of issue 30 in a real browser (Debian's Chromium through playwright-core): a key that expires
 // within 7 days is flagged, "Rotate" replaces a key (the new one shown once, the old one working for the chosen grace
 // period), and a key GitHub found published is listed as "revoked: published at URL".

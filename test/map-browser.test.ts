@@ -1,3 +1,4 @@
+// Test tier: system (drives Chromium): `npm run test:system`, CI.
 // The /map page in a real browser (Debian's Chromium, playwright-core), offline: every request to a
 // host other than our 127.0.0.1 server is failed and recorded, and none may be attempted. The drawn
 // markers are counted against the API's GeoJSON (with REST_AUTH=required: the page itself needs no

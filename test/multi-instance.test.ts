@@ -1,3 +1,4 @@
+// Test tier: system (starts several servers as processes): `npm run test:system`, CI.
 // Two service processes on different ports, one PostgreSQL and one Redis, as behind a load
 // balancer: the limit is global, a revocation through one is seen by the other at once, and an
 // import empties both response caches. Needs a PostgreSQL server (CI's second pass).

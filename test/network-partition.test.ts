@@ -1,3 +1,4 @@
+// Test tier: system (starts a PostgreSQL and the server of its own): `npm run test:system`, CI.
 // The service as a process while the network to its PostgreSQL drops every packet (a partition: no reset, no
 // answer), then heals. Between the two sits a TCP proxy of this file that can black-hole the traffic: it holds
 // every byte, end and reset in both directions, sockets open, and at resume delivers what it held in order (TCP

@@ -1,3 +1,4 @@
+// Test tier: system (runs tsc over the generated client): `npm run test:system`, CI.
 // A client generated from our own /api/v0/openapi.json by a maintained generator (openapi-typescript, with
 // openapi-fetch) compiles under `tsc --strict` and reads a real answer of every operation of the document, against
 // the app listening on 127.0.0.1 with the bundled data and a real key. Also: the document has the reference's shape

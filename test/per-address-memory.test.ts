@@ -1,3 +1,4 @@
+// Test tier: system (floods the service to prove a memory bound): `npm run test:system`, CI.
 // What distinct client addresses can make an instance hold (issue 25): wrong keys from 200,000 addresses, and
 // addresses of 8 kB behind a proxy trusted with any X-Forwarded-For, leave the heap within a fixed bound; and what
 // is bounded fails safe: the flood unlocks no address that was over the limit of wrong keys, and locks out nobody

@@ -1,3 +1,4 @@
+// Test tier: system (starts a PostgreSQL, PgBouncer and the server of its own): `npm run test:system`, CI.
 // The service behind PgBouncer in transaction mode (issue 29, item 1): start, migrate, serve, import, sync, the
 // scheduler on two instances, `cds` commands and the list timeout, with DATABASE_POOL_MODE=transaction. It brings its
 // own servers (a private PostgreSQL, test/postgres-server.ts, and Debian's pgbouncer, test/pgbouncer-server.ts), so

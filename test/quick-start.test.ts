@@ -1,3 +1,4 @@
+// Test tier: system (runs the README's `npm start`): `npm run test:system`, CI.
 // The README's quick start, read from README.md (between the quick-start markers) and run literally by bash
 // in the checkout: `npm install`, `npm start &`, and the line that keeps the key of `cds users create` in $KEY, shows
 // it and calls the API with it; then a next call with $KEY, as the README suggests.

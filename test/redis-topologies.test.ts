@@ -1,3 +1,4 @@
+// Test tier: system (starts Redis clusters and the server of its own): `npm run test:system`, CI.
 // Two service processes on one PostgreSQL and a Redis Cluster (three primaries), then a Redis behind Sentinel (a
 // primary, two replicas, one sentinel), each brought up here (test/redis-topologies.ts) (issue 29): the rate limit is
 // global over both instances, a revocation through one is refused by the other at once, a data change announced

@@ -1,3 +1,4 @@
+// Test tier: system (starts PostgreSQL replicas and the server of its own): `npm run test:system`, CI.
 // Read replicas (issue 29, item 2; db/server/replicas.ts): two service processes on a private primary and a streaming replica
 // made with `pg_basebackup -R` (test/postgres-server.ts), sharing a private Redis. While the replica is current it takes
 // at least 80 % of the reads; with its replay paused, 1,000 change-then-read sequences across the two instances read

@@ -1,3 +1,4 @@
+// Test tier: system (starts the server as a process): `npm run test:system`, CI.
 // The server as a process: configuration errors, first start on an empty database, graceful stop.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';

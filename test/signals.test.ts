@@ -1,3 +1,4 @@
+// Test tier: system (starts the server and `npm start` as processes): `npm run test:system`, CI.
 // What a process manager sends, through real processes (issue 13, F4): SIGTERM to `npm start` (npm
 // forwards it; the script execs node so nothing sits between them), SIGINT to the node process, and
 // SIGTERM to the service running as PID 1 of its own PID namespace, as in a container. Each time the

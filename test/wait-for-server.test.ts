@@ -1,3 +1,4 @@
+// Test tier: system (starts the server and `cds` as processes): `npm run test:system`, CI.
 // `cds --wait-for-server` stops waiting as soon as the server it waits for cannot start, and says why in the
 // server's own words (issue 45, item 2): the server and the CLI are both real processes (spawn), on the embedded
 // database of a fresh DATA_DIR (whatever the engine of the pass: the CLI waits only for a server on DATA_DIR).

@@ -1,3 +1,4 @@
+// Test tier: system (starts the server as a process): `npm run test:system`, CI.
 // Webhooks in the server process (server.ts starts the deliveries): the warning of WEBHOOKS_ALLOW_PRIVATE at start, and
 // a change made by a real sync (`cds sync owasp` from a changed copy of the website's files) delivered to a webhook
 // registered over GraphQL, verified with standardwebhooks; the secret never in the server's output.

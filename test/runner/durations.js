@@ -13,15 +13,40 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const CACHED = path.join(ROOT, 'node_modules/.cache/cds-test/durations.json');
 export const SEED = path.join(ROOT, 'test/runner/durations.json');
 
-/** Every `*.test.ts` under src/ and test/, absolute. */
-export function findTests() {
+/**
+ * The tiers of the suite (test/runner/README.md, Tiers). A file whose text has a line `// Test tier: system` is of the
+ * system tier: it starts processes of its own (the server, `cds`, `npm`, Chromium, tsc, GDAL, a PostgreSQL, PgBouncer
+ * or Varnish) or floods memory to prove a bound. Every other file is of the quick tier, what `npm test` runs.
+ * `npm run test:system` runs the system tier, `npm run test:all` both; CI runs both on both engines.
+ */
+export const TIERS = ['quick', 'system', 'all'];
+const SYSTEM_MARK = /^\/\/ Test tier: system\b/m;
+
+/** The tier of a test file (absolute): 'system' or 'quick'. */
+export function tierOf(file) {
+  return SYSTEM_MARK.test(readFileSync(file, 'utf8')) ? 'system' : 'quick';
+}
+
+/** What a file of the quick tier must not use: the helpers that start the server, `cds`, PostgreSQL, Varnish, Chromium. */
+const STARTS_PROCESSES =
+  /\b(startServer|runCliProcess|startDumpsServer|startPrivatePostgres|startVarnish|openChromium|launchChromium|servedToChromium|SERVER_ARGS|CLI_ARGS)\b/;
+
+/** The quick tier's files (relative) that use a helper starting a process: they belong to the system tier. */
+export function checkTiers() {
+  return findTests('quick')
+    .filter((file) => STARTS_PROCESSES.test(readFileSync(file, 'utf8')))
+    .map((file) => path.relative(ROOT, file));
+}
+
+/** Every `*.test.ts` under src/ and test/ of the tier (default all), absolute. */
+export function findTests(tier = 'all') {
   const found = [];
   for (const dir of ['src', 'test']) {
     for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })) {
       if (entry.isFile() && entry.name.endsWith('.test.ts')) found.push(path.join(entry.parentPath, entry.name));
     }
   }
-  return found.sort();
+  return found.filter((file) => tier === 'all' || tierOf(file) === tier).sort();
 }
 
 function readJson(file) {
@@ -65,6 +90,15 @@ const files = (n) => `${n} test file${n === 1 ? '' : 's'}`;
 // `npm run durations`: the check; with --refresh, the rewrite.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--refresh')) refreshSeed();
+  const untiered = checkTiers();
+  if (untiered.length > 0) {
+    console.error(
+      `${files(untiered.length)} of the quick tier start processes (the server, \`cds\`, PostgreSQL, Varnish, ` +
+        `Chromium): ${untiered.join(', ')}. Mark each with a first line \`// Test tier: system (why)\` ` +
+        '(test/runner/README.md, Tiers).',
+    );
+    process.exit(1);
+  }
   const { missing, stale } = checkSeed();
   if (missing.length > 0 || stale.length > 0) {
     const said = [

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { onCurrentNode } from './current-node.js';
-import { CACHED as DURATIONS, checkSeed, findTests, refreshSeed, SEED as SEED_DURATIONS } from './durations.js';
+import { CACHED as DURATIONS, checkSeed, findTests, refreshSeed, SEED as SEED_DURATIONS, TIERS } from './durations.js';
 
 /** When `npm test` began (test/runner/group.js logs the files' times from it). */
 const STARTED = Date.now();
@@ -21,8 +21,21 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 // On Node 20 with the embedded database, the run goes on on a current Node (test/runner/current-node.js).
 const elsewhere = await onCurrentNode(ROOT);
 if (elsewhere !== undefined) process.exit(elsewhere);
-const args = process.argv.slice(2);
-const files = args.length > 0 ? args.map((file) => path.resolve(file)).sort() : findTests();
+// `--tier quick|system|all` (test/runner/durations.js, TIERS): the files of a tier; `npm test` is the quick one.
+// Files named run whatever their tier.
+const argv = process.argv.slice(2);
+const tierAt = argv.indexOf('--tier');
+const tier = tierAt >= 0 ? argv[tierAt + 1] : 'quick';
+if (!TIERS.includes(tier)) {
+  console.error(`--tier must be one of ${TIERS.join(', ')}; got ${tier}`);
+  process.exit(2);
+}
+const args = argv.filter((_, i) => tierAt < 0 || (i !== tierAt && i !== tierAt + 1));
+const files = args.length > 0 ? args.map((file) => path.resolve(file)).sort() : findTests(tier);
+if (files.length === 0) {
+  console.error(`no test file in the ${tier} tier`);
+  process.exit(1);
+}
 const concurrency = process.env.TEST_CONCURRENCY || '2';
 /**
  * The resident memory (MB) after which a worker takes no further file (test/runner/group.js): a third of the machine's
