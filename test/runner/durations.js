@@ -1,5 +1,6 @@
 // test/runner/durations.json, the seconds each test file took on a quiet machine: the order of a fresh clone's first
-// run (CI's), which has no node_modules/.cache/cds-test/durations.json yet. A file it lacks runs first (it may be long)
+// run (CI's), which has no node_modules/.cache/cds-test/durations-<engine>.json yet; each file's longer time of the
+// two engines. A file it lacks runs first (it may be long)
 // and a name it keeps of a removed file misleads, so it must name exactly the test files:
 // - test/runner/run.js rewrites it from the run's durations after a full, passing run outside CI when it does not;
 // - `npm run durations` (part of `npm run check`, no test run) fails when it lacks a test file or names a removed one;
@@ -9,8 +10,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** Seconds each test file took in the last runs on this machine (written by test/runner/reporter.js). */
-export const CACHED = path.join(ROOT, 'node_modules/.cache/cds-test/durations.json');
+/**
+ * Seconds each test file took in the last runs on this machine, one file per engine (written by
+ * test/runner/reporter.js): a file of the PostgreSQL pass only (PgBouncer, replicas, Varnish, ~45–70 s there) skips
+ * in ~0 s on the embedded database, and timed by the other pass it would go last, the run's long tail.
+ */
+export const cachedFor = (engine) => path.join(ROOT, `node_modules/.cache/cds-test/durations-${engine}.json`);
+/** The engine of this process's run: `postgres` with DATABASE_URL, else `pglite`. */
+export const ENGINE = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+export const CACHED = cachedFor(ENGINE);
 export const SEED = path.join(ROOT, 'test/runner/durations.json');
 
 /**
@@ -72,11 +80,13 @@ export function checkSeed() {
  * a full, passing run, when the cache has every file; else a file it lacks keeps its seed value, or takes the median.
  */
 export function refreshSeed() {
-  const cached = readJson(CACHED);
+  // Each file's longer time of the two engines: the seed orders both passes (a file that skips goes first for nothing).
+  const [pglite, postgres] = [readJson(cachedFor('pglite')), readJson(cachedFor('postgres'))];
   const seed = readJson(SEED);
+  const longer = (a, b) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
   const known = findTests()
     .map((file) => path.relative(ROOT, file))
-    .map((file) => [file, cached[file] ?? seed[file]]);
+    .map((file) => [file, longer(pglite[file], postgres[file]) ?? seed[file]]);
   const times = known.map(([, seconds]) => seconds).filter((seconds) => typeof seconds === 'number');
   const median = times.sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? 1;
   const entries = known
