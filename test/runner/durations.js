@@ -15,10 +15,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  * test/runner/reporter.js): a file of the PostgreSQL pass only (PgBouncer, replicas, Varnish, ~45–70 s there) skips
  * in ~0 s on the embedded database, and timed by the other pass it would go last, the run's long tail.
  */
-export const cachedFor = (engine) => path.join(ROOT, `node_modules/.cache/cds-test/durations-${engine}.json`);
-/** The engine of this process's run: `postgres` with DATABASE_URL, else `pglite`. */
-export const ENGINE = process.env.DATABASE_URL ? 'postgres' : 'pglite';
-export const CACHED = cachedFor(ENGINE);
+const cachedFor = (engine) => path.join(ROOT, `node_modules/.cache/cds-test/durations-${engine}.json`);
+/** This run's: `postgres` with DATABASE_URL, else `pglite`. */
+export const CACHED = cachedFor(process.env.DATABASE_URL ? 'postgres' : 'pglite');
 export const SEED = path.join(ROOT, 'test/runner/durations.json');
 
 /**
@@ -30,10 +29,8 @@ export const SEED = path.join(ROOT, 'test/runner/durations.json');
 export const TIERS = ['quick', 'system', 'all'];
 const SYSTEM_MARK = /^\/\/ Test tier: system\b/m;
 
-/** The tier of a test file (absolute): 'system' or 'quick'. */
-export function tierOf(file) {
-  return SYSTEM_MARK.test(readFileSync(file, 'utf8')) ? 'system' : 'quick';
-}
+/** The tier of a test file's text: 'system' or 'quick'. */
+const tierOfText = (text) => (SYSTEM_MARK.test(text) ? 'system' : 'quick');
 
 /** What a file of the quick tier must not use: the helpers that start the server, `cds`, PostgreSQL, Varnish, Chromium. */
 const STARTS_PROCESSES =
@@ -41,8 +38,11 @@ const STARTS_PROCESSES =
 
 /** The quick tier's files (relative) that use a helper starting a process: they belong to the system tier. */
 export function checkTiers() {
-  return findTests('quick')
-    .filter((file) => STARTS_PROCESSES.test(readFileSync(file, 'utf8')))
+  return findTests()
+    .filter((file) => {
+      const text = readFileSync(file, 'utf8');
+      return tierOfText(text) === 'quick' && STARTS_PROCESSES.test(text);
+    })
     .map((file) => path.relative(ROOT, file));
 }
 
@@ -54,7 +54,7 @@ export function findTests(tier = 'all') {
       if (entry.isFile() && entry.name.endsWith('.test.ts')) found.push(path.join(entry.parentPath, entry.name));
     }
   }
-  return found.filter((file) => tier === 'all' || tierOf(file) === tier).sort();
+  return found.filter((file) => tier === 'all' || tierOfText(readFileSync(file, 'utf8')) === tier).sort();
 }
 
 function readJson(file) {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { spec } from 'node:test/reporters';
-import { CACHED } from './durations.js';
+import { CACHED as DURATIONS } from './durations.js';
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -16,8 +16,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const build = process.env.CDS_TEST_BUILD;
 const isWorker = (file) =>
   build !== undefined && path.dirname(file) === build && /^worker-\d+\.mjs$/.test(path.basename(file));
-/** Where test/runner/run.js finds the durations of earlier runs on this engine, to start the longest files first. */
-const DURATIONS = CACHED;
 
 function saveDurations(files) {
   try {

@@ -81,6 +81,10 @@ const skip = serverUrl ? false : 'needs DATABASE_URL (pool modes are a PostgreSQ
 let database: TestDatabase;
 let pooled: Database;
 
+/** A setting as a session of `db` sees it. */
+const show = async (db: Database['db'], name: string) =>
+  (await sql<{ value: string }>`SELECT current_setting(${name}) AS value`.execute(db)).rows[0]!.value;
+
 before(async () => {
   if (skip) return;
   database = await createTestDb();
@@ -97,8 +101,6 @@ test(
   'transaction mode on a server: the timeout cancels, SET LOCAL holds in its transaction only',
   { skip },
   async () => {
-    const show = async (db: Database['db'], name: string) =>
-      (await sql<{ value: string }>`SELECT current_setting(${name}) AS value`.execute(db)).rows[0]!.value;
     assert.equal(await show(pooled.db, 'statement_timeout'), '300ms');
     assert.equal(await show(pooled.db, 'pg_trgm.similarity_threshold'), '0.2');
     assert.equal(await show(pooled.db, 'jit'), 'off');
@@ -120,8 +122,6 @@ test(
   'no JIT in any session of the service: its pools in session mode, the list pool, transaction mode',
   { skip },
   async () => {
-    const show = async (db: Database['db']) =>
-      (await sql<{ value: string }>`SELECT current_setting('jit') AS value`.execute(db)).rows[0]!.value;
     // The server's own default is on: the sessions' setting is what turns it off.
     const { rows } = await sql<{ boot_val: string }>`SELECT boot_val FROM pg_settings WHERE name = 'jit'`.execute(
       database.db,
@@ -133,10 +133,10 @@ test(
       lists: { poolSize: 1, statementTimeoutMs: 1_000, queueLength: 1 },
     });
     try {
-      assert.equal(await show(served.db), 'off');
-      assert.equal(await show(served.lists!), 'off');
-      assert.equal(await show(database.db), 'off', "the tests' own pool, as the commands open theirs");
-      assert.equal(await show(pooled.db), 'off');
+      assert.equal(await show(served.db, 'jit'), 'off');
+      assert.equal(await show(served.lists!, 'jit'), 'off');
+      assert.equal(await show(database.db, 'jit'), 'off', "the tests' own pool, as the commands open theirs");
+      assert.equal(await show(pooled.db, 'jit'), 'off');
     } finally {
       await served.close();
     }
