@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../../../../test/app.ts';
+import { createTestDb } from '../../../../test/helpers.ts';
 import { bumpDataVersion } from '../../../announcements/counters.queries.ts';
 import { CountCache } from './counts.ts';
 import { tablesOf } from '../../../db/statements.ts';
@@ -118,4 +119,32 @@ test('after a change, cached totals of the changed table are counted again at on
     ),
     ['releases', 'repositories'],
   );
+});
+
+test('a change of the data reads the versions of the tables once, however many lists listen', async () => {
+  // Every list route (a dozen, and the OGC collections) listens from a plugin context of its own. One reading each
+  // took a dozen connections of the serving pool of ten at every change, all at once; in CI a readiness probe during
+  // a partition found none left.
+  const statements: string[] = [];
+  const database = await createTestDb({
+    log: (event) => void (event.level === 'query' && statements.push(event.query.sql)),
+  });
+  const other = await buildTestApp({ sharedDatabase: database });
+  try {
+    const readings = () => statements.filter((text) => text.includes("'cds_table_version'")).length;
+    const atStart = readings();
+    await bumpDataVersion(database.db);
+    await other.app.shared.watcher.refresh();
+    // A list waits for the reading (its total may be counted again), so the reading is over once it answers.
+    const res = await other.app.inject({ method: 'GET', url: '/api/v0/releases/' });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(readings() - atStart, 1, 'one reading for every list');
+    await bumpDataVersion(database.db);
+    await other.app.shared.watcher.refresh();
+    assert.equal((await other.app.inject({ method: 'GET', url: '/api/v0/members/' })).statusCode, 200);
+    assert.equal(readings() - atStart, 2, 'and one more at the next change');
+  } finally {
+    await other.close();
+    await database.drop();
+  }
 });

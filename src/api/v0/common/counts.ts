@@ -159,16 +159,22 @@ class TableVersions {
   }
 }
 
-const byApp = new WeakMap<FastifyInstance, TableVersions>();
+/**
+ * One reader per app (per its data version watcher), whatever the number of routes that listen. Each list route
+ * registers from a plugin context of its own, a FastifyInstance of its own: keyed by that, a reader per route read the
+ * versions at every change, all at once, a dozen connections of a serving pool of ten.
+ */
+const byWatcher = new WeakMap<object, TableVersions>();
 
 /** Registers a cache of a list route with the app's table versions (read on every data version change). */
 export function onTablesChange(app: FastifyInstance, listener: TableListener): void {
-  let versions = byApp.get(app);
+  const { watcher } = app.shared;
+  let versions = byWatcher.get(watcher);
   if (!versions) {
     const created = new TableVersions(app.database.db);
     versions = created;
-    byApp.set(app, created);
-    app.shared.watcher.onChange(() => created.changed());
+    byWatcher.set(watcher, created);
+    watcher.onChange(() => created.changed());
   }
   versions.listen(listener);
 }
