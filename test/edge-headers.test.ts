@@ -4,7 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from './app.ts';
-import { chapter } from './factories.ts';
+import { chapter, issue, repository } from './factories.ts';
+import { milestone } from './factories-github.ts';
 import { upsertLocalUser } from '../src/auth/users.queries.ts';
 import { createApiKey } from '../src/api-keys/api-keys.service.ts';
 import { publicCacheControl } from '../src/api/v0/rest/edge-headers.ts';
@@ -72,6 +73,42 @@ describe('public answers for an edge', () => {
     assert.equal(tagsOf(csv.headers)[0], 'chapters');
     const search = await t.app.inject('/api/v0/search/?q=chapter');
     assert.ok(tagsOf(search.headers).includes('chapters') && tagsOf(search.headers).includes('projects'));
+    // Each result by its record's tag, read from the page before it is written.
+    const results = (search.json() as { items: { resource: string; id: string }[] }).items;
+    assert.ok(results.length > 0, search.body);
+    for (const { resource, id } of results)
+      assert.ok(tagsOf(search.headers).includes(`${resource}:${id.replaceAll(' ', '%20')}`), `${resource}:${id}`);
+  });
+
+  it("issues and milestones on a list page are named by their GitHub address's repository and number", async () => {
+    const repositoryId = await repository(t.database.db, { owner_login: 'edge-owner', name: 'edge-repo' });
+    const addresses = [
+      'https://github.com/edge-owner/edge-repo/issues/7',
+      'https://github.com/edge-owner/edge-repo/pull/8',
+      // Not a numbered address: no record tag (the list's own still covers it).
+      'https://github.com/edge-owner/edge-repo/issues/9a',
+      'https://github.com/edge-owner/edge-repo/discussions/10',
+      'issues/11',
+    ];
+    for (const url of addresses) await issue(t.database.db, { repository_id: repositoryId, url, title: `edge ${url}` });
+    await milestone(t.database.db, {
+      repository_id: repositoryId,
+      url: 'https://github.com/edge-owner/edge-repo/milestone/3',
+    });
+    await t.app.shared.watcher.refresh();
+    for (const round of ['cold', 'warm']) {
+      const issues = await t.app.inject('/api/v0/issues/?limit=100');
+      assert.equal(issues.statusCode, 200, issues.body);
+      const tags = tagsOf(issues.headers);
+      assert.deepEqual(
+        tags.filter((tag) => tag.startsWith('issues:')).sort(),
+        ['issues:edge-owner/edge-repo/7', 'issues:edge-owner/edge-repo/8'],
+        round,
+      );
+      assert.equal(tags[0], 'issues', round);
+      const milestones = await t.app.inject('/api/v0/milestones/');
+      assert.ok(tagsOf(milestones.headers).includes('milestones:edge-owner/edge-repo/3'), round);
+    }
   });
 
   it('keyed answers, errors but 404, HEAD with a key and the feeds are never public', async () => {
