@@ -13,8 +13,9 @@ export const DUMPS_TAG = 'dumps';
 /** Not a tag: asks the purge for everything (the first start, a baseline written without changes). */
 export const EVERYTHING = '*';
 
-/** A key made only of the characters a tag keeps as they are (most keys). */
-const SAFE = /^[A-Za-z0-9._~:/@+-]*$/;
+/** A character a tag does not keep as it is (most keys have none: they are used unchanged). */
+const UNSAFE = /[^A-Za-z0-9._~:/@+-]/u;
+const EVERY_UNSAFE = new RegExp(UNSAFE.source, 'gu');
 // A key longer than this is named by its digest: Fastly takes keys of up to 1024 bytes, Cloudflare tags of 1024.
 const LONGEST_KEY = 200;
 
@@ -23,8 +24,8 @@ const LONGEST_KEY = 200;
  * comma a Cache-Tag), and a long key is replaced by its digest.
  */
 function tagKey(key: string): string {
-  if (key.length <= LONGEST_KEY && SAFE.test(key)) return key;
-  const safe = key.replace(/[^A-Za-z0-9._~:/@+-]/gu, (c) => encodeURIComponent(c));
+  if (key.length <= LONGEST_KEY && !UNSAFE.test(key)) return key;
+  const safe = key.replace(EVERY_UNSAFE, (c) => encodeURIComponent(c));
   if (safe.length <= LONGEST_KEY) return safe;
   return `#${crypto.createHash('sha256').update(key).digest('base64url')}`;
 }

@@ -1,5 +1,6 @@
 // Exact totals of the lists, cached by count query and dropped per table (issue 12, docs/counts.md).
 import type { FastifyInstance } from 'fastify';
+import type { DataVersionWatcher } from '../../../announcements/data-version.ts';
 import type { Db } from '../../../db/index.ts';
 import { readTableVersions } from '../../../db/table-versions.queries.ts';
 import { BoundedMap, memory, type Share } from '../../../memory-budget.ts';
@@ -164,7 +165,7 @@ class TableVersions {
  * registers from a plugin context of its own, a FastifyInstance of its own: keyed by that, a reader per route read the
  * versions at every change, all at once, a dozen connections of a serving pool of ten.
  */
-const byWatcher = new WeakMap<object, TableVersions>();
+const byWatcher = new WeakMap<DataVersionWatcher, TableVersions>();
 
 /** Registers a cache of a list route with the app's table versions (read on every data version change). */
 export function onTablesChange(app: FastifyInstance, listener: TableListener): void {

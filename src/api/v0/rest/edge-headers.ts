@@ -78,7 +78,7 @@ const NUMBERED = new Set(['issues', 'pull', 'milestone']);
 function numberedKey(url: string): string | undefined {
   const numberAt = url.lastIndexOf('/');
   const number = url.slice(numberAt + 1);
-  if (number === '' || !/^\d+$/.test(number)) return undefined;
+  if (!/^\d+$/.test(number)) return undefined;
   const kindAt = url.lastIndexOf('/', numberAt - 1);
   if (kindAt < 0 || !NUMBERED.has(url.slice(kindAt + 1, numberAt))) return undefined;
   const repoAt = url.lastIndexOf('/', kindAt - 1);
@@ -161,9 +161,10 @@ export function registerEdgeHeaders(app: FastifyInstance, watcher: DataVersionWa
     const json = /json/.test(String(reply.getHeader('content-type') ?? ''));
     if (reply.statusCode !== 200 || (route.items === undefined && !route.search) || !json) return own;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return own;
-    let records = built.get(request) ?? (Buffer.isBuffer(payload) ? bodies.get(payload) : undefined);
-    records ??= recordTags(payload.toString(), route.search ? undefined : route.items);
-    if (Buffer.isBuffer(payload)) bodies.set(payload, records);
+    const kept = Buffer.isBuffer(payload) ? bodies.get(payload) : undefined;
+    const records =
+      kept ?? built.get(request) ?? recordTags(payload.toString(), route.search ? undefined : route.items);
+    if (kept === undefined && Buffer.isBuffer(payload)) bodies.set(payload, records);
     const all = uniqueTags([...route.tags, ...records, versionTag(version)]);
     return all.join(' ').length > MAX_TAG_BYTES ? own : all;
   };
