@@ -622,6 +622,36 @@ test('a kept call is answered before routing: the body and headers the route giv
   assert.equal(split.slice(split.indexOf('\r\n\r\n') + 4), firstText);
   assert.equal(await early(), before + 2, 'a body in parts, answered early once whole');
 
+  // A client gone halfway through its body gets nothing and takes nothing down; two calls sent at once on one
+  // connection (pipelined, the second's headers in the first's body's packet) are each answered early, in order.
+  const raw = (text: string, close = true) =>
+    new Promise<string>((resolve, reject) => {
+      const { hostname, port } = new URL(limitedUrl);
+      const socket = net.connect(Number(port), hostname);
+      const received: Buffer[] = [];
+      socket.on('data', (chunk) => received.push(chunk));
+      socket.on('close', () => resolve(Buffer.concat(received).toString('utf8')));
+      socket.on('error', reject);
+      socket.write(text, () => (close ? undefined : socket.destroy()));
+    });
+  const message = (id: number, last: boolean) => {
+    const bytes = Buffer.from(body.replace('"id":7', `"id":${id}`));
+    return (
+      `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json\r\n` +
+      `X-API-Key: ${limitedKey}\r\nContent-Length: ${bytes.length}\r\n${last ? 'Connection: close\r\n' : ''}\r\n${bytes}`
+    );
+  };
+  const half = message(9, true);
+  assert.equal(await raw(half.slice(0, half.length - 10), false), '');
+  freshSecond();
+  const both = await raw(message(11, false) + message(12, true));
+  const answers = both.split(/HTTP\/1\.1 /).slice(1);
+  assert.deepEqual(
+    answers.map((a) => [a.slice(0, 3), a.slice(a.indexOf('\r\n\r\n') + 4)]),
+    [11, 12].map((id) => ['200', firstText.replace('"id":7', `"id":${id}`)]),
+  );
+  assert.equal(await early(), before + 4, 'both answered early');
+
   // What the early path reads and leaves goes to the route with its body whole.
   freshSecond();
   const listed = (await (await send({}, rpc('tools/list'))).json()) as Rpc;

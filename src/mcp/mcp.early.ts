@@ -27,7 +27,7 @@ import { negotiate } from '../http/negotiate.ts';
 import { loggedRequest, requestLogs } from '../http/early-log.ts';
 import { requestId, REQUEST_ID_HEADER } from '../http/request-id.ts';
 import type { HttpMetrics } from '../metrics/metrics.ts';
-import type { EarlyAnswers } from '../http/server-factory.ts';
+import { readWholeBody, type EarlyAnswers } from '../http/server-factory.ts';
 import { answerBytes, checkVersionHeader, readMessage } from './mcp.protocol.ts';
 import type { ToolResults } from './mcp.results.ts';
 
@@ -161,23 +161,8 @@ export function createMcpEarlyAnswers({
       gate.remembered(header) === undefined
     )
       return next(req, res);
-    // Read in paused mode ('readable', read()): cheaper per request than flowing mode's 'data' and 'end'. Node's
-    // parser has pushed the whole body (it ends it at Content-Length) once it calls the message complete.
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let decided = false;
-    req.on('readable', () => {
-      let chunk: Buffer | null;
-      while ((chunk = req.read() as Buffer | null) !== null) {
-        chunks.push(chunk);
-        received += chunk.length;
-      }
-      if (decided || !req.complete) return;
-      decided = true;
-      decide(req, res, next, header, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
-    });
-    // A client gone before its body arrived: nothing to answer (Node's server closes the socket).
-    req.on('error', ignore);
+    // The body whole, straight from Node's parser (readWholeBody): no stream buffer, no 'readable' ticks.
+    readWholeBody(req, (body) => decide(req, res, next, header, body));
   };
 }
 
@@ -319,8 +304,6 @@ function idEnd(text: string, start: number): number {
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 type EarlyNext = (req: IncomingMessage, res: ServerResponse) => void;
-
-function ignore(): void {}
 
 /** Leaves the request to the route, with the body read here for its parser (`takeEarlyBody`). */
 function handOn(req: IncomingMessage, res: ServerResponse, next: EarlyNext, body: Buffer): void {
