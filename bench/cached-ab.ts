@@ -3,7 +3,8 @@
 //   node --import tsx bench/cached-ab.ts [BASE_DIR] [ROUNDS] [SECONDS]
 // BASE_DIR: a checkout of the code to compare with (e.g. `git archive main | tar -x -C DIR`, node_modules linked);
 // without it only this checkout is measured. PGlite, the bundled dataset plus 5,000 issues, LOG_LEVEL warn.
-// CACHED_AB_ONLY=issues: only the endpoints whose name contains it.
+// CACHED_AB_ONLY=issues: only the endpoints whose name contains it. The MCP `get` (a POST /mcp of the chapter's
+// `tools/call`) is measured in the same rounds as each service's REST detail of that chapter, and against a bare POST.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase, pgliteDir } from '../src/db/index.ts';
 import { prepareBenchData } from './seed.ts';
 import { cpuMicros } from './cpu.ts';
-import { waitForServer } from './load.ts';
+import { MCP_GET, MCP_HEADERS, waitForServer } from './load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [baseDir, roundsArg, secondsArg] = process.argv.slice(2);
@@ -23,7 +24,9 @@ const ALL = [
   { name: 'chapter detail', path: '/api/v0/chapters/london' },
   { name: 'chapters list', path: '/api/v0/chapters/?limit=100' },
   { name: 'issues list', path: '/api/v0/issues/?limit=100' },
+  { name: 'MCP get', path: '/mcp', mcp: true },
 ];
+const REST_DETAIL = '/api/v0/chapters/london';
 /** CACHED_AB_ONLY: the endpoints whose name contains it. */
 const ENDPOINTS = ONLY ? ALL.filter((e) => e.name.includes(ONLY)) : ALL;
 const NODE_OWN = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
@@ -36,10 +39,28 @@ function start(cwd: string, args: string[], env: Record<string, string>): ChildP
   });
 }
 
-function wrk(url: string, key: string | undefined, seconds: number): number {
+/** wrk's Lua script of the MCP POST, and its header fields. */
+let mcpScript: string | undefined;
+const mcpArgs = () => [
+  '-s',
+  mcpScript!,
+  ...Object.entries(MCP_HEADERS).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+];
+
+function wrk(url: string, key: string | undefined, seconds: number, post = false): number {
   const out = spawnSync(
     'taskset',
-    ['-c', '1', 'wrk', '-t1', '-c50', `-d${seconds}s`, ...(key ? ['-H', `x-api-key: ${key}`] : []), url],
+    [
+      '-c',
+      '1',
+      'wrk',
+      '-t1',
+      '-c50',
+      `-d${seconds}s`,
+      ...(key ? ['-H', `x-api-key: ${key}`] : []),
+      ...(post ? mcpArgs() : []),
+      url,
+    ],
     { encoding: 'utf8' },
   ).stdout;
   if (/Non-2xx/.test(out)) throw new Error(`${url}: non-2xx\n${out}`);
@@ -47,11 +68,11 @@ function wrk(url: string, key: string | undefined, seconds: number): number {
 }
 
 /** CPU µs per request of `pid` (the node process: taskset execs it), all of it and user space's. */
-async function measure(url: string, pid: number, key?: string): Promise<[number, number]> {
-  wrk(url, key, 1);
+async function measure(url: string, pid: number, key?: string, post = false): Promise<[number, number]> {
+  wrk(url, key, 1, post);
   const before = await cpuMicros([pid]);
   const userBefore = await userMicros(pid);
-  const requests = Math.max(1, wrk(url, key, SECONDS));
+  const requests = Math.max(1, wrk(url, key, SECONDS, post));
   const after = await cpuMicros([pid]);
   const userAfter = await userMicros(pid);
   return [(after - before) / requests, (userAfter - userBefore) / requests];
@@ -67,6 +88,8 @@ async function userMicros(pid: number): Promise<number> {
 
 async function main(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cds-ab-'));
+  mcpScript = path.join(dataDir, 'mcp.lua');
+  await fs.writeFile(mcpScript, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(MCP_GET.body)}\n`);
   const children: ChildProcess[] = [];
   try {
     const lite = await openDatabase({ dataDir: pgliteDir(dataDir) });
@@ -110,10 +133,18 @@ async function main(): Promise<void> {
       // The cached answer's body and header fields, from the last service: the bare servers send the same.
       const last = targets.at(-1)!;
       const url = `http://127.0.0.1:${last.port}${endpoint.path}`;
-      for (const t of targets)
-        await fetch(`http://127.0.0.1:${t.port}${endpoint.path}`, { headers: { 'x-api-key': key } });
-      const res = await fetch(url, { headers: { 'x-api-key': key } });
-      if (res.headers.get('x-cache') !== 'HIT') throw new Error(`${url}: not a hit`);
+      const post = endpoint.mcp === true;
+      const ask = (to: string) =>
+        fetch(
+          to,
+          post
+            ? { method: 'POST', headers: { ...MCP_HEADERS, 'x-api-key': key }, body: MCP_GET.body }
+            : { headers: { 'x-api-key': key } },
+        );
+      for (const t of targets) await ask(`http://127.0.0.1:${t.port}${endpoint.path}`);
+      const res = await ask(url);
+      if (!post && res.headers.get('x-cache') !== 'HIT') throw new Error(`${url}: not a hit`);
+      if (!res.ok) throw new Error(`${url}: ${res.status}`);
       const headers = [...res.headers].filter(([name]) => !NODE_OWN.has(name));
       const file = path.join(dataDir, `${endpoint.name.replace(/ /g, '-')}.body`);
       await fs.writeFile(file, Buffer.from(await res.arrayBuffer()));
@@ -135,12 +166,16 @@ async function main(): Promise<void> {
         });
       }
       console.error(`${endpoint.name}: ${headers.length} fields, ${(await fs.stat(file)).size} bytes`);
+      // The MCP call's rounds hold each service's REST detail too: the ratio of issue 46 is taken in the same rounds.
+      const details = post ? targets.map((t) => ({ ...t, label: `${t.label}, REST detail`, detail: true })) : [];
       for (let round = 0; round < ROUNDS; round++) {
-        for (const t of [...targets, ...bare]) {
+        for (const t of [...targets, ...details, ...bare]) {
+          const detail = 'detail' in t;
           const [micros, user] = await measure(
-            `http://127.0.0.1:${t.port}${t.bare ? '/' : endpoint.path}`,
+            `http://127.0.0.1:${t.port}${t.bare ? '/' : detail ? REST_DETAIL : endpoint.path}`,
             t.pid,
             t.bare ? undefined : key,
+            post && !detail,
           );
           const row = `${endpoint.name} | ${t.label}`;
           rows.set(row, [...(rows.get(row) ?? []), micros]);
@@ -164,6 +199,15 @@ async function main(): Promise<void> {
           .map((label) => `${label} ${us(label).toFixed(1)}`)
           .join(', ')}`,
       );
+      if (endpoint.mcp)
+        for (const t of targets) {
+          const detailRounds = rows.get(`${endpoint.name} | ${t.label}, REST detail`)!;
+          const ratios = rows.get(`${endpoint.name} | ${t.label}`)!.map((x, i) => x / detailRounds[i]!);
+          console.log(
+            `${endpoint.name} | ${t.label}: REST detail in the same rounds ${median(detailRounds).toFixed(1)} µs; ` +
+              `MCP/REST CPU per request, median of the rounds ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`,
+          );
+        }
       for (const t of targets) {
         const own = of(t.label);
         console.log(
