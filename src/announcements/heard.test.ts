@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { createTestDb, type TestDatabase } from '../../test/helpers.ts';
-import { bumpDataVersion } from './counters.queries.ts';
+import { bumpDataVersion, bumpRevocations } from './counters.queries.ts';
 import { SharedChanges } from './heard.ts';
 
 let database: TestDatabase;
@@ -33,6 +33,37 @@ test('requests that read the same moved counter at once all wait for the version
     await second.refreshing;
     assert.equal(changes.dataVersion.version, before + 1);
     assert.equal(changes.noticed(['0', '2']).refreshing, undefined, 'once read, nothing to wait for');
+  } finally {
+    await changes.stop();
+  }
+});
+
+test("this process's own revocation forgets the remembered keys once, not again at the next poll; another's at the poll", async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const changes = new SharedChanges(database.db, pino({ level: 'silent' }), undefined, 'test:');
+  await changes.start();
+  // The poll that the interval started, if one is in flight.
+  const poll = async () => {
+    t.mock.timers.tick(1_000);
+    await (changes as unknown as { polling?: Promise<void> }).polling;
+  };
+  try {
+    let forgotten = 0;
+    changes.onRevocation(() => forgotten++);
+    await poll();
+    assert.equal(forgotten, 0, 'nothing revoked, nothing forgotten');
+    // Revoked here: the counter moves with the revocation's write, then the announcement.
+    await bumpRevocations(database.db);
+    await changes.revocation();
+    const once = forgotten;
+    assert.ok(once >= 1, 'forgotten at once');
+    await poll();
+    await poll();
+    assert.equal(forgotten, once, 'not forgotten again by the polls after it');
+    // Revoked by another instance (the counter moves, no announcement here): the poll forgets.
+    await bumpRevocations(database.db);
+    await poll();
+    assert.equal(forgotten, once + 1, "another instance's revocation, heard at the poll");
   } finally {
     await changes.stop();
   }

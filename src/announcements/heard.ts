@@ -94,6 +94,10 @@ export class SharedChanges implements Announcer {
   /** After this process revoked a key: forget now, and tell the other instances. */
   async revocation(): Promise<void> {
     this.revoked();
+    // The database's counter moved with the revocation: read it now, so that the poll does not take this very
+    // revocation for another one and forget every remembered key again, up to a second later, in the middle of
+    // whatever requests come next (each of their keys then read from the database once more).
+    await this.readRevocationsNow();
     await this.increment(revocationEpochKey(this.prefix));
   }
 
@@ -113,6 +117,12 @@ export class SharedChanges implements Announcer {
     } catch {
       // Redis down: the others notice through the database within a second.
     }
+  }
+
+  /** The revocation counter read now: waits for a poll in flight, whose value may be from before. */
+  private async readRevocationsNow(): Promise<void> {
+    await this.polling;
+    await this.pollRevocations();
   }
 
   private async pollRevocations(): Promise<void> {
