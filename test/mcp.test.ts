@@ -602,21 +602,34 @@ test('a kept call is answered before routing: the body and headers the route giv
   assert.match(fast.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   assert.notEqual(fast.headers.get('x-request-id'), routed.headers.get('x-request-id'));
 
+  // Raw HTTP/1.1 on a socket of its own: what `write` sends on it, and all that comes back until it closes.
+  const { hostname, port } = new URL(limitedUrl);
+  const exchange = (write: (socket: net.Socket) => void) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname);
+      const received: Buffer[] = [];
+      socket.on('data', (chunk) => received.push(chunk));
+      socket.on('close', () => resolve(Buffer.concat(received).toString('utf8')));
+      socket.on('error', reject);
+      write(socket);
+    });
+  const head = (length: number, last: boolean) =>
+    `POST /mcp HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nAccept: application/json\r\n` +
+    `X-API-Key: ${limitedKey}\r\nContent-Length: ${length}\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
+
   // A body with its Content-Length that arrives in two parts (the second after a round trip of another request) is
   // answered early once it is whole.
-  const split = await new Promise<string>((resolve, reject) => {
-    const { hostname, port } = new URL(limitedUrl);
-    const socket = net.connect(Number(port), hostname);
-    const received: Buffer[] = [];
-    socket.on('data', (chunk) => received.push(chunk));
-    socket.on('end', () => resolve(Buffer.concat(received).toString('utf8')));
-    socket.on('error', reject);
-    const bytes = Buffer.from(body);
+  const bytes = Buffer.from(body);
+  const split = await exchange((socket) => {
+    socket.write(head(bytes.length, true));
     socket.write(
-      `POST /mcp HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nAccept: application/json\r\n` +
-        `X-API-Key: ${limitedKey}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
+      bytes.subarray(0, 20),
+      () =>
+        void early().then(
+          () => socket.write(bytes.subarray(20)),
+          (error: Error) => socket.destroy(error),
+        ),
     );
-    socket.write(bytes.subarray(0, 20), () => void early().then(() => socket.write(bytes.subarray(20)), reject));
   });
   assert.match(split, /^HTTP\/1\.1 200 /);
   assert.equal(split.slice(split.indexOf('\r\n\r\n') + 4), firstText);
@@ -624,27 +637,14 @@ test('a kept call is answered before routing: the body and headers the route giv
 
   // A client gone halfway through its body gets nothing and takes nothing down; two calls sent at once on one
   // connection (pipelined, the second's headers in the first's body's packet) are each answered early, in order.
-  const raw = (text: string, close = true) =>
-    new Promise<string>((resolve, reject) => {
-      const { hostname, port } = new URL(limitedUrl);
-      const socket = net.connect(Number(port), hostname);
-      const received: Buffer[] = [];
-      socket.on('data', (chunk) => received.push(chunk));
-      socket.on('close', () => resolve(Buffer.concat(received).toString('utf8')));
-      socket.on('error', reject);
-      socket.write(text, () => (close ? undefined : socket.destroy()));
-    });
   const message = (id: number, last: boolean) => {
-    const bytes = Buffer.from(body.replace('"id":7', `"id":${id}`));
-    return (
-      `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json\r\n` +
-      `X-API-Key: ${limitedKey}\r\nContent-Length: ${bytes.length}\r\n${last ? 'Connection: close\r\n' : ''}\r\n${bytes}`
-    );
+    const text = body.replace('"id":7', `"id":${id}`);
+    return head(Buffer.byteLength(text), last) + text;
   };
   const half = message(9, true);
-  assert.equal(await raw(half.slice(0, half.length - 10), false), '');
+  assert.equal(await exchange((socket) => socket.write(half.slice(0, half.length - 10), () => socket.destroy())), '');
   freshSecond();
-  const both = await raw(message(11, false) + message(12, true));
+  const both = await exchange((socket) => socket.write(message(11, false) + message(12, true)));
   const answers = both.split(/HTTP\/1\.1 /).slice(1);
   assert.deepEqual(
     answers.map((a) => [a.slice(0, 3), a.slice(a.indexOf('\r\n\r\n') + 4)]),
