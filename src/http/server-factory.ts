@@ -59,27 +59,14 @@ EarlyIncomingMessage.prototype[WHOLE_BODY] = undefined;
 /**
  * Calls `done` with the request's whole body once Node's parser has called the message complete (a body with a
  * Content-Length: the parser ends it there), as soon as it is whole, or never if the client goes before. To be called
- * from the request listener, before anything of the body has been read.
+ * from the request listener, before anything of the body has been read. False, and nothing done, for a request this
+ * server did not make or whose body has begun to arrive: the caller leaves it to the routes.
  */
-export function readWholeBody(req: IncomingMessage, done: (body: Buffer) => void): void {
-  if (req instanceof EarlyIncomingMessage && !req.complete && req.readableLength === 0) {
-    req[WHOLE_BODY] = { chunks: [], length: 0, done };
-    return;
-  }
-  // Any other message (not made by this server): paused mode, 'readable' and read() until the message is complete.
-  const chunks: Buffer[] = [];
-  let finished = false;
-  req.on('readable', () => {
-    let chunk: Buffer | null;
-    while ((chunk = req.read() as Buffer | null) !== null) chunks.push(chunk);
-    if (finished || !req.complete) return;
-    finished = true;
-    done(Buffer.concat(chunks));
-  });
-  req.on('error', ignore);
+export function readWholeBody(req: IncomingMessage, done: (body: Buffer) => void): boolean {
+  if (!(req instanceof EarlyIncomingMessage) || req.complete || req.readableLength > 0) return false;
+  req[WHOLE_BODY] = { chunks: [], length: 0, done };
+  return true;
 }
-
-function ignore(): void {}
 
 /** Fastify's options that shape its own HTTP/1 server (fastify's lib/server.js), with the defaults it filled in. */
 interface ServerOptions {

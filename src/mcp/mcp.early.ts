@@ -162,7 +162,7 @@ export function createMcpEarlyAnswers({
     )
       return next(req, res);
     // The body whole, straight from Node's parser (readWholeBody): no stream buffer, no 'readable' ticks.
-    readWholeBody(req, (body) => decide(req, res, next, header, body));
+    if (!readWholeBody(req, (body) => decide(req, res, next, header, body))) return next(req, res);
   };
 }
 
