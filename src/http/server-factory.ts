@@ -18,53 +18,42 @@ export function combineEarlyAnswers(
   return (req, res, next) => (req.method === 'POST' ? post : get)(req, res, next);
 }
 
-const WHOLE_BODY = Symbol('whole body');
-
-interface BodyCapture {
-  chunks: Buffer[];
-  length: number;
-  done: (body: Buffer) => void;
-}
-
-/**
- * Node's request message, which can hand a body to one callback whole instead of through the stream (`readWholeBody`).
- * Node's parser gives each part of a body to `push`, and `push(null)` once it has called the message complete. Taken
- * here, the parts skip the stream's buffer, its 'readable' ticks and the reads that empty it, which were a fifth of
- * what a POST /mcp answered early cost (bench/POST-FLOOR.md); the stream itself is still ended (`push(null)`), so it
- * ends, is dumped and closes as one whose body was read. A message without a capture is Node's own, unchanged.
- */
-export class EarlyIncomingMessage extends IncomingMessage {
-  // On the prototype (below), not a field: a field would be set in a constructor at every request, GET or POST.
-  declare [WHOLE_BODY]: BodyCapture | undefined;
-
-  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-    const capture = this[WHOLE_BODY];
-    if (capture === undefined) return super.push(chunk, encoding);
-    if (chunk !== null) {
-      const part = chunk as Buffer;
-      capture.chunks.push(part);
-      capture.length += part.length;
-      return true;
-    }
-    this[WHOLE_BODY] = undefined;
-    const more = super.push(null);
-    const { chunks, length } = capture;
-    capture.done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
-    return more;
-  }
-}
-
-EarlyIncomingMessage.prototype[WHOLE_BODY] = undefined;
+const prototypePush = IncomingMessage.prototype.push;
 
 /**
  * Calls `done` with the request's whole body once Node's parser has called the message complete (a body with a
  * Content-Length: the parser ends it there), as soon as it is whole, or never if the client goes before. To be called
- * from the request listener, before anything of the body has been read. False, and nothing done, for a request this
- * server did not make or whose body has begun to arrive: the caller leaves it to the routes.
+ * from the request listener, before anything of the body has been read. False, and nothing done, for a request whose
+ * body has begun to arrive: the caller leaves it to the routes.
+ *
+ * Node's parser gives each part of a body to the message's `push`, and `push(null)` once it has called the message
+ * complete. This request alone gets its own `push`, which keeps the parts instead of the stream's buffer, its
+ * 'readable' ticks and the reads that empty it (a fifth of what a POST /mcp answered early cost, bench/POST-FLOOR.md);
+ * the stream is still ended (`push(null)`), so it ends, is dumped and closes as one whose body was read. Every other
+ * request is Node's own message, untouched. Not a subclass of IncomingMessage given to `http.createServer`: run
+ * through tsx (`npm start`, the bench), a derived class gets its name redefined (esbuild's keepNames), and V8 then
+ * gives up optimizing every function that constructs it, which here was Node's parser callback of every request
+ * (docs/decisions.md, "no derived class on the hot path").
  */
 export function readWholeBody(req: IncomingMessage, done: (body: Buffer) => void): boolean {
-  if (!(req instanceof EarlyIncomingMessage) || req.complete || req.readableLength > 0) return false;
-  req[WHOLE_BODY] = { chunks: [], length: 0, done };
+  if (req.complete || req.readableLength > 0 || Object.hasOwn(req, 'push')) return false;
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let ended = false;
+  // (an arrow: a named function would get its name redefined by tsx at every request)
+  req.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+    if (ended) return prototypePush.call(req, chunk, encoding);
+    if (chunk !== null) {
+      const part = chunk as Buffer;
+      chunks.push(part);
+      length += part.length;
+      return true;
+    }
+    ended = true;
+    const more = prototypePush.call(req, null);
+    done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+    return more;
+  };
   return true;
 }
 
@@ -81,7 +70,7 @@ interface ServerOptions {
 export function earlyAnswersServer(early: () => EarlyAnswers | undefined) {
   return (handler: Handler, fastifyOptions: Record<string, unknown>): http.Server => {
     const options = fastifyOptions as unknown as ServerOptions;
-    const server = http.createServer({ ...options.http, IncomingMessage: EarlyIncomingMessage }, (req, res) => {
+    const server = http.createServer(options.http ?? {}, (req, res) => {
       const answers = early();
       if (answers) answers(req, res, handler);
       else handler(req, res);
