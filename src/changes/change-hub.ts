@@ -67,7 +67,10 @@ export class ChangeHub {
   start(): void {
     void this.wake();
     this.stops.push(
-      this.every(POLL_MS, () => this.wake()),
+      // With no stream open, only where the log ends is kept, and a data version that moves wakes the hub anyway: the
+      // timer then reads nothing (four database reads a second of an idle instance). A `last` left behind costs the
+      // first stream's poll a re-read, whose changes the stream drops (it has them, or they precede its position).
+      this.every(POLL_MS, () => (this.streams.size === 0 && this.last !== undefined ? Promise.resolve() : this.wake())),
       this.every(HEARTBEAT_MS, () => {
         for (const stream of this.streams) stream.heartbeat();
         return Promise.resolve();
