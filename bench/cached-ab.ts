@@ -5,6 +5,8 @@
 // without it only this checkout is measured. PGlite, the bundled dataset plus 5,000 issues, LOG_LEVEL warn.
 // CACHED_AB_ONLY=issues: only the endpoints whose name contains it. The MCP `get` (a POST /mcp of the chapter's
 // `tools/call`) is measured in the same rounds as each service's REST detail of that chapter, and against a bare POST.
+// CACHED_AB_FLOOR=1: the REST rows also hold bench/floor-server.ts at its three stages (the bare answer, sent by a
+// process that holds the service's modules, its built app, its listening app).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -29,6 +31,9 @@ const ALL = [
 const REST_DETAIL = '/api/v0/chapters/london';
 /** CACHED_AB_ONLY: the endpoints whose name contains it. */
 const ENDPOINTS = ONLY ? ALL.filter((e) => e.name.includes(ONLY)) : ALL;
+/** CACHED_AB_FLOOR=1: also the floor of a REST answer inside the service's process, at each stage of its making. */
+const FLOOR = process.env.CACHED_AB_FLOOR === '1';
+const FLOOR_STAGES = ['import', 'built', 'listening'] as const;
 const NODE_OWN = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
 function start(cwd: string, args: string[], env: Record<string, string>): ChildProcess {
@@ -165,6 +170,21 @@ async function main(): Promise<void> {
           bare: endpoint.name,
         });
       }
+      // CACHED_AB_FLOOR=1: the same constant answer from a process holding the service (bench/floor-server.ts).
+      if (FLOOR && !post)
+        for (const stage of FLOOR_STAGES) {
+          const dir = `${dataDir}-floor-${stage}`;
+          await fs.rm(dir, { recursive: true, force: true });
+          await fs.cp(dataDir, dir, { recursive: true });
+          const child = start(
+            ROOT,
+            ['--import', 'tsx', 'bench/floor-server.ts', stage, String(++port), file, `${file}.json`],
+            { DATA_DIR: dir, PORT: String(port + 500), LOG_LEVEL: 'warn' },
+          );
+          children.push(child);
+          await waitForServer(`http://127.0.0.1:${port}/`);
+          bare.push({ label: `floor, ${stage}`, port, pid: child.pid!, bare: endpoint.name });
+        }
       console.error(`${endpoint.name}: ${headers.length} fields, ${(await fs.stat(file)).size} bytes`);
       // The MCP call's rounds hold each service's REST detail too: the ratio of issue 46 is taken in the same rounds.
       const details = post ? targets.map((t) => ({ ...t, label: `${t.label}, REST detail`, detail: true })) : [];
@@ -208,6 +228,12 @@ async function main(): Promise<void> {
               `MCP/REST CPU per request, median of the rounds ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`,
           );
         }
+      const floors = FLOOR && !endpoint.mcp ? FLOOR_STAGES.map((stage) => `floor, ${stage}`) : [];
+      for (const label of floors)
+        console.log(
+          `${endpoint.name} | ${label}: ${of(label).toFixed(1)} µs (user ${us(label).toFixed(1)}) | bare same ` +
+            `${same.toFixed(1)} → ${(same / of(label)).toFixed(2)}`,
+        );
       for (const t of targets) {
         const own = of(t.label);
         console.log(
@@ -224,7 +250,8 @@ async function main(): Promise<void> {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
     await fs.rm(dataDir, { recursive: true, force: true });
-    for (const label of ['base', 'this']) await fs.rm(`${dataDir}-${label}`, { recursive: true, force: true });
+    for (const label of ['base', 'this', ...FLOOR_STAGES.map((stage) => `floor-${stage}`)])
+      await fs.rm(`${dataDir}-${label}`, { recursive: true, force: true });
   }
 }
 
