@@ -493,7 +493,25 @@ function goals(rows: Row[]): string[] {
         `| bare node:http, the MCP answer, right before the ${engine} rows: CPU per request of the POST against the GET | ${x(barePost.cpu, bareGet.cpu)}× | |`,
       );
   }
-  return [...lines, ''];
+  // How much room the two-field goal leaves: bare with the service's fields against bare with two.
+  for (const endpoint of [REST_DETAIL, ISSUES_PAGE, 'chapters list, 100 items'])
+    for (const engine of ['PGlite', 'PostgreSQL']) {
+      const same = bare(endpoint, true, engine);
+      const two = bare(endpoint, false, engine);
+      if (same && two)
+        lines.push(
+          `| bare node:http, ${endpoint}, right before the ${engine} rows: req/s with the service's fields against two (the most a cached answer can reach of bare with two fields) | ${x(same.rps, two.rps)} | |`,
+        );
+    }
+  return [
+    ...lines,
+    '',
+    'Where a goal is not met, what shows why: for the cached answers, [CACHED-HITS.md](CACHED-HITS.md) (the profile ' +
+      "of a hit against bare, and bare's own answer sent from a process that holds the service: `CACHED_AB_FLOOR=1 " +
+      'node --import tsx bench/cached-ab.ts`); for the MCP `get`, the floor rows above and [POST-FLOOR.md](POST-FLOOR.md) ' +
+      "(what Node's HTTP server costs for a POST with a body against a GET).",
+    '',
+  ];
 }
 
 /** The MCP `get` against the REST detail it wraps: the ratio of their p50 for each target (goal: at most 1.5). */
