@@ -173,9 +173,12 @@ async function main(): Promise<void> {
       // CACHED_AB_FLOOR=1: the same constant answer from a process holding the service (bench/floor-server.ts).
       if (FLOOR && !post)
         for (const stage of FLOOR_STAGES) {
+          // A database of its own for a stage that opens one (PGlite is one process's); `import` opens none.
           const dir = `${dataDir}-floor-${stage}`;
-          await fs.rm(dir, { recursive: true, force: true });
-          await fs.cp(dataDir, dir, { recursive: true });
+          if (stage !== 'import') {
+            await fs.rm(dir, { recursive: true, force: true });
+            await fs.cp(dataDir, dir, { recursive: true });
+          }
           const child = start(
             ROOT,
             ['--import', 'tsx', 'bench/floor-server.ts', stage, String(++port), file, `${file}.json`],

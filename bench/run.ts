@@ -8,8 +8,8 @@
 // Each row also gives the CPU time per request of the server's process (and of PostgreSQL's processes), read from
 // /proc over the measured seconds. The ceilings are a bare node:http server sending the same body, once with only its
 // own two headers and once with every header of the service's cached answer, each measured right before the cached
-// row it is set against (for each engine), so that a ratio is of rows a minute apart. On PostgreSQL, the uncached issues page
-// is also set against pgbench running its SQL (one client; plain and prepared) and against a peer, Platformatic DB
+// row it is set against (for each engine), so that a ratio is of rows a minute apart. On PostgreSQL, the uncached
+// issues page is also set against pgbench running its SQL (one client; plain and prepared) and against a peer, Platformatic DB
 // 2.61 over the same table (bench/peer.ts installs it into node_modules/.cache, not into the project), measured twice,
 // each time right after one of our two prepared rounds of the uncached rows. The goals of
 // issue 32 are summed up as ratios at the end of bench/RESULTS.md, with the load average of the run.
@@ -413,6 +413,8 @@ function report(rows: Row[]): string {
 
 /** The goals of issues 32 and 46 as ratios of rows measured in this run. */
 function goals(rows: Row[]): string[] {
+  const cachedEndpoints = [REST_DETAIL, ISSUES_PAGE, 'chapters list, 100 items'];
+  const engines = ['PGlite', 'PostgreSQL'];
   const find = (endpoint: string, target: string) => rows.find((r) => r.endpoint === endpoint && r.target === target);
   // The ceilings measured right before the engine's cached row of the endpoint.
   const bare = (endpoint: string, same: boolean, engine: string, post = false) =>
@@ -432,8 +434,8 @@ function goals(rows: Row[]): string[] {
     '| measure | this run | goal |',
     '|---|---:|---:|',
   ];
-  for (const endpoint of [REST_DETAIL, ISSUES_PAGE, 'chapters list, 100 items']) {
-    for (const engine of ['PGlite', 'PostgreSQL']) {
+  for (const endpoint of cachedEndpoints) {
+    for (const engine of engines) {
       const hit = find(endpoint, `${engine}, cached`);
       if (!hit) continue;
       lines.push(
@@ -474,7 +476,7 @@ function goals(rows: Row[]): string[] {
       `| issues page, uncached: CPU per page (Node + PostgreSQL) against the peer's (means of 2 rounds each) | ${x(oursCpu, peerCpu)}× | ≤ 0.6× |`,
     );
   }
-  for (const engine of ['PGlite', 'PostgreSQL']) {
+  for (const engine of engines) {
     const mcp = find(MCP_DETAIL, `${engine}, cached`);
     const rest = find(REST_DETAIL, `${engine}, cached`);
     if (mcp && rest)
@@ -484,7 +486,7 @@ function goals(rows: Row[]): string[] {
       );
   }
   // The floor of those two: bare node:http answering a POST of the MCP body (read, parsed) against a GET, same answer.
-  for (const engine of ['PGlite', 'PostgreSQL']) {
+  for (const engine of engines) {
     const barePost = bare(MCP_DETAIL, true, engine, true);
     const bareGet = bare(MCP_DETAIL, true, engine);
     if (barePost && bareGet)
@@ -494,8 +496,8 @@ function goals(rows: Row[]): string[] {
       );
   }
   // How much room the two-field goal leaves: bare with the service's fields against bare with two.
-  for (const endpoint of [REST_DETAIL, ISSUES_PAGE, 'chapters list, 100 items'])
-    for (const engine of ['PGlite', 'PostgreSQL']) {
+  for (const endpoint of cachedEndpoints)
+    for (const engine of engines) {
       const same = bare(endpoint, true, engine);
       const two = bare(endpoint, false, engine);
       if (same && two)
